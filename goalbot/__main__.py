@@ -1,0 +1,3 @@
+from goalbot.cli import main
+
+raise SystemExit(main())

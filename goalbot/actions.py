@@ -1,0 +1,213 @@
+"""The action vocabulary shared by the model layer and the operators.
+
+Every model dialect ends up as these models; every operator executes them. The class docstring
+is the tool description the model reads, so it is written for the model.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+
+
+class _Action(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _Targeted(_Action):
+    index: int | None = Field(None, description="Element index from the latest observation.")
+    x: float | None = Field(None, description="X coordinate, when no index applies.")
+    y: float | None = Field(None, description="Y coordinate, when no index applies.")
+
+    @model_validator(mode="after")
+    def _needs_target(self) -> _Targeted:
+        if self.index is None and (self.x is None or self.y is None):
+            raise ValueError("give an element `index`, or both `x` and `y`")
+        return self
+
+
+class Click(_Targeted):
+    """Click an element (by index) or a point."""
+
+    name: Literal["click"] = "click"
+
+
+class DoubleClick(_Targeted):
+    """Double-click an element or a point."""
+
+    name: Literal["double_click"] = "double_click"
+
+
+class RightClick(_Targeted):
+    """Right-click an element or a point."""
+
+    name: Literal["right_click"] = "right_click"
+
+
+class Hover(_Targeted):
+    """Move the pointer over an element or a point."""
+
+    name: Literal["hover"] = "hover"
+
+
+class Drag(_Action):
+    """Drag from one element (or point) to another."""
+
+    name: Literal["drag"] = "drag"
+    index: int | None = None
+    to_index: int | None = None
+    x: float | None = None
+    y: float | None = None
+    to_x: float | None = None
+    to_y: float | None = None
+
+    @model_validator(mode="after")
+    def _needs_ends(self) -> Drag:
+        by_index = self.index is not None and self.to_index is not None
+        by_point = None not in (self.x, self.y, self.to_x, self.to_y)
+        if not (by_index or by_point):
+            raise ValueError("give `index` and `to_index`, or `x`, `y`, `to_x`, `to_y`")
+        return self
+
+
+class Direction(StrEnum):
+    UP = "up"
+    DOWN = "down"
+    LEFT = "left"
+    RIGHT = "right"
+
+
+class Scroll(_Action):
+    """Scroll the page, or the scroll container with `index`, in a direction."""
+
+    name: Literal["scroll"] = "scroll"
+    direction: Direction = Direction.DOWN
+    amount: int | None = Field(None, description="Pixels; default is most of a screen.")
+    index: int | None = None
+
+
+class Type(_Action):
+    """Type text into the element with `index` (else the focused element)."""
+
+    name: Literal["type"] = "type"
+    text: str
+    index: int | None = None
+    clear: bool = Field(True, description="Replace what the field holds.")
+    submit: bool = Field(False, description="Press Enter after typing.")
+
+
+class Key(_Action):
+    """Press one key, such as Enter, Escape, Tab or ArrowDown."""
+
+    name: Literal["key"] = "key"
+    key: str
+
+
+class Hotkey(_Action):
+    """Press a key combination, such as ["Control", "a"]."""
+
+    name: Literal["hotkey"] = "hotkey"
+    keys: list[str] = Field(min_length=1)
+
+
+class SelectOption(_Action):
+    """Choose an option of the select element with `index`, by its visible text or value."""
+
+    name: Literal["select_option"] = "select_option"
+    index: int
+    option: str
+
+
+class Navigate(_Action):
+    """Open a URL in the current tab."""
+
+    name: Literal["navigate"] = "navigate"
+    url: str
+
+
+class GoBack(_Action):
+    """Go back one page in the current tab's history."""
+
+    name: Literal["go_back"] = "go_back"
+
+
+class SwitchTab(_Action):
+    """Make the tab with this number (from the observation's tab list) the current one."""
+
+    name: Literal["switch_tab"] = "switch_tab"
+    tab: int
+
+
+class Wait(_Action):
+    """Wait for the page to settle."""
+
+    name: Literal["wait"] = "wait"
+    seconds: float = Field(1.0, ge=0, le=60)
+
+
+class SaveData(_Action):
+    """Keep a piece of extracted data for the final answer."""
+
+    name: Literal["save_data"] = "save_data"
+    key: str
+    value: str
+
+
+class CallUser(_Action):
+    """Ask the person a question and wait for the answer."""
+
+    name: Literal["call_user"] = "call_user"
+    question: str
+
+
+class Finished(_Action):
+    """End the current step: say whether it succeeded and what was done."""
+
+    name: Literal["finished"] = "finished"
+    success: bool = True
+    summary: str = ""
+
+
+Action = Annotated[
+    Union[
+        Click, DoubleClick, RightClick, Hover, Drag, Scroll, Type, Key, Hotkey, SelectOption,
+        Navigate, GoBack, SwitchTab, Wait, SaveData, CallUser, Finished,
+    ],
+    Field(discriminator="name"),
+]
+
+ACTION_TYPES: tuple[type[_Action], ...] = (
+    Click, DoubleClick, RightClick, Hover, Drag, Scroll, Type, Key, Hotkey, SelectOption,
+    Navigate, GoBack, SwitchTab, Wait, SaveData, CallUser, Finished,
+)
+
+ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
+
+
+def action_name(cls: type[_Action]) -> str:
+    return cls.model_fields["name"].default  # type: ignore[no-any-return]
+
+
+class Outcome(StrEnum):
+    """How an action ended; anything but OK comes with a message written for the model."""
+
+    OK = "ok"
+    TARGET_NOT_FOUND = "TargetNotFound"
+    STALE_INDEX = "StaleIndex"
+    NOT_ACTIONABLE = "NotActionable"
+    NAVIGATION_FAILED = "NavigationFailed"
+    TIMEOUT = "Timeout"
+    NO_EFFECT = "NoEffect"
+    UNSUPPORTED = "Unsupported"
+    BROWSER_GONE = "BrowserGone"
+
+
+class ActionResult(BaseModel):
+    outcome: Outcome
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome is Outcome.OK

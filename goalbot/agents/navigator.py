@@ -1,0 +1,127 @@
+"""The Navigator: carries out one step with real actions, knowing the step but not the goal.
+
+Its context lives only for the step: a fresh list of what it did, dropped when the step ends.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from goalbot import actions as A
+from goalbot.actions import Action, Outcome
+from goalbot.agents.context import bullet_list, untrusted_page
+from goalbot.agents.observing import observe
+from goalbot.events import Actor, Emitter, EventType
+from goalbot.llm.client import ModelClient
+from goalbot.llm.dialogue import ask, prompt
+from goalbot.llm.parsing import AnswerError, parse_actions
+from goalbot.llm.tools import NAVIGATOR_TOOLS
+from goalbot.operators.base import Observation, Operator, OperatorError
+
+HIDDEN = "•••"
+
+
+class StepReport(BaseModel):
+    success: bool
+    summary: str
+    done: list[str] = Field(default_factory=list)
+    observation: Observation
+
+
+def _shown(action: Action, observation: Observation) -> dict[str, object]:
+    """The action as events show it: text typed into a password field never leaves the process."""
+    shown = action.model_dump(exclude_none=True)
+    if isinstance(action, A.Type):
+        elements = observation.elements
+        if action.index is not None:
+            target = elements.get(action.index)
+        else:
+            target = next((e for e in elements.values() if "focused" in e.states), None)
+        if target is not None and target.input_type == "password":
+            shown["text"] = HIDDEN
+    return shown
+
+
+def _describe(shown: dict[str, object]) -> str:
+    args = ", ".join(f"{k}={v!r}" for k, v in shown.items() if k != "name")
+    return f"{shown['name']}({args})"
+
+
+class Navigator:
+    def __init__(
+        self, client: ModelClient, operator: Operator, emitter: Emitter,
+        saved_data: dict[str, str], max_turns: int = 6,
+    ) -> None:
+        self.client = client
+        self.operator = operator
+        self.emitter = emitter
+        self.saved_data = saved_data
+        self.max_turns = max_turns
+
+    async def run_step(self, description: str, step: int, observation: Observation) -> StepReport:
+        done: list[str] = []
+        for _turn in range(self.max_turns):
+            messages = [
+                {"role": "system", "content": prompt("navigator")},
+                {"role": "user", "content": self._brief(description, done, observation)},
+            ]
+            try:
+                actions = await ask(self.client, "navigator", messages, NAVIGATOR_TOOLS, parse_actions, step)
+            except AnswerError as exc:
+                self.emitter.emit(
+                    EventType.ACT_FAIL, Actor.NAVIGATOR, step,
+                    action={}, message=f"the navigator's answer could not be used: {exc}",
+                    error="BadAnswer",
+                )
+                return StepReport(success=False, summary=f"unusable model answer: {exc}", done=done,
+                                  observation=observation)
+            for action in actions:
+                if isinstance(action, A.Finished):
+                    self.emitter.emit(
+                        EventType.ACT_OK, Actor.NAVIGATOR, step,
+                        action=action.model_dump(), message=action.summary,
+                    )
+                    return StepReport(
+                        success=action.success, summary=action.summary, done=done,
+                        observation=await observe(self.operator, self.emitter, step),
+                    )
+                ok, line = await self._act(action, step, observation)
+                done.append(line)
+                if not ok:
+                    break  # the page is not what the rest of the batch assumed
+            observation = await observe(self.operator, self.emitter, step)
+        return StepReport(
+            success=False, done=done, observation=observation,
+            summary=f"the step did not finish within {self.max_turns} turns",
+        )
+
+    async def _act(self, action: Action, step: int, observation: Observation) -> tuple[bool, str]:
+        shown = _shown(action, observation)
+        self.emitter.emit(EventType.ACT_START, Actor.NAVIGATOR, step, action=shown)
+        if isinstance(action, A.SaveData):
+            self.saved_data[action.key] = action.value
+            self.emitter.emit(EventType.ACT_OK, Actor.NAVIGATOR, step, action=shown,
+                              message=f"saved {action.key}")
+            return True, f"{_describe(shown)} -> saved"
+        if isinstance(action, A.CallUser):
+            message = "asking the person is not available yet; go on without the answer"
+            self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown,
+                              message=message, error=Outcome.UNSUPPORTED.value)
+            return False, f"call_user -> {message}"
+        result = await self.operator.execute(action)
+        kind = EventType.ACT_OK if result.ok else EventType.ACT_FAIL
+        self.emitter.emit(kind, Actor.NAVIGATOR, step, action=shown, message=result.message,
+                          error=None if result.ok else result.outcome.value)
+        if result.outcome is Outcome.BROWSER_GONE:
+            raise OperatorError(result.message)
+        label = _describe(shown)
+        status = "ok" if result.ok else f"FAILED ({result.outcome.value})"
+        return result.ok, f"{label} -> {status}: {result.message}"
+
+    @staticmethod
+    def _brief(description: str, done: list[str], observation: Observation) -> str:
+        return "\n\n".join([
+            f"Your step: {description}",
+            "Actions so far in this step:\n" + bullet_list(done),
+            untrusted_page(observation),
+        ])

@@ -1,0 +1,19 @@
+"""Take an observation and publish it (with its screenshot as an artifact) on the bus."""
+
+from __future__ import annotations
+
+from goalbot.events import Actor, Emitter, EventType
+from goalbot.operators.base import Observation, Operator
+
+
+async def observe(operator: Operator, emitter: Emitter, step: int | None) -> Observation:
+    observation = await operator.observe(screenshot=True)
+    screenshot = None
+    if observation.screenshot:
+        screenshot = emitter.artifact("screenshot", "image/jpeg", observation.screenshot)
+    emitter.emit(
+        EventType.OBSERVATION, Actor.SYSTEM, step,
+        url=observation.url, title=observation.title, screenshot=screenshot,
+        elements=len(observation.elements),
+    )
+    return observation

@@ -1,0 +1,60 @@
+"""Settings: flags win over the environment, which wins over the TOML file in the XDG config dir."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, SecretStr, ValidationError
+
+ENVIRONMENT = {
+    "OPENAI_API_KEY": "api_key",
+    "OPENAI_BASE_URL": "base_url",
+    "GOALBOT_MODEL": "model",
+    "GOALBOT_DB": "db",
+    "GOALBOT_BROWSER": "browser_path",
+}
+
+
+class ConfigError(Exception):
+    pass
+
+
+class Settings(BaseModel):
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "gpt-4o-mini"
+    api_key: SecretStr = SecretStr("")
+    db: Path | None = None
+    browser_path: str | None = None
+    max_steps: int = Field(20, ge=1)
+    max_failures: int = Field(5, ge=1)
+    model_timeout_s: float = Field(120.0, gt=0)
+
+
+def config_path() -> Path:
+    home = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(home) / "goalbot" / "config.toml"
+
+
+def load_settings(flags: dict[str, Any], path: Path | None = None) -> Settings:
+    path = path or config_path()
+    values: dict[str, Any] = {}
+    if path.exists():
+        try:
+            values.update(tomllib.loads(path.read_text(encoding="utf-8")))
+        except (tomllib.TOMLDecodeError, OSError) as exc:
+            raise ConfigError(f"cannot read {path}: {exc}") from exc
+    for variable, field in ENVIRONMENT.items():
+        if os.environ.get(variable):
+            values[field] = os.environ[variable]
+    values.update({k: v for k, v in flags.items() if v is not None and k in Settings.model_fields})
+    unknown = sorted(set(values) - set(Settings.model_fields))
+    if unknown:
+        raise ConfigError(f"{path}: unknown settings {', '.join(unknown)}")
+    try:
+        return Settings.model_validate(values)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"bad setting: {problems}") from exc

@@ -1,0 +1,64 @@
+"""One readable line per event: for `goalbot tail`, `--no-tui` and the dashboard's step log."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from goalbot.events import Event, EventType as T
+
+
+def _action(data: dict[str, Any]) -> str:
+    action = dict(data.get("action") or {})
+    name = action.pop("name", "?")
+    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in action.items())
+    return f"{name}({args})"
+
+
+def summary(event: Event) -> str:
+    d = event.data
+    match event.type:
+        case T.TASK_START:
+            where = f" at {d['url']}" if d.get("url") else ""
+            return f"goal: {d['goal']}{where} (model {d['model']})"
+        case T.TASK_OK | T.TASK_FAIL | T.TASK_CANCEL:
+            answer = f" — {d['answer']}" if d.get("answer") else ""
+            return f"{d.get('reason', '')}{answer}"
+        case T.PLAN_PROPOSED:
+            steps = "; ".join(f"{i}. {s}" for i, s in enumerate(d.get("steps", []), 1))
+            return f"plan v{d.get('revision', 1)}: {steps or '(no steps)'}"
+        case T.PLAN_APPROVED:
+            return f"plan approved by {d.get('by', 'user')}"
+        case T.PLAN_REJECTED:
+            return f"plan rejected: {d.get('feedback') or 'no reason given'}"
+        case T.STEP_START:
+            return f"step {event.step}: {d['description']}"
+        case T.STEP_OK | T.STEP_FAIL:
+            return f"step {event.step}: {d.get('reason', '')}"
+        case T.ACT_START:
+            return _action(d)
+        case T.ACT_OK:
+            return f"{_action(d)} → {d.get('message', '')}"
+        case T.ACT_FAIL:
+            return f"{_action(d) if d.get('action') else 'answer'} → {d.get('error')}: {d.get('message', '')}"
+        case T.VALIDATE_OK | T.VALIDATE_FAIL:
+            return f"{d.get('reason', '')} (confidence {d.get('confidence', 0):.2f})"
+        case T.OBSERVATION:
+            return f"{d.get('title', '')} <{d.get('url', '')}> {d.get('elements', 0)} elements"
+        case T.GOAL_STATUS:
+            return f"progress {d.get('progress_percent', 0)}%, confidence {d.get('confidence', 0):.2f}"
+        case T.LLM_CALL:
+            return (f"{d['role']} · {d['model']} · {d['latency_ms']} ms · "
+                    f"{d.get('tokens_in', 0)}+{d.get('tokens_out', 0)} tokens")
+        case T.LLM_ERROR:
+            return f"{d['role']}: {d['message']}"
+    return json.dumps(d, ensure_ascii=False)[:160]
+
+
+def line(event: Event) -> str:
+    ts = event.ts.astimezone().strftime("%H:%M:%S")
+    return f"{ts}  {event.session_id}  {event.actor.value:<9}  {event.type.value:<13}  {summary(event)}"
+
+
+def json_line(event: Event) -> str:
+    return event.model_dump_json()

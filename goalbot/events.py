@@ -1,0 +1,267 @@
+"""The event vocabulary and the bus every layer talks through.
+
+An `Event` is one state change of a session. The agents publish events; the store, the dashboard
+and the terminal printer subscribe. A session's events, in order, are enough to redraw what the
+dashboard showed, so everything a viewer needs travels in `data`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import threading
+from datetime import datetime, timezone
+from enum import StrEnum
+from typing import Any, Callable
+
+from blinker import Signal
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class EventType(StrEnum):
+    TASK_START = "TASK_START"
+    TASK_OK = "TASK_OK"
+    TASK_FAIL = "TASK_FAIL"
+    TASK_CANCEL = "TASK_CANCEL"
+    TASK_PAUSE = "TASK_PAUSE"
+    TASK_RESUME = "TASK_RESUME"
+    PLAN_PROPOSED = "PLAN_PROPOSED"
+    PLAN_APPROVED = "PLAN_APPROVED"
+    PLAN_REJECTED = "PLAN_REJECTED"
+    STEP_START = "STEP_START"
+    STEP_OK = "STEP_OK"
+    STEP_FAIL = "STEP_FAIL"
+    ACT_START = "ACT_START"
+    ACT_OK = "ACT_OK"
+    ACT_FAIL = "ACT_FAIL"
+    VALIDATE_OK = "VALIDATE_OK"
+    VALIDATE_FAIL = "VALIDATE_FAIL"
+    ASK_USER = "ASK_USER"
+    USER_REPLY = "USER_REPLY"
+    APPROVAL_REQUEST = "APPROVAL_REQUEST"
+    APPROVAL_GRANTED = "APPROVAL_GRANTED"
+    APPROVAL_DENIED = "APPROVAL_DENIED"
+    OBSERVATION = "OBSERVATION"
+    GOAL_STATUS = "GOAL_STATUS"
+    LLM_CALL = "LLM_CALL"
+    LLM_ERROR = "LLM_ERROR"
+
+
+class Actor(StrEnum):
+    SYSTEM = "SYSTEM"
+    USER = "USER"
+    PLANNER = "PLANNER"
+    NAVIGATOR = "NAVIGATOR"
+    VALIDATOR = "VALIDATOR"
+
+
+TERMINAL_TYPES = frozenset({EventType.TASK_OK, EventType.TASK_FAIL, EventType.TASK_CANCEL})
+
+
+class _Data(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class TaskStartData(_Data):
+    goal: str
+    url: str | None = None
+    model: str
+    base_url: str
+    operator: str = "browser"
+    max_steps: int
+
+
+class TaskEndData(_Data):
+    reason: str
+    answer: str = ""
+
+
+class PlanData(_Data):
+    steps: list[str]
+    reasoning: str = ""
+    revision: int = 1
+
+
+class PlanDecisionData(_Data):
+    steps: list[str] = Field(default_factory=list)
+    feedback: str = ""
+    by: str = "user"
+
+
+class StepData(_Data):
+    index: int
+    description: str
+    reason: str = ""
+
+
+class ActionData(_Data):
+    action: dict[str, Any]
+    message: str = ""
+    error: str | None = None
+
+
+class ValidateData(_Data):
+    is_valid: bool
+    reason: str
+    answer: str = ""
+    confidence: float = 0.0
+    final: bool = False
+
+
+class ObservationData(_Data):
+    url: str
+    title: str
+    screenshot: str | None = None
+    elements: int = 0
+
+
+class GoalStatusData(_Data):
+    achieved: bool = False
+    progress_percent: int = 0
+    confidence: float = 0.0
+    description: str = ""
+
+
+class LlmCallData(_Data):
+    role: str
+    model: str
+    latency_ms: int
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+class LlmErrorData(_Data):
+    role: str
+    model: str
+    message: str
+
+
+DATA_MODELS: dict[EventType, type[_Data]] = {
+    EventType.TASK_START: TaskStartData,
+    EventType.TASK_OK: TaskEndData,
+    EventType.TASK_FAIL: TaskEndData,
+    EventType.TASK_CANCEL: TaskEndData,
+    EventType.PLAN_PROPOSED: PlanData,
+    EventType.PLAN_APPROVED: PlanDecisionData,
+    EventType.PLAN_REJECTED: PlanDecisionData,
+    EventType.STEP_START: StepData,
+    EventType.STEP_OK: StepData,
+    EventType.STEP_FAIL: StepData,
+    EventType.ACT_START: ActionData,
+    EventType.ACT_OK: ActionData,
+    EventType.ACT_FAIL: ActionData,
+    EventType.VALIDATE_OK: ValidateData,
+    EventType.VALIDATE_FAIL: ValidateData,
+    EventType.OBSERVATION: ObservationData,
+    EventType.GOAL_STATUS: GoalStatusData,
+    EventType.LLM_CALL: LlmCallData,
+    EventType.LLM_ERROR: LlmErrorData,
+}
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def new_session_id() -> str:
+    """Sortable by start time and short enough to type: 20261121-134502-3fa9."""
+    return f"{utc_now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+class Event(BaseModel):
+    """One state change of a session; `seq` is strictly increasing within the session."""
+
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+    seq: int
+    ts: datetime = Field(default_factory=utc_now)
+    type: EventType
+    actor: Actor
+    step: int | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check_data(self) -> Event:
+        model = DATA_MODELS.get(self.type)
+        if model is not None:
+            model.model_validate(self.data)
+        return self
+
+
+class Artifact(BaseModel):
+    """A binary produced by a session (a screenshot), referenced from events by `id`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    session_id: str
+    kind: str
+    mime: str
+    content: bytes
+    ts: datetime = Field(default_factory=utc_now)
+
+
+class Bus:
+    """Publishes events and artifacts to whoever subscribed, through blinker signals.
+
+    Subscribers run in the publisher's thread and must return quickly: the agent never waits
+    on a viewer. Slow work (disk, rendering) belongs on the subscriber's own queue.
+    """
+
+    def __init__(self) -> None:
+        self.events = Signal("goalbot.events")
+        self.artifacts = Signal("goalbot.artifacts")
+
+    def publish(self, event: Event) -> None:
+        self.events.send(self, event=event)
+
+    def publish_artifact(self, artifact: Artifact) -> None:
+        self.artifacts.send(self, artifact=artifact)
+
+    def subscribe(self, on_event: Callable[[Event], None]) -> Callable[..., None]:
+        def receiver(_sender: object, event: Event) -> None:
+            on_event(event)
+
+        self.events.connect(receiver, weak=False)
+        return receiver
+
+    def subscribe_artifacts(self, on_artifact: Callable[[Artifact], None]) -> Callable[..., None]:
+        def receiver(_sender: object, artifact: Artifact) -> None:
+            on_artifact(artifact)
+
+        self.artifacts.connect(receiver, weak=False)
+        return receiver
+
+
+class Emitter:
+    """Stamps events of one session with its id and the next sequence number."""
+
+    def __init__(self, bus: Bus, session_id: str, start_seq: int = 0) -> None:
+        self.bus = bus
+        self.session_id = session_id
+        self._seq = itertools.count(start_seq + 1)
+        self._artifact_seq = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def emit(
+        self, type: EventType, actor: Actor, step: int | None = None, **data: Any
+    ) -> Event:
+        with self._lock:
+            event = Event(
+                session_id=self.session_id,
+                seq=next(self._seq),
+                type=type,
+                actor=actor,
+                step=step,
+                data=data,
+            )
+        self.bus.publish(event)
+        return event
+
+    def artifact(self, kind: str, mime: str, content: bytes) -> str:
+        artifact_id = f"{self.session_id}-{kind}-{next(self._artifact_seq)}"
+        self.bus.publish_artifact(
+            Artifact(id=artifact_id, session_id=self.session_id, kind=kind, mime=mime, content=content)
+        )
+        return artifact_id

@@ -1,0 +1,99 @@
+"""Which Chromium to launch: a configured path, else a system Chromium, else Playwright's own.
+
+Run as a module (`python -m goalbot.operators.browser_locate --install`) it makes sure one is
+there, installing Debian's chromium as root or Playwright's build otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+SYSTEM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+# Flags that keep Chromium quiet on machines without network or GPU and when run as root.
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
+
+
+@dataclass(frozen=True)
+class BrowserChoice:
+    path: str | None
+    source: str  # "configured", "system" or "playwright"
+
+    def describe(self) -> str:
+        return f"{self.path} ({self.source})" if self.path else "Playwright's own Chromium"
+
+
+class BrowserNotFound(Exception):
+    pass
+
+
+def playwright_chromium() -> str | None:
+    try:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as p:
+            path = p.chromium.executable_path
+    except Exception:
+        return None
+    return path if path and Path(path).exists() else None
+
+
+def find_browser(configured: str | None = None) -> BrowserChoice:
+    configured = configured or os.environ.get("GOALBOT_BROWSER")
+    if configured:
+        path = Path(configured).expanduser()
+        resolved = shutil.which(str(path)) or (str(path) if path.exists() else None)
+        if not resolved:
+            raise BrowserNotFound(f"the configured browser {configured!r} does not exist")
+        return BrowserChoice(resolved, "configured")
+    for name in SYSTEM_NAMES:
+        found = shutil.which(name)
+        if found:
+            return BrowserChoice(found, "system")
+    return BrowserChoice(None, "playwright")
+
+
+def ensure_browser() -> BrowserChoice:
+    choice = find_browser()
+    if choice.path or playwright_chromium():
+        return choice
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        print("goalbot: no Chromium found; installing Debian's chromium", flush=True)
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env)
+    else:
+        print("goalbot: no Chromium found; installing Playwright's chromium", flush=True)
+        subprocess.run([sys.executable, "-m", "playwright", "install", "chromium"], check=True)
+    return find_browser()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Find (and with --install, get) a Chromium.")
+    parser.add_argument("--install", action="store_true", help="install one if none is found")
+    args = parser.parse_args()
+    try:
+        choice = ensure_browser() if args.install else find_browser()
+    except (BrowserNotFound, subprocess.CalledProcessError) as exc:
+        print(f"goalbot: {exc}", file=sys.stderr)
+        return 1
+    print(f"browser: {choice.describe()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,3 @@
+from goalbot.scripted.server import main
+
+raise SystemExit(main())
