@@ -235,7 +235,7 @@ def cmd_sessions(args: argparse.Namespace, settings: Settings, db_path: Path) ->
 
 
 def cmd_tail(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
-    db = connect(db_path, create=False)
+    db = connect(db_path, create=args.follow)  # following may start before the first run
     render: Callable[[Event], str] = eventfmt.json_line if args.json else eventfmt.line
     rows = queries.recent_events(db, args.lines, args.session)
     last = rows[-1][0] if rows else queries.last_event_id(db)

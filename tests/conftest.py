@@ -1,0 +1,91 @@
+"""Real parts for every test: the demo site and a scripted model server on 127.0.0.1, a real
+Chromium, a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from goalbot.demo.site import DemoSite
+from goalbot.operators.browser_locate import find_browser, playwright_chromium
+from goalbot.scripted.server import Script, ScriptedModelServer
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _browser_available() -> None:
+    choice = find_browser()
+    if choice.path is None and playwright_chromium() is None:
+        pytest.exit("no Chromium: run `make test` (it installs one) or apt-get install chromium", 2)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A developer's own config, store or key must never leak into a test, nor the test into them.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GOALBOT_MODEL", "GOALBOT_DB", "DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def site() -> Iterator[DemoSite]:
+    with DemoSite() as running:
+        yield running
+
+
+def demo_script() -> dict[str, Any]:
+    return json.loads(files("goalbot.demo").joinpath("script.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def model_server() -> Iterator[Callable[[dict[str, Any]], ScriptedModelServer]]:
+    started: list[ScriptedModelServer] = []
+
+    def start(script: dict[str, Any]) -> ScriptedModelServer:
+        server = ScriptedModelServer(Script(script)).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "store" / "goalbot.db"
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "goalbot", *args],
+        capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})}, cwd=REPO,
+    )
+
+
+def rows(db_path: Path, sql: str, *params: object) -> list[sqlite3.Row]:
+    conn = sqlite3.connect(db_path)
+    conn.row_factory = sqlite3.Row
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": arguments}
+
+
+def answer(*calls: dict[str, Any]) -> dict[str, Any]:
+    return {"tool_calls": list(calls)}

@@ -1,0 +1,93 @@
+"""A model that answers garbage ends the run with a clear event and a stored session, never a
+traceback."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import answer, call, rows, run_cli
+
+PLAN = answer(call("plan", observation="sign-in page", steps=["Sign in"], progress_percent=0, confidence=0.7))
+
+
+def _run(site, model_server, db_path: Path, script: dict[str, Any]) -> tuple[Any, list[dict[str, Any]], Any]:
+    model = model_server(script)
+    result = run_cli("--db", str(db_path), "run", "sign in", "--url", f"{site.url}/login",
+                     "--no-tui", "--yes", "--base-url", model.base_url, "--model", "scripted",
+                     "--max-failures", "2")
+    assert "Traceback" not in result.stderr, result.stderr
+    session = rows(db_path, "select * from sessions")[0]
+    events = [
+        {"type": r["type"], **json.loads(r["data"])}
+        for r in rows(db_path, "select type, data from events order by id")
+    ]
+    return result, events, session
+
+
+def test_planner_prose_instead_of_a_plan(site, model_server, db_path: Path) -> None:
+    script = {"planner": [{"content": "Sure! First I will sign in."}, {"content": "I said: sign in."}]}
+    result, events, session = _run(site, model_server, db_path, script)
+    assert result.returncode == 1
+    assert session["status"] == "failed"
+    assert "planner's answers could not be used" in session["finish_reason"]
+    errors = [e for e in events if e["type"] == "LLM_ERROR"]
+    assert len(errors) == 2 and "no tool call" in errors[0]["message"]
+    assert events[-1]["type"] == "TASK_FAIL"
+    assert "planner's answers could not be used" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("bad_call", "expected"),
+    [
+        (call("teleport", to="settings"), "there is no tool `teleport`"),
+        ({"name": "click", "arguments": '{"index": 1,'}, "not valid JSON"),
+        (call("click"), "give an element `index`"),
+    ],
+    ids=["unknown-tool", "broken-json", "missing-target"],
+)
+def test_unusable_navigator_answer(site, model_server, db_path: Path, bad_call: dict[str, Any], expected: str) -> None:
+    script = {"planner": [PLAN], "navigator": [answer(bad_call), answer(bad_call)]}
+    result, events, session = _run(site, model_server, db_path, script)
+    assert result.returncode == 1
+    assert session["status"] == "failed"
+    failures = [e for e in events if e["type"] == "ACT_FAIL"]
+    assert failures and expected in failures[0]["message"] and failures[0]["error"] == "BadAnswer"
+    assert "STEP_FAIL" in [e["type"] for e in events]
+    assert events[-1]["type"] == "TASK_FAIL"
+
+
+def test_index_that_does_not_exist(site, model_server, db_path: Path) -> None:
+    script = {
+        "planner": [PLAN],
+        "navigator": [answer(call("click", index=99)),
+                      answer(call("finished", success=False, summary="no such button"))],
+    }
+    result, events, session = _run(site, model_server, db_path, script)
+    assert result.returncode == 1
+    failure = next(e for e in events if e["type"] == "ACT_FAIL")
+    assert failure["error"] == "TargetNotFound"
+    assert "there is no element [99]" in failure["message"] and "[1]–[3]" in failure["message"]
+    step_fail = next(e for e in events if e["type"] == "STEP_FAIL")
+    assert step_fail["reason"] == "no such button"
+    # The failure went back to the planner, whose (exhausted) script ends the run cleanly.
+    assert [e["type"] for e in events].count("PLAN_PROPOSED") == 1
+    assert session["status"] == "failed" and events[-1]["type"] == "TASK_FAIL"
+
+
+def test_unreachable_endpoint(site, db_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # nothing listens here once the probe closes
+    result = run_cli("--db", str(db_path), "run", "sign in", "--url", f"{site.url}/login",
+                     "--no-tui", "--yes", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "x")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert f"cannot reach the model endpoint http://127.0.0.1:{port}/v1" in result.stderr
+    session = rows(db_path, "select * from sessions")[0]
+    assert session["status"] == "failed"
+    assert rows(db_path, "select type from events order by id")[-1]["type"] == "TASK_FAIL"

@@ -1,0 +1,108 @@
+"""The dashboard, driven through Textual's Pilot, on a real run: real browser, real model
+endpoint, real store."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Callable
+
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from conftest import answer, call, demo_script, rows
+from goalbot.agents.control import SessionControl
+from goalbot.agents.session import RunOptions, Session, Status
+from goalbot.events import Bus, Emitter, new_session_id
+from goalbot.llm.client import ModelClient, ModelConfig
+from goalbot.operators.browser import BrowserOperator
+from storage.recorder import Recorder
+from tui.app import GoalbotApp
+
+GOAL = "sign in and turn on dark mode"
+
+
+def _app(site, model, db_path: Path) -> tuple[GoalbotApp, Recorder]:
+    recorder = Recorder(db_path)
+    bus = Bus()
+    recorder.attach(bus)
+    emitter = Emitter(bus, new_session_id())
+    control = SessionControl()
+    options = RunOptions(goal=GOAL, url=f"{site.url}/login")
+    client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
+    session = Session(options, BrowserOperator(headless=True), client, emitter, control)
+    return GoalbotApp(bus, session, control, options), recorder
+
+
+async def _until(pilot: Pilot[Any], condition: Callable[[], bool], what: str, seconds: float = 60) -> None:
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.1)
+
+
+def _text(app: GoalbotApp, selector: str) -> str:
+    return str(app.screen.query_one(selector).render())
+
+
+async def test_approve_with_the_key_and_watch_it_finish(site, model_server, db_path: Path) -> None:
+    app, recorder = _app(site, model_server(demo_script()), db_path)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await _until(pilot, lambda: app.control.awaiting_plan, "the plan to wait for approval")
+            plan = _text(app, "#plan")
+            assert "1. Sign in with the demo account" in plan
+            assert "Approve this plan?" in plan
+            assert "awaiting approval" in _text(app, "#status")
+            assert site.state.snapshot()["signed_in"] == []  # nothing happens before approval
+
+            await pilot.press("a")
+            await _until(pilot, lambda: app.result is not None, "the session to end")
+            await pilot.pause(0.3)
+
+            assert app.result.status is Status.OK
+            status = _text(app, "#status")
+            assert "done" in status and "step 2/20" in status and "progress 100%" in status
+            assert "validator: valid" in status
+            assert _text(app, "#plan").count("✔") == 2
+            assert "screenshot" not in _text(app, "#screenshot-caption")
+            assert "Settings · Acme Account" in _text(app, "#screenshot-caption")
+            log = "\n".join(str(line.text) for line in app.screen.query_one("#log").lines)
+            assert "PLAN_APPROVED" in log and "plan approved by dashboard" in log
+            assert "TASK_OK" in log
+
+            await pilot.press("q")
+    finally:
+        recorder.close()
+    assert site.state.snapshot()["dark_mode"] == {"demo@example.com": True}
+    assert rows(db_path, "select status from sessions")[0]["status"] == "ok"
+
+
+async def test_reject_with_feedback_gets_a_new_plan(site, model_server, db_path: Path) -> None:
+    script = demo_script()
+    replan = answer(call("plan", observation="sign-in page", steps=[
+        "Sign in as demo@example.com", "Turn on the dark mode switch in the settings and save",
+    ], progress_percent=0, confidence=0.8))
+    script["planner"].append(replan)
+    model = model_server(script)
+    app, recorder = _app(site, model, db_path)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await _until(pilot, lambda: app.control.awaiting_plan, "the first plan")
+            await pilot.press("r")
+            await _until(pilot, lambda: bool(app.screen.query(Input)), "the feedback box")
+            await pilot.press(*"name the account", "enter")
+            await _until(pilot, lambda: "Sign in as demo@example.com" in _text(app, "#plan")
+                         and app.control.awaiting_plan, "the second plan")
+            assert "↻" in _text(app, "#plan")  # the rejected steps stay visible, struck out
+            await pilot.press("a")
+            await _until(pilot, lambda: app.result is not None, "the session to end")
+            assert app.result.status is Status.OK
+            await pilot.press("q")
+    finally:
+        recorder.close()
+    rejected = rows(db_path, "select data from events where type = 'PLAN_REJECTED'")
+    assert len(rejected) == 1 and "name the account" in rejected[0]["data"]
+    planner_requests = [r for r in model.requests if r["role"] == "planner"]
+    assert "name the account" in planner_requests[1]["messages"][-1]["content"]

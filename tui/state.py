@@ -1,0 +1,102 @@
+"""What the dashboard shows, derived from events alone — so a replay draws the same thing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from goalbot.events import Event, EventType as T
+
+
+class StepState(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    OK = "ok"
+    FAILED = "failed"
+    REPLANNED = "replanned"
+
+
+@dataclass
+class PlanStep:
+    text: str
+    state: StepState = StepState.PENDING
+
+
+@dataclass
+class DashboardState:
+    session_id: str = ""
+    goal: str = ""
+    url: str = ""
+    model: str = ""
+    status: str = "starting"
+    reason: str = ""
+    answer: str = ""
+    plan: list[PlanStep] = field(default_factory=list)
+    plan_revision: int = 0
+    awaiting_approval: bool = False
+    step: int = 0
+    max_steps: int = 0
+    progress: int = 0
+    confidence: float = 0.0
+    last_verdict: str = ""
+    model_calls: int = 0
+    tokens: int = 0
+    screenshot_id: str | None = None
+    page: str = ""
+
+    def apply(self, event: Event) -> None:
+        d = event.data
+        match event.type:
+            case T.TASK_START:
+                self.session_id, self.goal, self.url = event.session_id, d["goal"], d.get("url") or ""
+                self.model, self.max_steps, self.status = d["model"], d["max_steps"], "running"
+            case T.PLAN_PROPOSED:
+                for old in self.plan:
+                    if old.state in (StepState.PENDING, StepState.RUNNING):
+                        old.state = StepState.REPLANNED
+                self.plan.extend(PlanStep(text) for text in d["steps"])
+                self.plan_revision = d.get("revision", self.plan_revision + 1)
+                self.awaiting_approval = True
+                self.status = "awaiting approval"
+            case T.PLAN_APPROVED:
+                settled = [s for s in self.plan if s.state is not StepState.PENDING]
+                pending = [s.text for s in self.plan if s.state is StepState.PENDING]
+                if d.get("steps") and pending != d["steps"]:  # the person edited the plan
+                    self.plan = settled + [PlanStep(text) for text in d["steps"]]
+                self.awaiting_approval, self.status = False, "running"
+            case T.PLAN_REJECTED:
+                self.awaiting_approval, self.status = False, "re-planning"
+                for s in self.plan:
+                    if s.state is StepState.PENDING:
+                        s.state = StepState.REPLANNED
+            case T.STEP_START:
+                self.step = event.step or self.step
+                self._mark(d["description"], StepState.RUNNING)
+            case T.STEP_OK:
+                self._mark(d["description"], StepState.OK)
+            case T.STEP_FAIL:
+                self._mark(d["description"], StepState.FAILED)
+            case T.VALIDATE_OK | T.VALIDATE_FAIL:
+                verdict = "valid" if d["is_valid"] else "NOT valid"
+                self.last_verdict = f"{verdict}: {d['reason']}"
+            case T.GOAL_STATUS:
+                self.progress, self.confidence = d["progress_percent"], d["confidence"]
+            case T.LLM_CALL:
+                self.model_calls += 1
+                self.tokens += d.get("tokens_in", 0) + d.get("tokens_out", 0)
+            case T.OBSERVATION:
+                self.screenshot_id = d.get("screenshot") or self.screenshot_id
+                self.page = f"{d['title']} <{d['url']}>"
+            case T.TASK_OK | T.TASK_FAIL | T.TASK_CANCEL:
+                self.status = {T.TASK_OK: "done", T.TASK_FAIL: "failed", T.TASK_CANCEL: "cancelled"}[event.type]
+                self.reason, self.answer = d.get("reason", ""), d.get("answer", "")
+                self.awaiting_approval = False
+
+    def _mark(self, description: str, state: StepState) -> None:
+        # The newest step with this text that is not settled yet is the one the event is about.
+        for step in reversed(self.plan):
+            if step.text == description and step.state in (StepState.PENDING, StepState.RUNNING):
+                step.state = state
+                return
+        if state is StepState.RUNNING:
+            self.plan.append(PlanStep(description, state))

@@ -1,0 +1,35 @@
+"""The plan: each step with its state, and the approval prompt while a plan waits."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.state import DashboardState, StepState
+
+MARKS = {
+    StepState.PENDING: ("○", "dim"),
+    StepState.RUNNING: ("▶", "bold yellow"),
+    StepState.OK: ("✔", "green"),
+    StepState.FAILED: ("✘", "red"),
+    StepState.REPLANNED: ("↻", "dim strike"),
+}
+
+
+class PlanPanel(Static):
+    def show(self, state: DashboardState) -> None:
+        text = Text()
+        if not state.plan:
+            text.append("waiting for the planner…", style="dim")
+        for number, step in enumerate(state.plan, 1):
+            mark, style = MARKS[step.state]
+            text.append(f"{mark} {number}. ", style=style)
+            text.append(step.text + "\n", style=style if step.state is StepState.REPLANNED else "")
+        if state.awaiting_approval:
+            text.append("\nApprove this plan? ", style="bold")
+            text.append("a", style="bold reverse")
+            text.append(" approve  ")
+            text.append("r", style="bold reverse")
+            text.append(" reject")
+        self.border_title = f"Plan v{state.plan_revision}" if state.plan_revision else "Plan"
+        self.update(text)
