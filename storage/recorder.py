@@ -37,10 +37,14 @@ class Recorder:
         bus.subscribe(self._queue.put)
         bus.subscribe_artifacts(self._queue.put)
 
-    def close(self) -> None:
-        """Writes everything queued so far, then stops."""
+    def close(self, patience_s: float = 120.0) -> None:
+        """Writes everything queued so far, then stops; gives up on a store locked for too long."""
         self._queue.put(_STOP)
-        self._thread.join()
+        self._thread.join(patience_s)
+        if self._thread.is_alive():
+            print(f"goalbot: the store {self.path} stayed locked; the last events of this run "
+                  "could not be written", file=sys.stderr)
+            return
         self.db.close()
 
     def _write_loop(self) -> None:

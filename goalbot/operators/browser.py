@@ -134,6 +134,7 @@ class BrowserOperator:
                 message=f"the browser cannot run {action.name}",
             )
         try:
+            self.page  # a dead browser is the answer, whatever the action
             message = await handler(action)
         except _ActionFailed as exc:
             return ActionResult(outcome=exc.outcome, message=str(exc))

@@ -1,0 +1,118 @@
+"""The browser operator against real Chromium: what it sees, and honest results of actions."""
+
+from __future__ import annotations
+
+from typing import AsyncIterator
+from urllib.parse import quote
+
+import pytest
+
+from goalbot import actions as A
+from goalbot.actions import Outcome
+from goalbot.operators.base import OperatorError
+from goalbot.operators.browser import BrowserOperator
+
+FORM = """<!doctype html><title>Form</title>
+<h1>Order</h1><p>Choose carefully.</p>
+<label for="size">Size</label>
+<select id="size"><option value="s">Small</option><option value="l">Large</option></select>
+<input id="code" maxlength="3" aria-label="Code">
+<input type="checkbox" id="gift" checked><label for="gift">Gift wrap</label>
+<button disabled>Pay</button>
+<div style="height: 3000px"></div><a href="#end">End</a>"""
+
+
+def page(html: str) -> str:
+    return "data:text/html," + quote(html)
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[BrowserOperator]:
+    operator = BrowserOperator(headless=True)
+    await operator.start(page(FORM))
+    yield operator
+    await operator.close()
+
+
+async def test_observation_lists_elements_with_role_name_value_and_state(browser: BrowserOperator) -> None:
+    text = (await browser.observe()).render()
+    assert "Title: Form" in text
+    assert "# Order" in text and "Choose carefully." in text
+    assert '[1] combobox "Size" value="Small" options=["Small", "Large"]' in text
+    assert '[2] textbox "Code"' in text
+    assert '[3] checkbox "Gift wrap" checked' in text
+    assert '[4] button "Pay" disabled' in text
+    assert "px more below" in text
+
+
+async def test_login_page_of_the_demo_site(site) -> None:
+    operator = BrowserOperator(headless=True)
+    await operator.start(f"{site.url}/login")
+    try:
+        observation = await operator.observe()
+        await operator.execute(A.Type(index=2, text="hunter2"))
+        after = (await operator.observe()).render()
+    finally:
+        await operator.close()
+    assert observation.screenshot and observation.screenshot[:2] == b"\xff\xd8"
+    assert '[1] textbox type=email "Email"' in observation.render()
+    assert '[2] textbox type=password "Password"' in observation.render()
+    assert "hunter2" not in after and 'value="•••••••"' in after
+
+
+async def test_select_option_by_text_or_value(browser: BrowserOperator) -> None:
+    await browser.observe()
+    assert (await browser.execute(A.SelectOption(index=1, option="Large"))).ok
+    assert 'value="Large"' in (await browser.observe()).render()
+    assert (await browser.execute(A.SelectOption(index=1, option="s"))).ok
+    missing = await browser.execute(A.SelectOption(index=1, option="Huge"))
+    assert missing.outcome is Outcome.TARGET_NOT_FOUND and "no option 'Huge'" in missing.message
+    wrong = await browser.execute(A.SelectOption(index=2, option="Large"))
+    assert wrong.outcome is Outcome.NOT_ACTIONABLE
+
+
+async def test_typing_that_the_field_refuses_is_no_effect(browser: BrowserOperator) -> None:
+    await browser.observe()
+    result = await browser.execute(A.Type(index=2, text="ABCDEF"))
+    assert result.outcome is Outcome.NO_EFFECT
+    assert (await browser.execute(A.Type(index=2, text="ABC"))).ok
+
+
+async def test_scroll_reports_when_nothing_moves(browser: BrowserOperator) -> None:
+    await browser.observe()
+    up = await browser.execute(A.Scroll(direction=A.Direction.UP))
+    assert up.outcome is Outcome.NO_EFFECT and "already at the edge" in up.message
+    assert (await browser.execute(A.Scroll(direction=A.Direction.DOWN, amount=500))).ok
+    assert "Scroll: 500px from top" in (await browser.observe()).render()
+
+
+async def test_disabled_button_and_unknown_or_stale_indices(browser: BrowserOperator) -> None:
+    await browser.observe()
+    disabled = await browser.execute(A.Click(index=4))
+    assert disabled.outcome in (Outcome.NOT_ACTIONABLE, Outcome.TIMEOUT)
+    unknown = await browser.execute(A.Click(index=42))
+    assert unknown.outcome is Outcome.TARGET_NOT_FOUND and "[1]–[5]" in unknown.message
+    await browser.execute(A.Navigate(url=page("<button>Other</button>")))
+    stale = await browser.execute(A.Click(index=3))
+    assert stale.outcome is Outcome.STALE_INDEX
+
+
+async def test_navigation_failures_are_reported(browser: BrowserOperator, site) -> None:
+    missing = await browser.execute(A.Navigate(url=f"{site.url}/nowhere"))
+    assert missing.outcome is Outcome.NAVIGATION_FAILED and "HTTP 404" in missing.message
+    refused = await browser.execute(A.Navigate(url="http://127.0.0.1:9/"))
+    assert refused.outcome is Outcome.NAVIGATION_FAILED
+
+
+async def test_a_dead_browser_is_a_clear_error(browser: BrowserOperator) -> None:
+    await browser._browser.close()  # type: ignore[union-attr]
+    with pytest.raises(OperatorError, match="the browser is gone"):
+        await browser.observe()
+    result = await browser.execute(A.Click(index=1))
+    assert result.outcome is Outcome.BROWSER_GONE
+
+
+async def test_a_configured_browser_that_does_not_exist(tmp_path) -> None:
+    operator = BrowserOperator(browser_path=str(tmp_path / "no-chromium"))
+    with pytest.raises(OperatorError, match="does not exist"):
+        await operator.start(None)

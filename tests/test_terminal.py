@@ -1,0 +1,57 @@
+"""`goalbot demo` in a real terminal (tmux): the dashboard appears, the plan is approved with a
+key, the run finishes, and the process exits cleanly on q."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, rows
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def _tmux(*args: str) -> str:
+    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
+
+
+def _wait_for(session: str, text: str, seconds: float = 60) -> str:
+    deadline = time.monotonic() + seconds
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = _tmux("capture-pane", "-p", "-t", session)
+        if text in screen:
+            return screen
+        time.sleep(0.3)
+    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
+
+
+def test_demo_in_tmux(db_path: Path, tmp_path: Path) -> None:
+    session = f"goalbot-test-{os.getpid()}"
+    marker = tmp_path / "exit-code"
+    command = (f"{sys.executable} -m goalbot --db {db_path} demo; echo $? > {marker}; sleep 30")
+    env = ["-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}", "-e", "TERM=xterm-256color"]
+    _tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "45", "-c", str(REPO), *env, command)
+    try:
+        screen = _wait_for(session, "Approve this plan?")
+        assert "Sign in with the demo account" in screen
+        _tmux("send-keys", "-t", session, "a")
+        screen = _wait_for(session, "progress 100%")
+        assert " done " in screen
+        _tmux("send-keys", "-t", session, "q")
+        deadline = time.monotonic() + 20
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert marker.read_text().strip() == "0"
+        after = _tmux("capture-pane", "-p", "-t", session)
+        assert "dark_mode': {'demo@example.com': True}" in after
+        assert "Traceback" not in after
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    assert rows(db_path, "select status from sessions")[0]["status"] == "ok"
