@@ -196,7 +196,13 @@ def _run_printing(bus: Bus, session: Session, control: SessionControl) -> Sessio
 
     async def go() -> SessionResult:
         loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGINT, control.stop)
+
+        def stop_once() -> None:
+            # The first Ctrl-C stops cleanly; should cleanup hang, the next one interrupts it.
+            loop.remove_signal_handler(signal.SIGINT)
+            control.stop()
+
+        loop.add_signal_handler(signal.SIGINT, stop_once)
         loop.add_signal_handler(signal.SIGTERM, control.stop)
         try:
             return await session.run()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -91,3 +93,35 @@ def test_unreachable_endpoint(site, db_path: Path) -> None:
     session = rows(db_path, "select * from sessions")[0]
     assert session["status"] == "failed"
     assert rows(db_path, "select type from events order by id")[-1]["type"] == "TASK_FAIL"
+
+
+class _RejectingEndpoint(BaseHTTPRequestHandler):
+    """An endpoint that refuses the key and, as some do, echoes it back."""
+
+    def do_POST(self) -> None:
+        key = self.headers.get("Authorization", "").removeprefix("Bearer ")
+        body = json.dumps({"error": {"message": f"Incorrect API key provided: {key}"}}).encode()
+        self.send_response(401)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+def test_rejected_api_key_stops_at_once_and_is_not_stored(site, db_path: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _RejectingEndpoint)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        result = run_cli("--db", str(db_path), "run", "sign in", "--url", f"{site.url}/login",
+                         "--no-tui", "--yes", "--base-url", base_url, "--model", "m",
+                         "--api-key", "sk-live-secret-4242")
+    finally:
+        server.shutdown()
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"the API key was rejected by {base_url} (HTTP 401)" in result.stderr
+    assert b"sk-live-secret-4242" not in b"".join(p.read_bytes() for p in db_path.parent.iterdir())
+    assert "sk-live-secret-4242" not in result.stdout + result.stderr

@@ -18,6 +18,7 @@ from goalbot.llm.client import ModelClient, ModelConfig
 from goalbot.operators.browser import BrowserOperator
 from storage.recorder import Recorder
 from tui.app import GoalbotApp
+from tui.images import prepare_images
 
 GOAL = "sign in and turn on dark mode"
 
@@ -47,6 +48,7 @@ def _text(app: GoalbotApp, selector: str) -> str:
 
 
 async def test_approve_with_the_key_and_watch_it_finish(site, model_server, db_path: Path) -> None:
+    prepare_images()  # as the command line does before the app starts
     app, recorder = _app(site, model_server(demo_script()), db_path)
     try:
         async with app.run_test(size=(160, 45)) as pilot:
@@ -68,6 +70,8 @@ async def test_approve_with_the_key_and_watch_it_finish(site, model_server, db_p
             assert _text(app, "#plan").count("✔") == 2
             assert "screenshot" not in _text(app, "#screenshot-caption")
             assert "Settings · Acme Account" in _text(app, "#screenshot-caption")
+            picture = app.screen.query_one("#screenshot-image")
+            assert picture.image.size == (1280, 800)  # the browser's latest screenshot
             log = "\n".join(str(line.text) for line in app.screen.query_one("#log").lines)
             assert "PLAN_APPROVED" in log and "plan approved by dashboard" in log
             assert "TASK_OK" in log

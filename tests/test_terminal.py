@@ -55,3 +55,30 @@ def test_demo_in_tmux(db_path: Path, tmp_path: Path) -> None:
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     assert rows(db_path, "select status from sessions")[0]["status"] == "ok"
+
+
+def test_no_tui_asks_for_approval_at_the_prompt(site, model_server, db_path: Path, tmp_path: Path) -> None:
+    from conftest import demo_script
+
+    model = model_server(demo_script())
+    session = f"goalbot-prompt-{os.getpid()}"
+    marker = tmp_path / "exit-code"
+    command = (f"{sys.executable} -m goalbot --db {db_path} run 'sign in and turn on dark mode' "
+               f"--url {site.url}/login --no-tui --base-url {model.base_url} --model scripted; "
+               f"echo $? > {marker}; sleep 30")
+    env = ["-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}"]
+    _tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", str(REPO), *env, command)
+    try:
+        _wait_for(session, "Approve this plan?")
+        assert site.state.snapshot()["signed_in"] == []
+        _tmux("send-keys", "-t", session, "y", "Enter")
+        _wait_for(session, "TASK_OK")
+        deadline = time.monotonic() + 20
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert marker.read_text().strip() == "0"
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    assert site.state.snapshot()["dark_mode"] == {"demo@example.com": True}
+    approved = rows(db_path, "select data from events where type = 'PLAN_APPROVED'")
+    assert '"by": "user"' in approved[0]["data"]

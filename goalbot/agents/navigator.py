@@ -30,7 +30,7 @@ class StepReport(BaseModel):
 
 def _shown(action: Action, observation: Observation) -> dict[str, object]:
     """The action as events show it: text typed into a password field never leaves the process."""
-    shown = action.model_dump(exclude_none=True)
+    shown = {"name": action.name, **action.model_dump(exclude_defaults=True)}
     if isinstance(action, A.Type):
         elements = observation.elements
         if action.index is not None:
@@ -79,7 +79,7 @@ class Navigator:
                 if isinstance(action, A.Finished):
                     self.emitter.emit(
                         EventType.ACT_OK, Actor.NAVIGATOR, step,
-                        action=action.model_dump(), message=action.summary,
+                        action=_shown(action, observation), message=action.summary,
                     )
                     return StepReport(
                         success=action.success, summary=action.summary, done=done,

@@ -78,7 +78,7 @@ class ModelClient:
                 tool_choice="required",
             )
         except openai.APIError as exc:
-            message = self._explain(exc)
+            message = self._scrub(self._explain(exc))
             self.emitter.emit(
                 EventType.LLM_ERROR, actor, step, role=role, model=self.config.model, message=message
             )
@@ -103,6 +103,11 @@ class ModelClient:
             tokens_in=reply.tokens_in, tokens_out=reply.tokens_out,
         )
         return reply
+
+    def _scrub(self, message: str) -> str:
+        # An endpoint may echo the key back in its error text; events must never carry it.
+        key = self.config.api_key.get_secret_value()
+        return message.replace(key, "<api key>") if key else message
 
     def _explain(self, exc: openai.APIError) -> str:
         where = self.config.base_url

@@ -25,7 +25,7 @@ class RunScreen(Screen[None]):
         yield Static(f"Goal: {self.goal}", id="goal")
         with Horizontal(id="panes"):
             yield PlanPanel(id="plan")
-            yield StepLog(id="log", wrap=True, markup=False, max_lines=5_000)
+            yield StepLog(id="log", wrap=True, markup=False, max_lines=5_000, min_width=20)
             yield ScreenshotPanel(id="screenshot")
         yield StatusLine(id="status")
         yield Footer()

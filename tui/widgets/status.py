@@ -7,14 +7,16 @@ from textual.widgets import Static
 
 from tui.state import DashboardState
 
-STATUS_STYLES = {"done": "bold green", "failed": "bold red", "cancelled": "bold yellow",
-                 "awaiting approval": "bold magenta"}
+# Explicit foreground and background, so the badge reads in 16-colour terminals too.
+STATUS_STYLES = {"done": "bold white on green", "failed": "bold white on red",
+                 "cancelled": "bold black on yellow", "awaiting approval": "bold white on magenta"}
+DEFAULT_STYLE = "bold black on cyan"
 
 
 class StatusLine(Static):
     def show(self, state: DashboardState) -> None:
         text = Text()
-        text.append(f" {state.status} ", style=STATUS_STYLES.get(state.status, "bold cyan") + " reverse")
+        text.append(f" {state.status} ", style=STATUS_STYLES.get(state.status, DEFAULT_STYLE))
         text.append(f"  step {state.step}/{state.max_steps or '?'}")
         text.append(f"  progress {state.progress}%")
         text.append(f"  confidence {state.confidence:.2f}")
