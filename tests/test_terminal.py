@@ -42,8 +42,8 @@ def test_demo_in_tmux(db_path: Path, tmp_path: Path) -> None:
         screen = _wait_for(session, "Approve this plan?")
         assert "Sign in with the demo account" in screen
         _tmux("send-keys", "-t", session, "a")
-        screen = _wait_for(session, "progress 100%")
-        assert " done " in screen
+        screen = _wait_for(session, " done ")
+        assert "progress 100%" in screen and "step 2/20" in screen
         _tmux("send-keys", "-t", session, "q")
         deadline = time.monotonic() + 20
         while not marker.exists() and time.monotonic() < deadline:
