@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from enum import StrEnum
 
 from pydantic import BaseModel
@@ -15,8 +16,11 @@ from goalbot.agents.validator import Validator
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.client import ModelClient, ModelError
 from goalbot.llm.parsing import AnswerError
-from goalbot.llm.tools import PlanAnswer
+from goalbot.llm.tools import PlanAnswer, VerdictAnswer
 from goalbot.operators.base import Observation, Operator, OperatorError
+
+
+log = logging.getLogger(__name__)
 
 
 class RunOptions(BaseModel):
@@ -59,9 +63,6 @@ class Session:
         self.steps_run = 0
         self.failures = 0
         self.plan_revision = 0
-        self._last_rejection = ""
-        self._confidence = 0.0
-        self._last_answer = ""
         self.planner = Planner(client)
         self.validator = Validator(client)
         self.navigator = Navigator(
@@ -86,6 +87,11 @@ class Session:
             result = SessionResult(status=Status.FAILED, reason=str(exc))
         except ModelError as exc:
             result = SessionResult(status=Status.FAILED, reason=str(exc))
+        except Exception as exc:  # a bug must still end the session on record, not leave it running
+            log.debug("session failed unexpectedly", exc_info=True)
+            result = SessionResult(
+                status=Status.FAILED, reason=f"unexpected error: {type(exc).__name__}: {exc}"
+            )
         finally:
             await asyncio.shield(self.operator.close())
         kind = {
@@ -103,22 +109,22 @@ class Session:
         while True:
             plan = await self._plan(observation, feedback)
             if plan.done or not plan.web_task:
-                verdict_ok, reason, answer, observation = await self._final_check(plan.final_answer)
-                if verdict_ok:
-                    return SessionResult(status=Status.OK, reason=reason, answer=answer)
-                feedback = f"the goal is not reached yet: {reason}"
+                verdict, observation = await self._final_check(plan.final_answer)
+                if verdict.is_valid:
+                    return SessionResult(status=Status.OK, reason=verdict.reason, answer=verdict.answer)
+                feedback = f"the goal is not reached yet: {verdict.reason}"
                 self._count_failure(feedback)
                 continue
-            steps = await self._approved_steps(plan)
+            steps, rejection = await self._approved_steps(plan)
             if steps is None:
-                feedback = self._last_rejection
+                feedback = rejection
                 continue
             observation, feedback = await self._run_steps(steps, observation)
             if feedback is None:
-                verdict_ok, reason, answer, observation = await self._final_check("")
-                if verdict_ok:
-                    return SessionResult(status=Status.OK, reason=reason, answer=answer)
-                feedback = f"every step passed but the goal is not reached: {reason}"
+                verdict, observation = await self._final_check("")
+                if verdict.is_valid:
+                    return SessionResult(status=Status.OK, reason=verdict.reason, answer=verdict.answer)
+                feedback = f"every step passed but the goal is not reached: {verdict.reason}"
                 self._count_failure(feedback)
 
     async def _plan(self, observation: Observation, feedback: str | None) -> PlanAnswer:
@@ -143,22 +149,22 @@ class Session:
         )
         return plan
 
-    async def _approved_steps(self, plan: PlanAnswer) -> list[str] | None:
+    async def _approved_steps(self, plan: PlanAnswer) -> tuple[list[str] | None, str]:
+        """The steps to run as the person approved them, or None and why they rejected the plan."""
         if not plan.steps:
             raise _Finish(SessionResult(
                 status=Status.FAILED, reason="the planner proposed no steps and did not say done"
             ))
         decision = await self.control.decide()
         if not decision.approved:
-            self._last_rejection = f"the person rejected the plan: {decision.feedback or 'no reason given'}"
             self.emitter.emit(
                 EventType.PLAN_REJECTED, Actor.USER, None, steps=plan.steps,
                 feedback=decision.feedback, by=decision.by,
             )
-            return None
+            return None, f"the person rejected the plan: {decision.feedback or 'no reason given'}"
         steps = decision.steps or plan.steps
         self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps, by=decision.by)
-        return steps
+        return steps, ""
 
     async def _run_steps(
         self, steps: list[str], observation: Observation
@@ -178,17 +184,17 @@ class Session:
             evidence = report.done + [f"navigator's summary: {report.summary}"]
             if report.success:
                 verdict = await self._judge(description, False, evidence, observation, step)
-                ok, reason = verdict
-            else:
-                ok, reason = False, report.summary
+            else:  # the navigator gave up: nothing for the validator to judge
+                verdict = VerdictAnswer(is_valid=False, reason=report.summary, confidence=0.0)
+            reason = verdict.reason
             done_share = int(100 * position / (len(steps) + 1))
-            if ok:
+            if verdict.is_valid:
                 self.failures = 0
                 self.history.append(f"step {step} '{description}': done ({reason})")
                 self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, step, index=position,
                                   description=description, reason=reason)
                 self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, step, achieved=False,
-                                  progress_percent=done_share, confidence=self._confidence,
+                                  progress_percent=done_share, confidence=verdict.confidence,
                                   description=reason)
                 continue
             self.history.append(f"step {step} '{description}': FAILED ({reason})")
@@ -200,33 +206,34 @@ class Session:
 
     async def _judge(
         self, target: str, final: bool, evidence: list[str], observation: Observation, step: int | None
-    ) -> tuple[bool, str]:
+    ) -> VerdictAnswer:
         try:
             verdict = await self.validator.judge(
                 target, final, evidence, self.saved_data, observation, step
             )
         except AnswerError as exc:
-            self.emitter.emit(EventType.VALIDATE_FAIL, Actor.VALIDATOR, step, is_valid=False,
-                              reason=f"the validator's answer could not be used: {exc}", final=final)
-            return False, f"no usable verdict ({exc})"
-        self._confidence = verdict.confidence
-        self._last_answer = verdict.answer
+            verdict = VerdictAnswer(
+                is_valid=False, reason=f"the validator's answer could not be used: {exc}", confidence=0.0
+            )
         kind = EventType.VALIDATE_OK if verdict.is_valid else EventType.VALIDATE_FAIL
         self.emitter.emit(kind, Actor.VALIDATOR, step, is_valid=verdict.is_valid, reason=verdict.reason,
                           answer=verdict.answer, confidence=verdict.confidence, final=final)
-        return verdict.is_valid, verdict.reason
+        return verdict
 
-    async def _final_check(self, planner_answer: str) -> tuple[bool, str, str, Observation]:
+    async def _final_check(self, planner_answer: str) -> tuple[VerdictAnswer, Observation]:
+        """The Validator's word on the whole goal, against a fresh look at the page."""
         evidence = list(self.history)
         if planner_answer:
             evidence.append(f"planner's answer: {planner_answer}")
-        observation = await observe(self.operator, self.emitter, self.steps_run or None)
-        ok, reason = await self._judge(self.options.goal, True, evidence, observation, self.steps_run or None)
-        if ok:
-            self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, self.steps_run or None,
-                              achieved=True, progress_percent=100, confidence=self._confidence,
-                              description=reason)
-        return ok, reason, self._last_answer or planner_answer, observation
+        step = self.steps_run or None
+        observation = await observe(self.operator, self.emitter, step)
+        verdict = await self._judge(self.options.goal, True, evidence, observation, step)
+        if verdict.is_valid:
+            self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, step, achieved=True,
+                              progress_percent=100, confidence=verdict.confidence,
+                              description=verdict.reason)
+            verdict.answer = verdict.answer or planner_answer
+        return verdict, observation
 
     def _count_failure(self, reason: str) -> None:
         self.failures += 1
