@@ -116,3 +116,27 @@ async def test_a_configured_browser_that_does_not_exist(tmp_path) -> None:
     operator = BrowserOperator(browser_path=str(tmp_path / "no-chromium"))
     with pytest.raises(OperatorError, match="does not exist"):
         await operator.start(None)
+
+
+POINTER = """<!doctype html><title>Pointer</title>
+<button id="b" ondblclick="this.textContent='double'"
+  oncontextmenu="event.preventDefault(); this.textContent='right'">once</button>
+<input aria-label="Search" onkeydown="if (event.key === 'Enter') this.value = 'sent:' + this.value">"""
+
+
+async def test_double_right_click_keys_and_typing_into_the_focused_element() -> None:
+    operator = BrowserOperator(headless=True)
+    await operator.start(page(POINTER))
+    try:
+        await operator.observe()
+        assert (await operator.execute(A.DoubleClick(index=1))).ok
+        assert '[1] button "double"' in (await operator.observe()).render()
+        assert (await operator.execute(A.RightClick(index=1))).ok
+        assert '[1] button "right"' in (await operator.observe()).render()
+        assert (await operator.execute(A.Key(key="Tab"))).ok
+        assert '[2] textbox "Search" focused' in (await operator.observe()).render()
+        assert (await operator.execute(A.Type(text="kimchi", submit=True))).ok
+        assert 'value="sent:kimchi"' in (await operator.observe()).render()
+        assert (await operator.execute(A.Wait(seconds=0.1))).ok
+    finally:
+        await operator.close()

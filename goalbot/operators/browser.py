@@ -183,31 +183,23 @@ class BrowserOperator:
         await asyncio.sleep(0.15)
         await self._settle(self.page)
 
-    async def _do_click(self, action: A.Click) -> str:
+    async def _press(self, action: A._Targeted, verb: str, button: str = "left", count: int = 1) -> str:
         element, where = await self._point_or_element(action)
         if element is not None:
-            await element.click(timeout=ACTION_TIMEOUT_MS)
+            await element.click(button=button, click_count=count, timeout=ACTION_TIMEOUT_MS)  # type: ignore[arg-type]
         else:
-            await self.page.mouse.click(action.x, action.y)  # type: ignore[arg-type]
+            await self.page.mouse.click(action.x, action.y, button=button, click_count=count)  # type: ignore[arg-type]
         await self._after_input()
-        return f"clicked {where}"
+        return f"{verb} {where}"
+
+    async def _do_click(self, action: A.Click) -> str:
+        return await self._press(action, "clicked")
 
     async def _do_double_click(self, action: A.DoubleClick) -> str:
-        element, where = await self._point_or_element(action)
-        if element is not None:
-            await element.dblclick(timeout=ACTION_TIMEOUT_MS)
-        else:
-            await self.page.mouse.dblclick(action.x, action.y)  # type: ignore[arg-type]
-        await self._after_input()
-        return f"double-clicked {where}"
+        return await self._press(action, "double-clicked", count=2)
 
     async def _do_right_click(self, action: A.RightClick) -> str:
-        element, where = await self._point_or_element(action)
-        if element is not None:
-            await element.click(button="right", timeout=ACTION_TIMEOUT_MS)
-        else:
-            await self.page.mouse.click(action.x, action.y, button="right")  # type: ignore[arg-type]
-        return f"right-clicked {where}"
+        return await self._press(action, "right-clicked", button="right")
 
     async def _do_hover(self, action: A.Hover) -> str:
         element, where = await self._point_or_element(action)
