@@ -13,6 +13,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Callable
 
+from pydantic import SecretStr
+
 from goalbot import eventfmt
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import RunOptions, Session, SessionResult, Status
@@ -127,7 +129,7 @@ def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
     with DemoSite() as site, ScriptedModelServer(script) as model:
         print(f"goalbot demo: site {site.url}, scripted model {model.base_url}", flush=True)
         demo_settings = settings.model_copy(
-            update={"base_url": model.base_url, "model": "scripted-demo", "api_key": ""}
+            update={"base_url": model.base_url, "model": "scripted-demo", "api_key": SecretStr("")}
         )
         code = run_goal(args, demo_settings, db_path, DEMO_GOAL, f"{site.url}/login")
         print(f"goalbot demo: the site's own record says {site.state.snapshot()}")
