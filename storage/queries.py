@@ -1,4 +1,4 @@
-"""Reading the store: sessions, events (for tail and replay), artifacts."""
+"""Reading the store: sessions, and events in the order they were stored."""
 
 from __future__ import annotations
 
@@ -16,11 +16,6 @@ def list_sessions(db: sqlite_utils.Database, limit: int = 50, status: str | None
     return list(db.query(
         f"select * from sessions {where} order by started_at desc limit ?", [*args, limit]
     ))
-
-
-def get_session(db: sqlite_utils.Database, session_id: str) -> dict[str, Any] | None:
-    rows = list(db.query("select * from sessions where id = ?", [session_id]))
-    return rows[0] if rows else None
 
 
 def _event(row: dict[str, Any]) -> Event:
@@ -52,8 +47,3 @@ def recent_events(
 def last_event_id(db: sqlite_utils.Database) -> int:
     row = next(db.query("select coalesce(max(id), 0) as id from events"))
     return int(row["id"])
-
-
-def artifact_content(db: sqlite_utils.Database, artifact_id: str) -> bytes | None:
-    rows = list(db.query("select content from artifacts where id = ?", [artifact_id]))
-    return rows[0]["content"] if rows else None

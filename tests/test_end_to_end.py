@@ -19,6 +19,7 @@ def test_run_reaches_the_goal_and_stores_the_session(site, model_server, db_path
     )
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
+    assert model.script.remaining() == {"planner": 0, "navigator": 0, "validator": 0}
 
     # The site's own record: the agent really signed in and really saved the setting.
     assert site.state.snapshot() == {
