@@ -14,12 +14,16 @@ $(BIN)/goalbot: pyproject.toml
 install: $(BIN)/goalbot
 
 # A configured browser (GOALBOT_BROWSER), else a system Chromium, else Playwright's own; installs
-# Debian's chromium as root, Playwright's build otherwise. tmux is for the real-terminal test.
+# Debian's chromium as root, Playwright's build otherwise. tmux and Xvfb serve the tests of the
+# real terminal and of a headed browser; without them those tests are skipped.
 tools: install
 	$(BIN)/python -m goalbot.operators.browser_locate --install
-	@command -v tmux >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
-		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux >/dev/null; } \
-		|| echo "tmux not found: the real-terminal test will be skipped"
+	@missing=""; command -v tmux >/dev/null || missing="tmux"; command -v Xvfb >/dev/null || missing="$$missing xvfb"; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+		else echo "not installed: $$missing (their tests will be skipped)"; fi; \
+	fi
 
 demo: tools
 	$(BIN)/goalbot demo

@@ -1,0 +1,37 @@
+"""The commands a newcomer types first: `goalbot demo`, `goalbot doctor`, and where the store lives."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from conftest import rows, run_cli
+
+
+def test_demo_without_a_terminal_runs_in_the_default_store() -> None:
+    result = run_cli("demo")
+    assert result.returncode == 0, result.stderr
+    assert "no terminal for the dashboard; printing events instead" in result.stderr
+    assert "TASK_OK" in result.stdout
+    assert "the site's own record says {'signed_in': ['demo@example.com'], 'dark_mode': {'demo@example.com': True}}" in result.stdout
+    store = Path(os.environ["XDG_DATA_HOME"]) / "goalbot" / "goalbot.db"
+    assert rows(store, "select status from sessions")[0]["status"] == "ok"
+    listing = run_cli("sessions")
+    assert "sign in and turn on dark mode" in listing.stdout
+
+
+def test_goalbot_db_moves_the_store(tmp_path: Path) -> None:
+    moved = tmp_path / "elsewhere.db"
+    result = run_cli("demo", "--no-tui", env={"GOALBOT_DB": str(moved)})
+    assert result.returncode == 0, result.stderr
+    assert rows(moved, "select count(*) as n from sessions")[0]["n"] == 1
+    assert not (Path(os.environ["XDG_DATA_HOME"]) / "goalbot" / "goalbot.db").exists()
+
+
+def test_doctor_reports_browser_and_store(tmp_path: Path) -> None:
+    result = run_cli("--db", str(tmp_path / "g.db"), "doctor")
+    assert result.returncode == 0, result.stdout
+    assert "ok    browser:" in result.stdout and "ok    store:" in result.stdout
+    assert "API key not set" in result.stdout
+    broken = run_cli("doctor", env={"GOALBOT_BROWSER": str(tmp_path / "missing")})
+    assert broken.returncode == 1 and "FAIL  browser: the configured browser" in broken.stdout
