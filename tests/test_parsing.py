@@ -74,3 +74,13 @@ def test_tool_schemas_follow_the_protocol() -> None:
             "progress_percent", "confidence"} == set(plan)
     click = next(t for t in NAVIGATOR_TOOLS if t["function"]["name"] == "click")["function"]
     assert "name" not in click["parameters"]["properties"] and click["description"]
+    assert click["parameters"]["properties"]["index"] == {
+        "type": "integer", "description": "Element index from the latest observation.",
+    }
+
+
+def test_tool_schemas_are_plain_enough_for_local_servers() -> None:
+    text = json.dumps(NAVIGATOR_TOOLS + PLANNER_TOOLS)
+    assert "$ref" not in text and "anyOf" not in text and '"title"' not in text
+    scroll = next(t for t in NAVIGATOR_TOOLS if t["function"]["name"] == "scroll")["function"]
+    assert scroll["parameters"]["properties"]["direction"]["enum"] == ["up", "down", "left", "right"]

@@ -31,14 +31,36 @@ class VerdictAnswer(BaseModel):
     confidence: float = Field(0.5, ge=0, le=1)
 
 
+def _plain(node: Any, defs: dict[str, Any]) -> Any:
+    """A schema small models and local servers understand: no $ref, no `null` alternatives, no titles.
+
+    An optional argument is simply left out, so `anyOf [T, null]` with `default: null` says no more
+    than `T`; several OpenAI-compatible servers reject or mis-handle `$ref` and `anyOf`.
+    """
+    if isinstance(node, list):
+        return [_plain(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        target = defs[node["$ref"].rsplit("/", 1)[-1]]
+        return _plain({**target, **{k: v for k, v in node.items() if k != "$ref"}}, defs)
+    options = node.get("anyOf")
+    if options and {"type": "null"} in options and len(options) == 2:
+        rest = {k: v for k, v in node.items() if k != "anyOf"}
+        if rest.get("default", "") is None:
+            del rest["default"]
+        kept = next(o for o in options if o != {"type": "null"})
+        return _plain({**kept, **rest}, defs)
+    return {
+        k: _plain(v, defs) for k, v in node.items()
+        if k != "$defs" and not (k == "title" and isinstance(v, str))  # a property may be named title
+    }
+
+
 def _tool(name: str, model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema()
-    schema.pop("title", None)
     schema.pop("description", None)
-    properties = schema.get("properties", {})
-    properties.pop("name", None)
-    for prop in properties.values():
-        prop.pop("title", None)
+    schema["properties"].pop("name", None)
     if "required" in schema:
         schema["required"] = [r for r in schema["required"] if r != "name"]
     return {
@@ -46,7 +68,7 @@ def _tool(name: str, model: type[BaseModel]) -> dict[str, Any]:
         "function": {
             "name": name,
             "description": (model.__doc__ or "").strip(),
-            "parameters": schema,
+            "parameters": _plain(schema, schema.get("$defs", {})),
         },
     }
 
