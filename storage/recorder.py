@@ -29,9 +29,9 @@ class Recorder:
         self.path = path
         self.db = connect(path)
         self._queue: queue.Queue[object] = queue.Queue()
+        self.warned = False
         self._thread = threading.Thread(target=self._write_loop, name="goalbot-recorder", daemon=True)
         self._thread.start()
-        self.warned = False
 
     def attach(self, bus: Bus) -> None:
         bus.subscribe(self._queue.put)

@@ -110,3 +110,20 @@ async def test_reject_with_feedback_gets_a_new_plan(site, model_server, db_path:
     assert len(rejected) == 1 and "name the account" in rejected[0]["data"]
     planner_requests = [r for r in model.requests if r["role"] == "planner"]
     assert "name the account" in planner_requests[1]["messages"][-1]["content"]
+
+
+async def test_ctrl_c_in_the_dashboard_stops_the_run_as_cancelled(site, model_server, db_path: Path) -> None:
+    app, recorder = _app(site, model_server(demo_script()), db_path)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await _until(pilot, lambda: app.control.awaiting_plan, "the plan")
+            await pilot.press("ctrl+c")
+            await _until(pilot, lambda: app.result is not None, "the session to end")
+            assert app.result.status is Status.CANCELLED
+            await pilot.pause(0.2)
+            assert "cancelled" in _text(app, "#status")
+            await pilot.press("q")
+    finally:
+        recorder.close()
+    assert rows(db_path, "select status from sessions")[0]["status"] == "cancelled"
+    assert site.state.snapshot()["signed_in"] == []

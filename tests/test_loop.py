@@ -94,3 +94,33 @@ def test_ctrl_c_stops_cleanly_and_stores_the_session_as_cancelled(site, model_se
     assert "Traceback" not in err and "cancelled: stopped by the person" in err
     assert rows(db_path, "select status from sessions")[0]["status"] == "cancelled"
     assert rows(db_path, "select type from events order by id desc limit 1")[0]["type"] == "TASK_CANCEL"
+
+
+async def test_a_bug_mid_run_is_recorded_with_its_traceback(site, model_server, db_path: Path) -> None:
+    from goalbot.agents.control import SessionControl
+    from goalbot.agents.session import RunOptions, Session, Status
+    from goalbot.events import Bus, Emitter
+    from goalbot.llm.client import ModelClient, ModelConfig
+    from goalbot.operators.browser import BrowserOperator
+    from storage.recorder import Recorder
+
+    class BuggyOperator(BrowserOperator):
+        async def execute(self, action):  # a programming error deep in an operator
+            raise RuntimeError("boom")
+
+    model = model_server(demo_script())
+    recorder = Recorder(db_path)
+    bus = Bus()
+    recorder.attach(bus)
+    emitter = Emitter(bus, "buggy")
+    client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
+    session = Session(RunOptions(goal=GOAL, url=f"{site.url}/login"), BuggyOperator(headless=True),
+                      client, emitter, SessionControl(auto_approve=True))
+    result = await session.run()
+    await client.close()
+    recorder.close()
+    assert result.status is Status.FAILED and result.reason == "unexpected error: RuntimeError: boom"
+    last = json.loads(rows(db_path, "select data from events order by id desc limit 1")[0]["data"])
+    assert last["reason"] == result.reason
+    assert "Traceback" in last["detail"] and "raise RuntimeError" in last["detail"]
+    assert rows(db_path, "select status from sessions")[0]["status"] == "failed"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import logging
+import traceback
 from enum import StrEnum
 
 from pydantic import BaseModel
@@ -18,9 +18,6 @@ from goalbot.llm.client import ModelClient, ModelError
 from goalbot.llm.parsing import AnswerError
 from goalbot.llm.tools import PlanAnswer, VerdictAnswer
 from goalbot.operators.base import Observation, Operator, OperatorError
-
-
-log = logging.getLogger(__name__)
 
 
 class RunOptions(BaseModel):
@@ -41,6 +38,7 @@ class SessionResult(BaseModel):
     status: Status
     reason: str
     answer: str = ""
+    detail: str = ""
 
 
 class _Finish(Exception):
@@ -88,9 +86,10 @@ class Session:
         except ModelError as exc:
             result = SessionResult(status=Status.FAILED, reason=str(exc))
         except Exception as exc:  # a bug must still end the session on record, not leave it running
-            log.debug("session failed unexpectedly", exc_info=True)
             result = SessionResult(
-                status=Status.FAILED, reason=f"unexpected error: {type(exc).__name__}: {exc}"
+                status=Status.FAILED, reason=f"unexpected error: {type(exc).__name__}: {exc}",
+                # Kept in the store for a bug report, never printed over the dashboard.
+                detail=traceback.format_exc(),
             )
         finally:
             await asyncio.shield(self.operator.close())
@@ -99,7 +98,8 @@ class Session:
             Status.FAILED: EventType.TASK_FAIL,
             Status.CANCELLED: EventType.TASK_CANCEL,
         }[result.status]
-        self.emitter.emit(kind, Actor.SYSTEM, None, reason=result.reason, answer=result.answer)
+        extra = {"detail": result.detail} if result.detail else {}
+        self.emitter.emit(kind, Actor.SYSTEM, None, reason=result.reason, answer=result.answer, **extra)
         return result
 
     async def _drive(self) -> SessionResult:

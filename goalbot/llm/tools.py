@@ -47,7 +47,7 @@ def _plain(node: Any, defs: dict[str, Any]) -> Any:
     options = node.get("anyOf")
     if options and {"type": "null"} in options and len(options) == 2:
         rest = {k: v for k, v in node.items() if k != "anyOf"}
-        if rest.get("default", "") is None:
+        if "default" in rest and rest["default"] is None:
             del rest["default"]
         kept = next(o for o in options if o != {"type": "null"})
         return _plain({**kept, **rest}, defs)
