@@ -33,6 +33,7 @@ test: tools
 
 bench: tools
 	$(BIN)/python bench/run_loop.py
+	$(BIN)/python bench/observe.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -42,7 +42,7 @@ async def one_run(db: Path) -> tuple[float, list[int]]:
         client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
         session = Session(
             RunOptions(goal="sign in and turn on dark mode", url=f"{site.url}/login"),
-            BrowserOperator(headless=True), client, emitter, SessionControl(auto_approve=True),
+            BrowserOperator(BrowserOptions(headless=True)), client, emitter, SessionControl(auto_approve=True),
         )
         started = time.perf_counter()
         result = await session.run()
@@ -56,7 +56,7 @@ async def one_run(db: Path) -> tuple[float, list[int]]:
 
 async def observation_times(runs: int) -> list[float]:
     with DemoSite() as site:
-        operator = BrowserOperator(headless=True)
+        operator = BrowserOperator(BrowserOptions(headless=True))
         await operator.start(f"{site.url}/login")
         times = []
         for _ in range(runs):

@@ -113,7 +113,7 @@ class Hotkey(_Action):
 
 
 class SelectOption(_Action):
-    """Choose an option of the select element with `index`, by its visible text or value."""
+    """Choose an option of the select, listbox or combobox with `index`, by its text or value."""
 
     name: Literal["select_option"] = "select_option"
     index: int
@@ -140,11 +140,33 @@ class SwitchTab(_Action):
     tab: int
 
 
+class CloseTab(_Action):
+    """Close the tab with this number (default: the current one)."""
+
+    name: Literal["close_tab"] = "close_tab"
+    tab: int | None = None
+
+
+class UploadFile(_Action):
+    """Put a local file into the file input (or file-picker button) with `index`."""
+
+    name: Literal["upload_file"] = "upload_file"
+    index: int
+    path: str = Field(description="Path of the file on this machine.")
+
+
 class Wait(_Action):
-    """Wait for the page to settle."""
+    """Wait `seconds`; with `text`, wait until that text shows on the page (at most `seconds`)."""
 
     name: Literal["wait"] = "wait"
-    seconds: float = Field(1.0, ge=0, le=60)
+    seconds: float | None = Field(None, ge=0, le=120, description="Default 1, or 10 with text.")
+    text: str | None = None
+
+    @property
+    def patience(self) -> float:
+        if self.seconds is not None:
+            return self.seconds
+        return 10.0 if self.text else 1.0
 
 
 class SaveData(_Action):
@@ -173,14 +195,14 @@ class Finished(_Action):
 Action = Annotated[
     Union[
         Click, DoubleClick, RightClick, Hover, Drag, Scroll, Type, Key, Hotkey, SelectOption,
-        Navigate, GoBack, SwitchTab, Wait, SaveData, CallUser, Finished,
+        Navigate, GoBack, SwitchTab, CloseTab, UploadFile, Wait, SaveData, CallUser, Finished,
     ],
     Field(discriminator="name"),
 ]
 
 ACTION_TYPES: tuple[type[_Action], ...] = (
     Click, DoubleClick, RightClick, Hover, Drag, Scroll, Type, Key, Hotkey, SelectOption,
-    Navigate, GoBack, SwitchTab, Wait, SaveData, CallUser, Finished,
+    Navigate, GoBack, SwitchTab, CloseTab, UploadFile, Wait, SaveData, CallUser, Finished,
 )
 
 ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
@@ -200,13 +222,24 @@ class Outcome(StrEnum):
     NAVIGATION_FAILED = "NavigationFailed"
     TIMEOUT = "Timeout"
     NO_EFFECT = "NoEffect"
+    CAPTCHA_OR_2FA = "CaptchaOr2FA"
     UNSUPPORTED = "Unsupported"
     BROWSER_GONE = "BrowserGone"
+
+
+class SavedFile(BaseModel):
+    """A file the action made the browser download, already on disk."""
+
+    name: str
+    path: str
+    size: int
+    mime: str = "application/octet-stream"
 
 
 class ActionResult(BaseModel):
     outcome: Outcome
     message: str = ""
+    files: list[SavedFile] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -15,13 +15,14 @@ from typing import Callable
 
 from pydantic import SecretStr
 
-from goalbot import eventfmt
+from goalbot import eventfmt, observe_cli
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import RunOptions, Session, SessionResult, Status
 from goalbot.config import ConfigError, Settings, load_settings
 from goalbot.events import Bus, Emitter, Event, EventType, new_session_id
 from goalbot.llm.client import ModelClient, ModelConfig
 from goalbot.operators.browser import BrowserOperator
+from goalbot.operators.browser_launch import BrowserOptions
 from storage import queries
 from storage.db import StoreError, connect, default_path, mark_interrupted
 from storage.recorder import Recorder
@@ -39,6 +40,20 @@ def _browser_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--headless", action="store_true", default=None,
                    help="no browser window (the default when there is no DISPLAY)")
     p.add_argument("--browser-path", help="Chromium to launch (env GOALBOT_BROWSER)")
+    p.add_argument("--profile", metavar="NAME",
+                   help="keep a persistent browser profile, so logins survive between runs")
+    p.add_argument("--storage-state", type=Path, metavar="FILE",
+                   help="cookies and local storage: read at start if FILE exists, written at the end")
+    p.add_argument("--cdp-url", metavar="URL",
+                   help="attach to a running Chromium (or a browser pool) over the DevTools protocol")
+
+
+def browser_options(args: argparse.Namespace, settings: Settings) -> BrowserOptions:
+    headless = bool(args.headless) or (sys.platform.startswith("linux") and not os.environ.get("DISPLAY"))
+    return BrowserOptions(
+        headless=headless, browser_path=settings.browser_path, profile=args.profile,
+        storage_state=args.storage_state, cdp_url=args.cdp_url,
+    )
 
 
 def _run_flags(p: argparse.ArgumentParser) -> None:
@@ -77,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     tail.add_argument("-n", "--lines", type=int, default=40, help="how many past events (default 40)")
 
     sub.add_parser("doctor", help="check the browser, the store and the model settings")
+
+    observe = observe_cli.add_parser(sub)
+    _browser_flags(observe)
     return parser
 
 
@@ -99,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     handlers: dict[str, Callable[[argparse.Namespace, Settings, Path], int]] = {
         "run": cmd_run, "demo": cmd_demo, "sessions": cmd_sessions, "tail": cmd_tail,
         "doctor": cmd_doctor,
+        "observe": lambda a, s, _db: observe_cli.run(a, browser_options(a, s)),
     }
     try:
         return handlers[args.command](args, settings, db_path)
@@ -145,8 +164,6 @@ def run_goal(
         use_tui = False
     if not use_tui and not args.yes and not sys.stdin.isatty():
         return _fail("nobody can approve the plan here: pass --yes, or run in a terminal")
-    headless = bool(args.headless) or (sys.platform.startswith("linux") and not os.environ.get("DISPLAY"))
-
     recorder = Recorder(db_path)
     for session_id in mark_interrupted(recorder.db):
         print(f"goalbot: session {session_id} was cut off; marked interrupted", file=sys.stderr)
@@ -161,7 +178,7 @@ def run_goal(
     )
     options = RunOptions(goal=goal, url=url, max_steps=settings.max_steps,
                          max_failures=settings.max_failures)
-    operator = BrowserOperator(headless=headless, browser_path=settings.browser_path)
+    operator = BrowserOperator(browser_options(args, settings))
     session = Session(options, operator, client, emitter, control)
     try:
         if use_tui:

@@ -98,6 +98,7 @@ class ActionData(_Data):
     action: dict[str, Any]
     message: str = ""
     error: str | None = None
+    files: list[dict[str, Any]] = Field(default_factory=list, description="Downloads it caused.")
 
 
 class ValidateData(_Data):
@@ -190,7 +191,7 @@ class Event(BaseModel):
 
 
 class Artifact(BaseModel):
-    """A binary produced by a session (a screenshot), referenced from events by `id`."""
+    """A binary produced by a session (a screenshot, a download), referenced from events by `id`."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -199,6 +200,7 @@ class Artifact(BaseModel):
     kind: str
     mime: str
     content: bytes
+    name: str | None = None
     ts: datetime = Field(default_factory=utc_now)
 
 
@@ -259,9 +261,10 @@ class Emitter:
         self.bus.publish(event)
         return event
 
-    def artifact(self, kind: str, mime: str, content: bytes) -> str:
+    def artifact(self, kind: str, mime: str, content: bytes, name: str | None = None) -> str:
         artifact_id = f"{self.session_id}-{kind}-{next(self._artifact_seq)}"
         self.bus.publish_artifact(
-            Artifact(id=artifact_id, session_id=self.session_id, kind=kind, mime=mime, content=content)
+            Artifact(id=artifact_id, session_id=self.session_id, kind=kind, mime=mime,
+                     content=content, name=name)
         )
         return artifact_id

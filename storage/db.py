@@ -68,13 +68,15 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
     db["artifacts"].create(
         {
             "id": str, "session_id": str, "kind": str, "mime": str, "ts": str, "size": int,
-            "content": bytes,
+            "name": str, "content": bytes,
         },
         pk="id",
         foreign_keys=[("session_id", "sessions", "id")],
         if_not_exists=True,
     )
     db["artifacts"].create_index(["session_id"], if_not_exists=True)
+    if "name" not in db["artifacts"].columns_dict:  # stores made before downloads were kept
+        db["artifacts"].add_column("name", str)
 
 
 def _alive(pid: int) -> bool:

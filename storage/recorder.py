@@ -87,7 +87,7 @@ class Recorder:
             {
                 "id": artifact.id, "session_id": artifact.session_id, "kind": artifact.kind,
                 "mime": artifact.mime, "ts": artifact.ts.isoformat(), "size": len(artifact.content),
-                "content": artifact.content,
+                "name": artifact.name, "content": artifact.content,
             },
             replace=True,
         )

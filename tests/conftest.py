@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from goalbot.demo.site import DemoSite
+from hardsite.server import HardSite
 from goalbot.operators.browser_locate import find_browser, playwright_chromium
 from goalbot.scripted.server import Script, ScriptedModelServer
 
@@ -40,6 +41,12 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def site() -> Iterator[DemoSite]:
     with DemoSite() as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def hardsite() -> Iterator[HardSite]:
+    with HardSite() as running:
         yield running
 
 

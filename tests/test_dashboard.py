@@ -16,6 +16,7 @@ from goalbot.agents.session import RunOptions, Session, Status
 from goalbot.events import Bus, Emitter, new_session_id
 from goalbot.llm.client import ModelClient, ModelConfig
 from goalbot.operators.browser import BrowserOperator
+from goalbot.operators.browser_launch import BrowserOptions
 from storage.recorder import Recorder
 from tui.app import GoalbotApp
 from tui.images import prepare_images
@@ -31,7 +32,7 @@ def _app(site, model, db_path: Path) -> tuple[GoalbotApp, Recorder]:
     control = SessionControl()
     options = RunOptions(goal=GOAL, url=f"{site.url}/login")
     client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
-    session = Session(options, BrowserOperator(headless=True), client, emitter, control)
+    session = Session(options, BrowserOperator(BrowserOptions(headless=True)), client, emitter, control)
     return GoalbotApp(bus, session, control, options), recorder
 
 

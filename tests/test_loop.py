@@ -114,7 +114,7 @@ async def test_a_bug_mid_run_is_recorded_with_its_traceback(site, model_server, 
     recorder.attach(bus)
     emitter = Emitter(bus, "buggy")
     client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
-    session = Session(RunOptions(goal=GOAL, url=f"{site.url}/login"), BuggyOperator(headless=True),
+    session = Session(RunOptions(goal=GOAL, url=f"{site.url}/login"), BuggyOperator(),
                       client, emitter, SessionControl(auto_approve=True))
     result = await session.run()
     await client.close()

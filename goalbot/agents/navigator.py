@@ -5,10 +5,12 @@ Its context lives only for the step: a fresh list of what it did, dropped when t
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel, Field
 
 from goalbot import actions as A
-from goalbot.actions import Action, Outcome
+from goalbot.actions import Action, Outcome, SavedFile
 from goalbot.agents.context import bullet_list, untrusted_page
 from goalbot.agents.observing import observe
 from goalbot.events import Actor, Emitter, EventType
@@ -109,14 +111,21 @@ class Navigator:
                               message=message, error=Outcome.UNSUPPORTED.value)
             return False, f"call_user -> {message}"
         result = await self.operator.execute(action)
+        files = [self._keep(saved) for saved in result.files]
         kind = EventType.ACT_OK if result.ok else EventType.ACT_FAIL
         self.emitter.emit(kind, Actor.NAVIGATOR, step, action=shown, message=result.message,
-                          error=None if result.ok else result.outcome.value)
+                          error=None if result.ok else result.outcome.value,
+                          **({"files": files} if files else {}))
         if result.outcome is Outcome.BROWSER_GONE:
             raise OperatorError(result.message)
         label = _describe(shown)
         status = "ok" if result.ok else f"FAILED ({result.outcome.value})"
         return result.ok, f"{label} -> {status}: {result.message}"
+
+    def _keep(self, saved: SavedFile) -> dict[str, object]:
+        """A downloaded file goes into the store with the session, under its own name."""
+        artifact = self.emitter.artifact("download", saved.mime, Path(saved.path).read_bytes(), saved.name)
+        return {"name": saved.name, "size": saved.size, "artifact": artifact}
 
     @staticmethod
     def _brief(description: str, done: list[str], observation: Observation) -> str:

@@ -3,11 +3,28 @@
 from __future__ import annotations
 
 import json
-from typing import Literal, Protocol
+from typing import Annotated, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from goalbot.actions import Action, ActionResult
+from goalbot.actions import Action, ActionResult, Outcome
+
+
+class Hidden(BaseModel):
+    """Elements left out because they are scrolled out of view, by direction."""
+
+    above: int = 0
+    below: int = 0
+    left: int = 0
+    right: int = 0
+
+    def __add__(self, other: Hidden) -> Hidden:
+        return Hidden(**{k: getattr(self, k) + getattr(other, k) for k in Hidden.model_fields})
+
+    def phrase(self) -> str:
+        parts = [f"{n} more {where}" for where, n in (("above", self.above), ("below", self.below),
+                 ("to the left", self.left), ("to the right", self.right)) if n]
+        return ", ".join(parts)
 
 
 class Element(BaseModel):
@@ -20,9 +37,14 @@ class Element(BaseModel):
     input_type: str | None = None
     options: list[str] | None = None
     states: list[str] = Field(default_factory=list)
+    new: bool = Field(False, description="Appeared since the previous observation.")
+    hidden: Hidden | None = Field(None, description="What a scroll container hides.")
+    box: tuple[float, float, float, float] | None = Field(
+        None, description="x, y, width, height in viewport CSS pixels."
+    )
 
     def line(self) -> str:
-        parts = [f"[{self.index}]", self.role]
+        parts = [f"{'*' if self.new else ''}[{self.index}]", self.role]
         if self.input_type:
             parts.append(f"type={self.input_type}")
         parts.append(json.dumps(self.name, ensure_ascii=False))
@@ -33,6 +55,8 @@ class Element(BaseModel):
         if self.options:
             parts.append("options=" + json.dumps(self.options, ensure_ascii=False))
         parts.extend(self.states)
+        if self.hidden and self.hidden.phrase():
+            parts.append(f"({self.hidden.phrase()} inside)")
         return " ".join(parts)
 
 
@@ -50,6 +74,31 @@ class Text(BaseModel):
         return self.text
 
 
+class FrameMark(BaseModel):
+    """Where the content of an iframe starts or ends in the document order."""
+
+    kind: Literal["frame"] = "frame"
+    name: str = ""
+    url: str = ""
+    end: bool = False
+
+    def line(self) -> str:
+        if self.end:
+            return "--- end of frame ---"
+        label = f' "{self.name}"' if self.name else ""
+        return f"--- frame{label} {self.url} ---"
+
+
+Item = Annotated[Element | Text | FrameMark, Field(discriminator="kind")]
+
+CHALLENGE_NOTES = {
+    "captcha": "This page shows a CAPTCHA. goalbot does not solve CAPTCHAs: ask the person "
+               "with call_user.",
+    "2fa": "This page asks for a one-time code (two-factor sign-in). Only the person has it: "
+           "ask with call_user, then type their answer.",
+}
+
+
 class Observation(BaseModel):
     """What the navigator sees: page facts, then elements and text in document order."""
 
@@ -57,35 +106,88 @@ class Observation(BaseModel):
     title: str
     tabs: list[str] = Field(default_factory=list)
     current_tab: int = 1
+    scroll_x: int = 0
     scroll_y: int = 0
+    scroll_width: int = 0
     scroll_height: int = 0
-    viewport_height: int = 0
     viewport_width: int = 0
+    viewport_height: int = 0
     device_pixel_ratio: float = 1.0
-    items: list[Element | Text] = Field(default_factory=list)
+    items: list[Item] = Field(default_factory=list)
+    hidden: Hidden = Field(default_factory=Hidden)
+    challenge: Literal["captcha", "2fa"] | None = None
+    notices: list[str] = Field(default_factory=list, description="Dialogs, downloads, new tabs.")
+    budget: int = Field(8000, description="Characters the rendered observation may take.")
     screenshot: bytes | None = Field(default=None, exclude=True, repr=False)
 
     @property
     def elements(self) -> dict[int, Element]:
         return {item.index: item for item in self.items if isinstance(item, Element)}
 
-    def render(self) -> str:
+    def _header(self) -> list[str]:
         lines = [f"URL: {self.url}", f"Title: {self.title}"]
         if len(self.tabs) > 1:
             tabs = ", ".join(f"{i}: {t}" for i, t in enumerate(self.tabs, 1))
             lines.append(f"Tabs: {tabs} (current: {self.current_tab})")
-        if self.scroll_height > self.viewport_height > 0:
+        if self.scroll_height > self.viewport_height > 0 or self.scroll_y:
             below = max(0, self.scroll_height - self.scroll_y - self.viewport_height)
             lines.append(f"Scroll: {self.scroll_y}px from top, {below}px more below")
-        lines.append("Elements and text:")
-        lines.extend(item.line() for item in self.items)
+        lines.extend(f"! {notice}" for notice in self.notices)
+        if self.challenge:
+            lines.append(f"! CaptchaOr2FA: {CHALLENGE_NOTES[self.challenge]}")
+        lines.append("Elements and text (* marks elements new since the last observation):")
+        return lines
+
+    def render(self) -> str:
+        """The text the model reads, cut to the budget: elements in view outrank text."""
+        head = self._header()
+        footer: list[str] = []
         if not self.elements:
-            lines.append("(no interactive elements visible)")
-        return "\n".join(lines)
+            footer.append("(no interactive elements in view)")
+        if self.hidden.phrase():
+            footer.append(f"Out of view: {self.hidden.phrase()} (scroll to reach them)")
+        lines = [item.line() for item in self.items]
+        size = sum(len(line) + 1 for line in head + lines + footer)
+        if size <= self.budget:
+            return "\n".join(head + lines + footer)
+        return "\n".join(head + self._cut(lines, size) + footer)
+
+    def _cut(self, lines: list[str], size: int) -> list[str]:
+        keep = [True] * len(lines)
+        dropped_text = dropped_elements = 0
+        note_room = 160
+        # Plain text goes first (from the bottom), then headings, then elements from the bottom.
+        for rank in (lambda i: isinstance(i, Text) and not i.heading and not i.alert,
+                     lambda i: isinstance(i, Text),
+                     lambda i: isinstance(i, Element)):
+            for n in range(len(lines) - 1, -1, -1):
+                if size + note_room <= self.budget:
+                    break
+                if keep[n] and rank(self.items[n]):
+                    keep[n] = False
+                    size -= len(lines[n]) + 1
+                    if isinstance(self.items[n], Element):
+                        dropped_elements += 1
+                    else:
+                        dropped_text += 1
+        kept = [line for line, k in zip(lines, keep) if k]
+        kept.append(
+            f"[observation cut to its budget of {self.budget} characters: {dropped_elements} "
+            f"elements and {dropped_text} text lines left out; scroll or act on what is listed]"
+        )
+        return kept
 
 
 class OperatorError(Exception):
     """The operator cannot go on (no browser, browser gone); the message is for the person."""
+
+
+class ActionFailed(Exception):
+    """One action did not do what it was asked; the message is for the model."""
+
+    def __init__(self, outcome: Outcome, message: str) -> None:
+        super().__init__(message)
+        self.outcome = outcome
 
 
 class Operator(Protocol):

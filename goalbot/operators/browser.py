@@ -1,35 +1,39 @@
-"""The browser operator: a real Chromium driven through Playwright's async API."""
+"""The browser operator: a real Chromium driven through Playwright's async API.
+
+Every action checks its effect where one can be checked and says what happened in words for the
+model; a click that changed nothing is NoEffect, never ok.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from importlib.resources import files
-from typing import Any
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable
 
-from playwright.async_api import Browser, BrowserContext, ElementHandle, Page, Playwright
+from playwright.async_api import ElementHandle, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import async_playwright
 
 from goalbot import actions as A
 from goalbot.actions import Action, ActionResult, Outcome
-from goalbot.operators.base import Observation, OperatorError
-from goalbot.operators.browser_locate import LAUNCH_ARGS, BrowserNotFound, find_browser
+from goalbot.operators import browser_checks as js
+from goalbot.operators.base import ActionFailed, Observation, OperatorError
+from goalbot.operators.browser_launch import BrowserOptions, Launched, launch, shut
+from goalbot.operators.browser_observe import PageObserver, Target
+from goalbot.operators.browser_watch import BrowserWatcher
+from goalbot.operators import browser_widgets as widgets
 
-OBSERVE_JS = files("goalbot.operators").joinpath("observe.js").read_text(encoding="utf-8")
-FIND_JS = "i => (window.__goalbot && window.__goalbot.elements[i - 1]) || null"
 ACTION_TIMEOUT_MS = 5_000
 NAVIGATION_TIMEOUT_MS = 30_000
+EFFECT_PATIENCE_S = 1.2
 TEXT_BUDGET = 80
+OBSERVATION_BUDGET = 8_000
 
 
-class _ActionFailed(Exception):
-    def __init__(self, outcome: Outcome, message: str) -> None:
-        super().__init__(message)
-        self.outcome = outcome
-
-
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
@@ -37,56 +41,51 @@ class BrowserOperator:
     name = "browser"
 
     def __init__(
-        self,
-        headless: bool = True,
-        browser_path: str | None = None,
-        viewport: tuple[int, int] = (1280, 800),
+        self, options: BrowserOptions | None = None, download_dir: Path | None = None,
+        budget: int = OBSERVATION_BUDGET,
     ) -> None:
-        self.headless = headless
-        self.browser_path = browser_path
-        self.viewport = viewport
+        self.options = options or BrowserOptions()
+        self.download_dir = download_dir or Path(tempfile.mkdtemp(prefix="goalbot-downloads-"))
+        self.budget = budget
         self._playwright: Playwright | None = None
-        self._browser: Browser | None = None
-        self._context: BrowserContext | None = None
+        self._launched: Launched | None = None
         self._page: Page | None = None
-        self._element_count = 0
+        self._targets: list[Target] = []
+        self._observer = PageObserver(TEXT_BUDGET)
+        self._watcher = BrowserWatcher(self.download_dir, self._adopt_page)
 
     # -- lifecycle -------------------------------------------------------------------------
 
     async def start(self, url: str | None) -> None:
-        try:
-            choice = find_browser(self.browser_path)
-        except BrowserNotFound as exc:
-            raise OperatorError(f"{exc}; pass an existing --browser-path") from exc
         self._playwright = await async_playwright().start()
         try:
-            self._browser = await self._playwright.chromium.launch(
-                headless=self.headless, executable_path=choice.path, args=LAUNCH_ARGS
-            )
-        except PlaywrightError as exc:
+            self._launched = await launch(self._playwright, self.options)
+        except BaseException:
             await self.close()
-            raise OperatorError(
-                f"could not start {choice.describe()}: {_first_line(exc)}. Install Chromium "
-                "(apt-get install chromium, or playwright install chromium) or pass --browser-path."
-            ) from exc
-        width, height = self.viewport
-        self._context = await self._browser.new_context(viewport={"width": width, "height": height})
-        self._context.on("page", self._adopt_page)
-        self._page = await self._context.new_page()
+            raise
+        context = self._launched.context
+        self._watcher.attach_context(context)
+        page = await context.new_page()
+        self._launched.own_pages.append(page)
+        self._page = page
+        self._watcher.notices()  # opening our own tab is not news for the model
         if url:
             result = await self.execute(A.Navigate(url=url))
             if not result.ok:
                 raise OperatorError(result.message)
 
     async def close(self) -> None:
-        for closer in (self._browser, self._playwright):
-            if closer is None:
-                continue
-            try:
-                await (closer.close() if closer is self._browser else closer.stop())  # type: ignore[union-attr]
-            except Exception:  # closing a browser that already died must not mask the real error
-                pass
-        self._browser = self._playwright = self._context = self._page = None
+        try:
+            if self._launched is not None:
+                await shut(self._launched, self.options.storage_state)
+        except Exception:  # closing a browser that already died must not mask the real error
+            pass
+        try:
+            if self._playwright is not None:
+                await self._playwright.stop()
+        except Exception:
+            pass
+        self._launched = self._playwright = self._page = None
 
     def _adopt_page(self, page: Page) -> None:
         # A link that opens a new tab makes that tab the current page, as it would for a person.
@@ -94,9 +93,15 @@ class BrowserOperator:
 
     @property
     def page(self) -> Page:
-        if self._page is None or self._page.is_closed():
-            raise OperatorError("the browser is gone (its page was closed)")
-        if self._browser is not None and not self._browser.is_connected():
+        if self._page is None:
+            raise OperatorError("the browser is gone (it was closed)")
+        if self._page.is_closed():
+            pages = self._page.context.pages
+            if not pages:
+                raise OperatorError("the browser is gone (its last tab was closed)")
+            self._page = pages[-1]
+        browser = self._launched.browser if self._launched else None
+        if browser is not None and not browser.is_connected():
             raise OperatorError("the browser is gone (the Chromium process ended)")
         return self._page
 
@@ -106,16 +111,19 @@ class BrowserOperator:
         page = self.page
         try:
             await self._settle(page)
-            raw: dict[str, Any] = await page.evaluate(OBSERVE_JS, TEXT_BUDGET)
+            view = await self._observer.observe(page)
             tabs = [await p.title() or p.url for p in page.context.pages]
             shot = await page.screenshot(type="jpeg", quality=70) if screenshot else None
             title = await page.title()
         except PlaywrightError as exc:
-            raise OperatorError(f"the browser stopped answering: {_first_line(exc)}") from exc
-        self._element_count = sum(1 for item in raw["items"] if item["kind"] == "element")
-        current = page.context.pages.index(page) + 1 if page in page.context.pages else 1
+            raise OperatorError(f"the browser stopped answering: {first_line(exc)}") from exc
+        self._targets = view.targets
+        pages = page.context.pages
         return Observation(
-            url=page.url, title=title, tabs=tabs, current_tab=current, screenshot=shot, **raw
+            url=page.url, title=title, tabs=tabs, screenshot=shot, items=view.items,
+            current_tab=pages.index(page) + 1 if page in pages else 1, hidden=view.hidden,
+            challenge=view.challenge, notices=self._watcher.notices(), budget=self.budget,
+            **view.page,
         )
 
     async def _settle(self, page: Page) -> None:
@@ -124,73 +132,143 @@ class BrowserOperator:
         except PlaywrightTimeout:
             pass  # a page that never finishes loading can still be observed
 
-    # -- actions ---------------------------------------------------------------------------
+    # -- running an action -----------------------------------------------------------------
 
     async def execute(self, action: Action) -> ActionResult:
-        handler = getattr(self, f"_do_{action.name}", None)
+        handler: Callable[[Any], Awaitable[str]] | None = getattr(self, f"_do_{action.name}", None)
         if handler is None:
-            return ActionResult(
-                outcome=Outcome.UNSUPPORTED,
-                message=f"the browser cannot run {action.name}",
-            )
+            return ActionResult(outcome=Outcome.UNSUPPORTED, message=f"the browser cannot run {action.name}")
         try:
             self.page  # a dead browser is the answer, whatever the action
             message = await handler(action)
-        except _ActionFailed as exc:
-            return ActionResult(outcome=exc.outcome, message=str(exc))
+            result = ActionResult(outcome=Outcome.OK, message=message)
+        except ActionFailed as exc:
+            result = ActionResult(outcome=exc.outcome, message=str(exc))
         except OperatorError as exc:
             return ActionResult(outcome=Outcome.BROWSER_GONE, message=str(exc))
-        except PlaywrightTimeout as exc:
-            return ActionResult(outcome=Outcome.TIMEOUT, message=f"timed out: {_first_line(exc)}")
         except PlaywrightError as exc:
-            return self._classify(exc)
-        return ActionResult(outcome=Outcome.OK, message=message)
+            result = self._classify(exc)
+            if result.outcome is Outcome.BROWSER_GONE:
+                return result
+        result.files = await self._watcher.collect_downloads()
+        news = self._watcher.notices()
+        if news:
+            result.message = "; ".join([result.message, *news])
+        return result
 
     def _classify(self, exc: PlaywrightError) -> ActionResult:
-        text = _first_line(exc)
+        text = first_line(exc)
         lowered = text.lower()
-        if "closed" in lowered or "crash" in lowered or "disconnected" in lowered:
+        if "target closed" in lowered or "crash" in lowered or "disconnected" in lowered \
+                or "browser has been closed" in lowered:
             return ActionResult(outcome=Outcome.BROWSER_GONE, message=f"the browser is gone: {text}")
-        if "not attached" in lowered or "detached" in lowered:
+        if "not attached" in lowered or "detached" in lowered or "context was destroyed" in lowered:
             return ActionResult(
                 outcome=Outcome.STALE_INDEX,
                 message="that element left the page since the observation; observe again",
             )
+        if "intercepts pointer events" in lowered or "not visible" in lowered \
+                or "not enabled" in lowered or "not stable" in lowered:
+            return ActionResult(outcome=Outcome.NOT_ACTIONABLE, message=text)
+        if isinstance(exc, PlaywrightTimeout):
+            return ActionResult(outcome=Outcome.TIMEOUT, message=f"timed out: {text}")
         return ActionResult(outcome=Outcome.NOT_ACTIONABLE, message=text)
 
+    # -- elements and effects --------------------------------------------------------------
+
     async def _element(self, index: int) -> ElementHandle:
-        if not 1 <= index <= self._element_count:
-            span = f"[1]–[{self._element_count}]" if self._element_count else "no elements"
-            raise _ActionFailed(
+        if not 1 <= index <= len(self._targets):
+            span = f"[1]–[{len(self._targets)}]" if self._targets else "no elements"
+            raise ActionFailed(
                 Outcome.TARGET_NOT_FOUND,
                 f"there is no element [{index}]; the latest observation has {span}",
             )
-        handle = (await self.page.evaluate_handle(FIND_JS, index)).as_element()
-        if handle is None or not await handle.evaluate("e => e.isConnected"):
-            raise _ActionFailed(
-                Outcome.STALE_INDEX,
-                f"element [{index}] is gone: the page changed since the observation",
-            )
+        target = self._targets[index - 1]
+        stale = ActionFailed(Outcome.STALE_INDEX, f"element [{index}] is gone: the page changed since the observation")
+        if target.frame.is_detached():
+            raise stale
+        try:
+            handle = (await target.frame.evaluate_handle(js.FIND_JS, target.local)).as_element()
+            if handle is None or not await handle.evaluate("e => e.isConnected"):
+                raise stale
+        except PlaywrightError as exc:
+            raise stale from exc
         return handle
 
-    async def _point_or_element(self, action: A._Targeted) -> tuple[ElementHandle | None, str]:
-        if action.index is not None:
-            return await self._element(action.index), f"[{action.index}]"
-        return None, f"({action.x:.0f}, {action.y:.0f})"
+    async def _ready_for_pointer(self, index: int) -> ElementHandle:
+        """The element, scrolled into view, or why a person could not point at it."""
+        element = await self._element(index)
+        pointer = (await element.evaluate_handle(js.POINTER_TARGET_JS)).as_element() or element
+        await pointer.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
+        problem = await element.evaluate(js.PROBLEM_JS, js.CAPTCHA_SELECTOR)
+        if problem == "captcha":
+            raise ActionFailed(
+                Outcome.CAPTCHA_OR_2FA,
+                f"[{index}] is part of a CAPTCHA; goalbot does not solve them. Ask the person with call_user.",
+            )
+        if problem:
+            raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot use [{index}]: {problem}")
+        return pointer
 
-    async def _after_input(self) -> None:
-        # A click may start a navigation a moment later; give it the chance, then let it load.
-        await asyncio.sleep(0.15)
-        await self._settle(self.page)
+    async def _signature(self) -> tuple[object, ...]:
+        page = self.page
+        changes: list[object] = []
+        for frame in page.frames:
+            try:
+                changes.append(await frame.evaluate(js.CHANGES_JS))
+            except PlaywrightError:
+                changes.append(None)  # navigating right now: that is a change too
+        return (self._watcher.happenings, page.url, len(page.context.pages), tuple(changes))
+
+    async def _changed_since(self, before: tuple[object, ...], picture: bytes | None = None) -> bool:
+        """Wait a moment for the action's effect: DOM, navigation, dialog, tab, or pixels."""
+        deadline = time.monotonic() + EFFECT_PATIENCE_S
+        while True:
+            await asyncio.sleep(0.1)
+            if await self._signature() != before:
+                await self._settle(self.page)
+                return True
+            if time.monotonic() >= deadline:
+                break
+        if picture is not None:
+            return await self.page.screenshot(type="png") != picture
+        return False
+
+    async def _with_effect(
+        self, act: Callable[[], Awaitable[None]], what: str, by_pixels: bool = False,
+    ) -> str:
+        picture = await self.page.screenshot(type="png") if by_pixels else None
+        before = await self._signature()
+        await act()
+        if not await self._changed_since(before, picture):
+            raise ActionFailed(
+                Outcome.NO_EFFECT,
+                f"{what}, but nothing changed on the page (no DOM change, navigation, dialog, new tab"
+                f"{' or pixel' if by_pixels else ''}); it may not respond to that, or need something else first",
+            )
+        return what
+
+    # -- pointer ---------------------------------------------------------------------------
 
     async def _press(self, action: A._Targeted, verb: str, button: str = "left", count: int = 1) -> str:
-        element, where = await self._point_or_element(action)
-        if element is not None:
-            await element.click(button=button, click_count=count, timeout=ACTION_TIMEOUT_MS)  # type: ignore[arg-type]
-        else:
-            await self.page.mouse.click(action.x, action.y, button=button, click_count=count)  # type: ignore[arg-type]
-        await self._after_input()
-        return f"{verb} {where}"
+        if action.index is not None:
+            element = await self._ready_for_pointer(action.index)
+            tag = await element.evaluate("e => e.tagName")
+            await element.hover(timeout=ACTION_TIMEOUT_MS)  # hover styles must not count as effect
+
+            async def click() -> None:
+                await element.click(button=button, click_count=count, timeout=ACTION_TIMEOUT_MS)  # type: ignore[arg-type]
+
+            return await self._with_effect(
+                click, f"{verb} [{action.index}]", by_pixels=tag == "CANVAS" or count > 1
+            )
+        x, y = action.x or 0.0, action.y or 0.0
+        await self.page.mouse.move(x, y)
+
+        async def click_point() -> None:
+            await self.page.mouse.click(x, y, button=button, click_count=count)  # type: ignore[arg-type]
+
+        return await self._with_effect(click_point, f"{verb} ({x:.0f}, {y:.0f})", by_pixels=True)
 
     async def _do_click(self, action: A.Click) -> str:
         return await self._press(action, "clicked")
@@ -202,151 +280,188 @@ class BrowserOperator:
         return await self._press(action, "right-clicked", button="right")
 
     async def _do_hover(self, action: A.Hover) -> str:
-        element, where = await self._point_or_element(action)
-        if element is not None:
+        before = await self._signature()
+        if action.index is not None:
+            element = await self._ready_for_pointer(action.index)
             await element.hover(timeout=ACTION_TIMEOUT_MS)
+            where = f"[{action.index}]"
         else:
             await self.page.mouse.move(action.x, action.y)  # type: ignore[arg-type]
-        return f"hovering over {where}"
+            where = f"({action.x:.0f}, {action.y:.0f})"
+        # Hover effects made with CSS alone change no DOM; they show only in the screenshot.
+        changed = await self._changed_since(before)
+        return f"hovering over {where}" + ("; the page changed" if changed else "; no DOM change")
 
     async def _centre(self, index: int) -> tuple[float, float]:
-        element = await self._element(index)
-        await element.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
+        element = await self._ready_for_pointer(index)
         box = await element.bounding_box()
         if box is None:
-            raise _ActionFailed(Outcome.NOT_ACTIONABLE, f"element [{index}] is not visible")
+            raise ActionFailed(Outcome.NOT_ACTIONABLE, f"element [{index}] is not visible")
         return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
     async def _do_drag(self, action: A.Drag) -> str:
         if action.index is not None and action.to_index is not None:
-            start, end = await self._centre(action.index), await self._centre(action.to_index)
+            start = await self._centre(action.index)
+            end = await self._centre(action.to_index)
+            what = f"dragged [{action.index}] onto [{action.to_index}]"
         else:
-            start, end = (action.x, action.y), (action.to_x, action.to_y)  # type: ignore[assignment]
+            start, end = (action.x or 0.0, action.y or 0.0), (action.to_x or 0.0, action.to_y or 0.0)
+            what = f"dragged from ({start[0]:.0f}, {start[1]:.0f}) to ({end[0]:.0f}, {end[1]:.0f})"
         mouse = self.page.mouse
-        await mouse.move(*start)
-        await mouse.down()
-        await mouse.move(*end, steps=12)
-        await mouse.up()
-        return f"dragged from {start} to {end}"
+
+        async def drag() -> None:
+            await mouse.move(*start)
+            await mouse.down()
+            await mouse.move((start[0] + end[0]) / 2, (start[1] + end[1]) / 2, steps=6)
+            await mouse.move(*end, steps=6)
+            await mouse.up()
+
+        return await self._with_effect(drag, what, by_pixels=action.index is None)
+
+    async def _do_scroll(self, action: A.Scroll) -> str:
+        height = (self.page.viewport_size or {"height": 800})["height"]
+        amount = action.amount or int(height * 0.8)
+        dx, dy = {
+            A.Direction.UP: (0, -amount), A.Direction.DOWN: (0, amount),
+            A.Direction.LEFT: (-amount, 0), A.Direction.RIGHT: (amount, 0),
+        }[action.direction]
+        if action.index is not None:
+            element = await self._element(action.index)
+            moved = await element.evaluate(f"(el, d) => ({js.SCROLL_JS})([el, d[0], d[1]])", [dx, dy])
+            where = f"[{action.index}]"
+        else:
+            moved = await self.page.evaluate(js.SCROLL_JS, [None, dx, dy])
+            where = "the page"
+        if not moved:
+            raise ActionFailed(
+                Outcome.NO_EFFECT, f"cannot scroll {where} {action.direction.value}: already at the edge"
+            )
+        return f"scrolled {where} {action.direction.value} by {amount}px"
+
+    # -- keyboard --------------------------------------------------------------------------
 
     async def _do_type(self, action: A.Type) -> str:
         if action.index is None:
+            if (await self.page.evaluate(js.FOCUSED_JS))["where"] == "none":
+                raise ActionFailed(Outcome.NOT_ACTIONABLE, "no field has focus; give the `index` to type into")
             if action.clear:
                 await self.page.keyboard.press("ControlOrMeta+a")
             await self.page.keyboard.type(action.text)
+            focus = await self.page.evaluate(js.FOCUSED_JS)
+            if focus["where"] == "field" and action.text not in (focus["value"] or ""):
+                raise ActionFailed(Outcome.NO_EFFECT, "typed, but the focused element does not hold the text")
             where = "the focused element"
         else:
             element = await self._element(action.index)
+            problem = await element.evaluate(js.PROBLEM_JS, js.CAPTCHA_SELECTOR)
+            if problem == "it is disabled":
+                raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot type into [{action.index}]: {problem}")
             if action.clear:
                 await element.fill(action.text, timeout=ACTION_TIMEOUT_MS)
             else:
                 await element.press_sequentially(action.text, timeout=ACTION_TIMEOUT_MS)
-            await self._check_value(element, action)
+            value = await element.evaluate(js.VALUE_JS)
+            if action.text not in (value or ""):
+                raise ActionFailed(
+                    Outcome.NO_EFFECT,
+                    f"typed into [{action.index}] but the field does not hold the text "
+                    "(it may reject input or reformat it)",
+                )
             where = f"[{action.index}]"
+        done = f"typed {len(action.text)} characters into {where}"
         if action.submit:
             await self.page.keyboard.press("Enter")
             await self._after_input()
-        return f"typed {len(action.text)} characters into {where}" + (" and pressed Enter" if action.submit else "")
+            done += " and pressed Enter"
+        return done
 
-    async def _check_value(self, element: ElementHandle, action: A.Type) -> None:
-        value = await element.evaluate(
-            "e => ('value' in e && typeof e.value === 'string') ? e.value : e.innerText"
-        )
-        if action.text not in (value or ""):
-            raise _ActionFailed(
-                Outcome.NO_EFFECT,
-                f"typed into [{action.index}] but the field does not hold the text "
-                "(it may reject input or reformat it)",
-            )
-
-    async def _do_select_option(self, action: A.SelectOption) -> str:
-        element = await self._element(action.index)
-        tag = await element.evaluate("e => e.tagName")
-        if tag != "SELECT":
-            raise _ActionFailed(
-                Outcome.NOT_ACTIONABLE,
-                f"element [{action.index}] is not a select; click it and pick the option instead",
-            )
-        match = await element.evaluate(
-            """(e, o) => {
-                const hit = Array.from(e.options).find(x => x.text.trim() === o || x.value === o);
-                return hit ? hit.value : null;
-            }""",
-            action.option,
-        )
-        if match is None:
-            raise _ActionFailed(
-                Outcome.TARGET_NOT_FOUND, f"[{action.index}] has no option {action.option!r}"
-            )
-        chosen = await element.select_option(value=match, timeout=ACTION_TIMEOUT_MS)
-        if match not in chosen:
-            raise _ActionFailed(Outcome.NO_EFFECT, f"[{action.index}] did not take {action.option!r}")
-        await self._after_input()
-        return f"selected {action.option!r} in [{action.index}]"
-
-    async def _do_scroll(self, action: A.Scroll) -> str:
-        amount = action.amount or int(self.viewport[1] * 0.8)
-        dx, dy = {
-            A.Direction.UP: (0, -amount),
-            A.Direction.DOWN: (0, amount),
-            A.Direction.LEFT: (-amount, 0),
-            A.Direction.RIGHT: (amount, 0),
-        }[action.direction]
-        script = """([el, dx, dy]) => {
-            const t = el || document.scrollingElement || document.documentElement;
-            const before = [t.scrollLeft, t.scrollTop];
-            t.scrollBy(dx, dy);
-            return before[0] !== t.scrollLeft || before[1] !== t.scrollTop;
-        }"""
-        target = await self._element(action.index) if action.index is not None else None
-        moved = await self.page.evaluate(script, [target, dx, dy])
-        if not moved:
-            raise _ActionFailed(
-                Outcome.NO_EFFECT, f"cannot scroll {action.direction.value}: already at the edge"
-            )
-        return f"scrolled {action.direction.value} by {amount}px"
+    async def _after_input(self) -> None:
+        # A key may start a navigation a moment later; give it the chance, then let it load.
+        await asyncio.sleep(0.15)
+        await self._settle(self.page)
 
     async def _do_key(self, action: A.Key) -> str:
+        before = await self._signature()
         await self.page.keyboard.press(action.key)
-        await self._after_input()
-        return f"pressed {action.key}"
+        changed = await self._changed_since(before)
+        return f"pressed {action.key}" + ("" if changed else "; no change seen on the page")
 
     async def _do_hotkey(self, action: A.Hotkey) -> str:
         combo = "+".join(action.keys)
+        before = await self._signature()
         await self.page.keyboard.press(combo)
-        await self._after_input()
-        return f"pressed {combo}"
+        changed = await self._changed_since(before)
+        return f"pressed {combo}" + ("" if changed else "; no change seen on the page")
+
+    # -- pages and tabs --------------------------------------------------------------------
 
     async def _do_navigate(self, action: A.Navigate) -> str:
         try:
-            response = await self.page.goto(
-                action.url, wait_until="load", timeout=NAVIGATION_TIMEOUT_MS
-            )
+            response = await self.page.goto(action.url, wait_until="load", timeout=NAVIGATION_TIMEOUT_MS)
         except PlaywrightError as exc:
-            raise _ActionFailed(
-                Outcome.NAVIGATION_FAILED, f"could not open {action.url}: {_first_line(exc)}"
-            ) from exc
+            if "download is starting" in str(exc).lower():
+                return f"{action.url} is a file: it is being downloaded"
+            raise ActionFailed(Outcome.NAVIGATION_FAILED, f"could not open {action.url}: {first_line(exc)}") from exc
         if response is not None and response.status >= 400:
-            raise _ActionFailed(
-                Outcome.NAVIGATION_FAILED, f"{action.url} answered HTTP {response.status}"
-            )
+            raise ActionFailed(Outcome.NAVIGATION_FAILED, f"{action.url} answered HTTP {response.status}")
         return f"opened {self.page.url}"
 
     async def _do_go_back(self, action: A.GoBack) -> str:
         if await self.page.go_back(timeout=NAVIGATION_TIMEOUT_MS) is None:
-            raise _ActionFailed(Outcome.NO_EFFECT, "there is no previous page in this tab")
+            raise ActionFailed(Outcome.NO_EFFECT, "there is no previous page in this tab")
         return f"went back to {self.page.url}"
 
-    async def _do_switch_tab(self, action: A.SwitchTab) -> str:
+    def _tab(self, number: int) -> Page:
         pages = self.page.context.pages
-        if not 1 <= action.tab <= len(pages):
-            raise _ActionFailed(
-                Outcome.TARGET_NOT_FOUND, f"there is no tab {action.tab}; {len(pages)} are open"
-            )
-        self._page = pages[action.tab - 1]
+        if not 1 <= number <= len(pages):
+            raise ActionFailed(Outcome.TARGET_NOT_FOUND, f"there is no tab {number}; {len(pages)} are open")
+        return pages[number - 1]
+
+    async def _do_switch_tab(self, action: A.SwitchTab) -> str:
+        self._page = self._tab(action.tab)
         await self._page.bring_to_front()
-        return f"switched to tab {action.tab}"
+        return f"switched to tab {action.tab}: {self._page.url}"
+
+    async def _do_close_tab(self, action: A.CloseTab) -> str:
+        pages = self.page.context.pages
+        page = self._tab(action.tab) if action.tab is not None else self.page
+        if len(pages) == 1:
+            raise ActionFailed(Outcome.NOT_ACTIONABLE, "this is the only tab; navigate instead of closing it")
+        number = pages.index(page) + 1
+        await page.close()
+        remaining = self.page.context.pages
+        if self._page is page or self._page not in remaining:
+            self._page = remaining[-1]
+        await self.page.bring_to_front()
+        return f"closed tab {number}; the current tab is now {self.page.url}"
 
     async def _do_wait(self, action: A.Wait) -> str:
-        await asyncio.sleep(action.seconds)
-        return f"waited {action.seconds:g}s"
+        if not action.text:
+            await asyncio.sleep(action.patience)
+            return f"waited {action.patience:g}s"
+        deadline = time.monotonic() + action.patience
+        while True:
+            if await self._text_shows(action.text):
+                return f"the text {action.text!r} is on the page"
+            if time.monotonic() >= deadline:
+                raise ActionFailed(
+                    Outcome.TIMEOUT, f"the text {action.text!r} did not appear within {action.patience:g}s"
+                )
+            await asyncio.sleep(0.2)
+
+    async def _text_shows(self, text: str) -> bool:
+        for frame in self.page.frames:
+            try:
+                if await frame.evaluate(js.HAS_TEXT_JS, text):
+                    return True
+            except PlaywrightError:
+                continue
+        return False
+
+    # -- widgets and files -----------------------------------------------------------------
+
+    async def _do_select_option(self, action: A.SelectOption) -> str:
+        return await widgets.select_option(self, action)
+
+    async def _do_upload_file(self, action: A.UploadFile) -> str:
+        return await widgets.upload_file(self, action)

@@ -1,29 +1,67 @@
-// Walks the document and returns what a person sees: interactive elements with role, accessible
-// name, value and state, interleaved with short visible text, in document order. The elements
-// are kept in window.__goalbot so actions can find them by index without touching the DOM.
-(maxText) => {
+// Observes one frame the way a person sees it. Interactive elements inside `clip` (the part of
+// this frame visible in the top-level viewport, in this frame's coordinates) are described with
+// role, name, value and state, interleaved with short visible text in document order; elements
+// outside it are only counted. Open shadow roots and scroll containers are walked; child frames
+// become placeholders the operator fills by observing them in turn. Elements are kept in
+// window.__goalbot so actions find them by index without touching the DOM.
+({ clip, maxText }) => {
   const INPUT_ROLES = {
     checkbox: "checkbox", radio: "radio", range: "slider", button: "button", submit: "button",
-    reset: "button", image: "button", search: "searchbox", number: "spinbutton",
+    reset: "button", image: "button", search: "searchbox", number: "spinbutton", file: "button",
   };
   const TYPES_WORTH_SAYING = new Set(["password", "date", "time", "datetime-local", "file",
     "email", "number", "month", "week", "color", "tel", "url"]);
   const INTERACTIVE_ROLES = new Set(["button", "link", "checkbox", "radio", "switch", "tab",
     "menuitem", "menuitemcheckbox", "menuitemradio", "option", "combobox", "listbox", "textbox",
-    "searchbox", "slider", "spinbutton", "treeitem"]);
-  const TEXT_TAGS = new Set(["H1", "H2", "H3", "H4", "H5", "H6", "P", "LABEL", "LI", "TD", "TH",
-    "SPAN", "DIV", "LEGEND", "STRONG", "EM", "SMALL"]);
+    "searchbox", "slider", "spinbutton", "treeitem", "dialog", "alertdialog", "gridcell"]);
+  const NAMED_BY_CONTENT = new Set(["button", "link", "checkbox", "radio", "switch", "tab",
+    "menuitem", "menuitemcheckbox", "menuitemradio", "option", "treeitem", "clickable", "gridcell",
+    "draggable"]);
+  const CONTAINERS = new Set(["dialog", "alertdialog", "scrollable"]);
+  const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK",
+    "TITLE", "OPTION", "OPTGROUP", "DATALIST", "BR", "HR", "IMG", "CANVAS", "VIDEO", "AUDIO"]);
+  const CAPTCHA = ".g-recaptcha, .h-captcha, .cf-turnstile, iframe[src*='recaptcha'], "
+    + "iframe[src*='hcaptcha'], iframe[src*='challenges.cloudflare.com'], iframe[title*='captcha' i]";
+  const ONE_TIME = /one.?time|otp|2fa|two.?factor|totp|mfa|verification.?code|security.?code/i;
+
+  const watch = window.__goalbotWatch;
+  const state = window.__goalbot || {};
+  const known = state.known;
+  const nowKnown = new WeakSet();
+  const elements = [];
+  const frames = [];
+  const items = [];
+  const pageHidden = { above: 0, below: 0, left: 0, right: 0 };
+  let challenge = null;
 
   const clean = (s, n = 80) => {
     s = (s || "").replace(/\s+/g, " ").trim();
     return s.length > n ? s.slice(0, n - 1) + "…" : s;
   };
-  const visible = (el) => {
-    const r = el.getBoundingClientRect();
-    if (r.width === 0 && r.height === 0) return false;
-    const st = getComputedStyle(el);
-    return st.visibility !== "hidden" && st.display !== "none" && Number(st.opacity) !== 0;
+  const intersects = (r, c) => r.right > c[0] && r.left < c[2] && r.bottom > c[1] && r.top < c[3];
+  const narrow = (c, r) => [Math.max(c[0], r.left), Math.max(c[1], r.top),
+    Math.min(c[2], r.right), Math.min(c[3], r.bottom)];
+  const count = (hidden, r, c) => {
+    if (r.bottom <= c[1]) hidden.above += 1;
+    else if (r.top >= c[3]) hidden.below += 1;
+    else if (r.right <= c[0]) hidden.left += 1;
+    else hidden.right += 1;
   };
+  // Containers whose content cannot stick out of their own box.
+  const boxed = (el, style) => el.tagName === "TR" || el.tagName === "TBODY" || el.tagName === "LI"
+    || (style.overflowX !== "visible" && style.overflowY !== "visible");
+  const LIKELY_INTERACTIVE = "a[href], button, input:not([type=hidden]), select, textarea, [role=button], "
+    + "[role=link], [role=checkbox], [role=option], [role=menuitem], [role=tab], [tabindex]:not([tabindex='-1']), "
+    + "[onclick], [contenteditable=true]";
+  const tiny = (r) => r.width <= 1 || r.height <= 1;
+
+  const modal = (() => {
+    const open = Array.from(document.querySelectorAll("dialog[open]")).filter((d) => d.matches(":modal"));
+    const aria = Array.from(document.querySelectorAll("[aria-modal='true']"))
+      .filter((d) => d.getClientRects().length && getComputedStyle(d).visibility !== "hidden");
+    return [...open, ...aria].pop() || null;
+  })();
+
   const roleOf = (el) => {
     const explicit = el.getAttribute("role");
     if (explicit) return explicit.split(" ")[0];
@@ -32,23 +70,55 @@
     if (tag === "BUTTON" || tag === "SUMMARY") return "button";
     if (tag === "SELECT") return el.multiple ? "listbox" : "combobox";
     if (tag === "TEXTAREA") return "textbox";
+    if (tag === "DIALOG") return "dialog";
     if (tag === "INPUT") {
       const t = (el.getAttribute("type") || "text").toLowerCase();
       if (t === "hidden") return null;
       return INPUT_ROLES[t] || "textbox";
     }
-    if (el.isContentEditable) return "textbox";
     return null;
+  };
+  const editableRoot = (el) => el.isContentEditable
+    && !(el.parentElement && el.parentElement.isContentEditable);
+  const interactiveRole = (el, role, style, parentCursor) => {
+    if (role && INTERACTIVE_ROLES.has(role)) return role;
+    if (editableRoot(el)) return "textbox";
+    if (el.tagName === "LABEL" || el.tagName === "BODY" || el.tagName === "HTML") return null;
+    const tabbable = el.hasAttribute("tabindex") && el.tabIndex >= 0;
+    if (el.getAttribute("draggable") === "true") return role || "draggable";
+    const listening = el.hasAttribute("onclick") || (watch && watch.clickables.has(el));
+    const pointer = style.cursor === "pointer" && parentCursor !== "pointer";
+    return tabbable || listening || pointer ? role || "clickable" : null;
+  };
+
+  const byIds = (el, ids) => {
+    const root = el.getRootNode();
+    return ids.split(/\s+/).map((id) => (root.getElementById ? root : document).getElementById(id))
+      .filter(Boolean).map((n) => n.innerText || n.textContent).join(" ");
   };
   const labelText = (el) => {
     const by = el.getAttribute("aria-labelledby");
-    if (by) {
-      const t = by.split(/\s+/).map((id) => document.getElementById(id))
-        .filter(Boolean).map((n) => n.innerText).join(" ");
-      if (clean(t)) return t;
+    if (by && clean(byIds(el, by))) return byIds(el, by);
+    if (el.labels && el.labels.length) {
+      return Array.from(el.labels).map((l) => l.innerText).join(" ");
     }
-    if (el.labels && el.labels.length) return Array.from(el.labels).map((l) => l.innerText).join(" ");
     return "";
+  };
+  const besideText = (el) => {
+    let node = el.previousSibling;
+    for (let hops = 0; node && hops < 4; hops += 1, node = node.previousSibling) {
+      if (node.nodeType === 1 && node.matches("input, select, textarea, button")) break;
+      const text = clean(node.textContent, 60);
+      if (text) return text;
+    }
+    const cell = el.closest("td, th");
+    if (!cell) return "";
+    const row = cell.parentElement;
+    const first = row && row.cells[0] !== cell ? clean(row.cells[0].innerText, 40) : "";
+    const table = cell.closest("table");
+    const head = table && table.tHead && table.tHead.rows[0];
+    const column = head && head.cells[cell.cellIndex] ? clean(head.cells[cell.cellIndex].innerText, 30) : "";
+    return [first, column].filter(Boolean).join(" · ");
   };
   const nameOf = (el, role) => {
     const aria = el.getAttribute("aria-label");
@@ -56,94 +126,185 @@
     const label = labelText(el);
     if (clean(label)) return clean(label);
     if (el.tagName === "INPUT" && ["button", "submit", "reset"].includes(el.type)) return clean(el.value);
-    if (el.tagName === "IMG" || el.tagName === "INPUT") {
-      const alt = el.getAttribute("alt");
-      if (alt) return clean(alt);
-    }
-    if (!["textbox", "searchbox", "combobox", "listbox", "spinbutton", "slider"].includes(role)) {
-      const text = clean(el.innerText);
+    const alt = el.getAttribute("alt") || (el.querySelector && el.querySelector("img[alt]")?.alt);
+    if (NAMED_BY_CONTENT.has(role) || role === "dialog" || role === "alertdialog") {
+      const heading = (role === "dialog" || role === "alertdialog") && el.querySelector("h1,h2,h3,h4");
+      const text = clean(heading ? heading.innerText : el.innerText);
       if (text) return text;
     }
-    return clean(el.getAttribute("title") || el.getAttribute("placeholder") || "");
+    if (alt) return clean(alt);
+    const title = el.getAttribute("title");
+    if (title) return clean(title);
+    if (el.matches("input, select, textarea") || role === "textbox" || role === "combobox") {
+      const beside = besideText(el);
+      if (beside) return beside;
+    }
+    return clean(el.getAttribute("name") || "", 40);
   };
 
-  const seen = new Set();
-  const items = [];
-  const elements = [];
-  const textOwners = new WeakSet();
-
-  const describe = (el, role) => {
-    const item = { kind: "element", role, name: nameOf(el, role), states: [] };
+  const describe = (el, role, box, isNew) => {
+    const item = { kind: "element", role, name: nameOf(el, role), states: [], new: isNew,
+      box: [box.left, box.top, box.width, box.height] };
     const tag = el.tagName;
     if (tag === "INPUT") {
       const t = (el.getAttribute("type") || "text").toLowerCase();
       if (TYPES_WORTH_SAYING.has(t)) item.input_type = t;
       if (t === "checkbox" || t === "radio") item.states.push(el.checked ? "checked" : "unchecked");
       else if (t === "password") item.value = el.value ? "•".repeat(Math.min(el.value.length, 8)) : "";
+      else if (t === "file") item.value = Array.from(el.files || []).map((f) => f.name).join(", ");
       else if (!["button", "submit", "reset", "image"].includes(t)) item.value = clean(el.value, 60);
       const ph = el.getAttribute("placeholder");
       if (ph && clean(ph) !== item.name) item.placeholder = clean(ph, 40);
+      const hint = `${el.name} ${el.id} ${el.autocomplete} ${item.name}`;
+      if (el.autocomplete === "one-time-code" || (t !== "password" && ONE_TIME.test(hint))) {
+        item.states.push("one-time-code");
+        challenge = challenge || "2fa";
+      }
     } else if (tag === "TEXTAREA") {
       item.value = clean(el.value, 60);
     } else if (tag === "SELECT") {
-      const chosen = Array.from(el.selectedOptions).map((o) => clean(o.text, 40));
-      item.value = chosen.join(", ");
-      item.options = Array.from(el.options).slice(0, 20).map((o) => clean(o.text, 40));
-    } else if (el.isContentEditable) {
+      item.value = Array.from(el.selectedOptions).map((o) => clean(o.text, 40)).join(", ");
+      const options = Array.from(el.options);
+      item.options = options.slice(0, 20).map((o) => clean(o.text, 40));
+      if (options.length > 20) item.options.push(`… ${options.length - 20} more`);
+    } else if (role === "textbox" || role === "searchbox") {
       item.value = clean(el.innerText, 60);
+    } else if (role === "combobox") {
+      item.value = clean(el.value !== undefined ? el.value : el.innerText, 60);
     }
-    const ariaChecked = el.getAttribute("aria-checked");
-    if (ariaChecked !== null && !item.states.length) {
-      item.states.push(ariaChecked === "true" ? "checked" : "unchecked");
-    }
+    const now = el.getAttribute("aria-valuenow");
+    if (now !== null && !item.value) item.value = el.getAttribute("aria-valuetext") || now;
+    const checked = el.getAttribute("aria-checked");
+    if (checked !== null && !item.states.length) item.states.push(checked === "true" ? "checked" : "unchecked");
+    if (el.getAttribute("aria-pressed") === "true") item.states.push("pressed");
     if (el.getAttribute("aria-selected") === "true") item.states.push("selected");
     const expanded = el.getAttribute("aria-expanded");
     if (expanded !== null) item.states.push(expanded === "true" ? "expanded" : "collapsed");
     if (el.disabled || el.getAttribute("aria-disabled") === "true") item.states.push("disabled");
-    if (el === document.activeElement) item.states.push("focused");
+    if (el.readOnly) item.states.push("readonly");
+    if (el.getAttribute("aria-invalid") === "true") item.states.push("invalid");
+    if (el.closest(CAPTCHA)) {
+      item.states.push("captcha");
+      challenge = "captcha";
+    }
+    if (el === document.activeElement || (el.getRootNode().activeElement === el)) item.states.push("focused");
     return item;
   };
 
-  const walk = (root) => {
-    const it = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
-    for (let el = it.currentNode; el; el = it.nextNode()) {
-      if (el.nodeType !== 1 || seen.has(el)) continue;
-      const role = roleOf(el);
-      const focusable = el.hasAttribute("tabindex") && el.getAttribute("tabindex") !== "-1";
-      const interactive = (role && INTERACTIVE_ROLES.has(role)) || el.isContentEditable
-        || (focusable && el.tagName !== "BODY") || el.hasAttribute("onclick");
-      if (interactive && visible(el)) {
-        seen.add(el);
-        // Text inside an interactive element is already its name.
-        el.querySelectorAll("*").forEach((c) => textOwners.add(c));
-        textOwners.add(el);
-        elements.push(el);
-        const item = describe(el, role || "generic");
-        item.index = elements.length;
-        items.push(item);
-        continue;
-      }
-      if (TEXT_TAGS.has(el.tagName) && !textOwners.has(el) && visible(el)) {
-        const own = Array.from(el.childNodes).filter((n) => n.nodeType === 3)
-          .map((n) => n.textContent).join(" ");
-        const text = clean(own, maxText);
-        if (text && !(el.tagName === "LABEL" && el.control)) {
-          const level = /^H[1-6]$/.test(el.tagName) ? Number(el.tagName[1]) : 0;
-          const alert = el.getAttribute("role") === "alert";
-          items.push({ kind: "text", text, heading: level, alert });
+  // The centre of what is visible must reach the element itself, not a cover over it.
+  const reachable = (el, box, c) => {
+    const area = narrow(c, box);
+    const x = (area[0] + area[2]) / 2;
+    const y = (area[1] + area[3]) / 2;
+    const root = el.getRootNode();
+    const hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
+    if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return true;
+    return hit.tagName === "LABEL" && hit.control === el || (el.labels && Array.from(el.labels).some((l) => l.contains(hit)));
+  };
+  // A visually hidden checkbox or file input is operated through its visible label.
+  const proxyBox = (el) => {
+    if (el.tagName !== "INPUT" || !el.labels || !el.labels.length) return null;
+    const r = el.labels[0].getBoundingClientRect();
+    return tiny(r) ? null : r;
+  };
+  const scrolls = (el, style) => el !== document.body && el !== document.documentElement && (
+    (/(auto|scroll)/.test(style.overflowY) && el.scrollHeight > el.clientHeight + 1)
+    || (/(auto|scroll)/.test(style.overflowX) && el.scrollWidth > el.clientWidth + 1));
+
+  const textOf = (el) => {
+    let text = "";
+    for (const n of el.childNodes) if (n.nodeType === 3) text += n.textContent;
+    return clean(text, maxText);
+  };
+
+  const visit = (el, ctx) => {
+    if (SKIP.has(el.tagName) || el.inert) return;
+    if (modal && el !== modal && !el.contains(modal) && !modal.contains(el)) return;
+    const style = getComputedStyle(el);
+    if (style.display === "none") return;
+    const rect = el.getBoundingClientRect();
+    if (!intersects(rect, ctx.clip) && boxed(el, style)) {
+      // Nothing inside can show; count what a person would find after scrolling, cheaply.
+      const n = el.querySelectorAll(LIKELY_INTERACTIVE).length + (el.matches(LIKELY_INTERACTIVE) ? 1 : 0);
+      for (let i = 0; i < n; i += 1) count(ctx.hidden, rect, ctx.clip);
+      return;
+    }
+    const faded = Number(style.opacity) === 0;
+    const shown = !faded && style.visibility !== "hidden" && !tiny(rect);
+    const role = roleOf(el);
+    const interactive = ctx.inSelect ? null : interactiveRole(el, role, style, ctx.cursor);
+    let listed = null;
+    if (interactive) {
+      const box = shown ? rect : proxyBox(el);
+      if (box) {
+        nowKnown.add(el);
+        if (!intersects(box, ctx.clip)) count(ctx.hidden, box, ctx.clip);
+        else if (reachable(el, box, ctx.clip)) {
+          elements.push(el);
+          listed = describe(el, interactive, box, Boolean(known) && !known.has(el));
+          listed.local = elements.length;
+          items.push(listed);
         }
       }
+    } else if ((el.tagName === "IFRAME" || el.tagName === "FRAME") && shown) {
+      const x = rect.left + el.clientLeft + parseFloat(style.paddingLeft);
+      const y = rect.top + el.clientTop + parseFloat(style.paddingTop);
+      frames.push({ el, rect: [x, y, el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
+        el.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom)] });
+      items.push({ kind: "frame", slot: frames.length - 1,
+        name: clean(el.title || el.name || el.getAttribute("aria-label") || "", 40),
+        captcha: el.matches(CAPTCHA) });
+      if (el.matches(CAPTCHA)) challenge = "captcha";
+      return;
+    } else if (shown && !ctx.inInteractive && intersects(rect, ctx.clip)) {
+      const text = textOf(el);
+      if (text && !(el.tagName === "LABEL" && el.control)) {
+        const level = /^H[1-6]$/.test(el.tagName) ? Number(el.tagName[1]) : 0;
+        const alert = ["alert", "status"].includes(el.getAttribute("role")) || el.hasAttribute("aria-live");
+        items.push({ kind: "text", text, heading: level, alert });
+      }
     }
+    if (faded) return;
+    let inner = { clip: ctx.clip, hidden: ctx.hidden, cursor: style.cursor,
+      inInteractive: ctx.inInteractive || (Boolean(interactive) && !CONTAINERS.has(interactive)), inSelect: el.tagName === "SELECT" };
+    if (scrolls(el, style) && intersects(rect, ctx.clip)) {
+      const hidden = { above: 0, below: 0, left: 0, right: 0 };
+      if (!listed && shown && reachable(el, rect, ctx.clip)) {
+        elements.push(el);
+        listed = describe(el, "scrollable", rect, Boolean(known) && !known.has(el));
+        listed.local = elements.length;
+        items.push(listed);
+        nowKnown.add(el);
+      }
+      if (listed) {
+        if (listed.role !== "scrollable") listed.states.push("scrollable");
+        listed.hidden = hidden;
+      }
+      inner = { ...inner, clip: narrow(ctx.clip, rect), hidden: listed ? hidden : ctx.hidden };
+    }
+    if (el.shadowRoot) for (const child of el.shadowRoot.children) visit(child, inner);
+    for (const child of el.children) visit(child, inner);
   };
-  walk(document.body || document.documentElement);
-  window.__goalbot = { elements };
+
+  const root = document.body || document.documentElement;
+  if (root) visit(root, { clip, hidden: pageHidden, cursor: "auto", inInteractive: false, inSelect: false });
+  if (!challenge && document.querySelector(CAPTCHA)) challenge = "captcha";
+  Object.defineProperty(window, "__goalbot", {
+    value: { elements, frames: frames.map((f) => f.el), known: nowKnown }, configurable: true,
+  });
   const se = document.scrollingElement || document.documentElement;
   return {
     items,
+    frames: frames.map((f) => f.rect),
+    hidden: pageHidden,
+    challenge,
+    watched: Boolean(watch),
+    scroll_x: Math.round(se.scrollLeft),
     scroll_y: Math.round(se.scrollTop),
+    scroll_width: Math.round(se.scrollWidth),
     scroll_height: Math.round(se.scrollHeight),
-    viewport_height: window.innerHeight,
     viewport_width: window.innerWidth,
+    viewport_height: window.innerHeight,
     device_pixel_ratio: window.devicePixelRatio,
   };
 }

@@ -1,0 +1,95 @@
+"""Scripts run on one element before and after an action, to tell the model the truth about it."""
+
+from __future__ import annotations
+
+FIND_JS = "i => (window.__goalbot && window.__goalbot.elements[i - 1]) || null"
+
+CAPTCHA_SELECTOR = (
+    ".g-recaptcha, .h-captcha, .cf-turnstile, iframe[src*='recaptcha'], iframe[src*='hcaptcha'], "
+    "iframe[src*='challenges.cloudflare.com']"
+)
+
+# Why a pointer action on this element cannot work, in words for the model; null when it can.
+PROBLEM_JS = """(el, captcha) => {
+  if (el.closest(captcha)) return "captcha";
+  if (el.disabled || el.getAttribute("aria-disabled") === "true") return "it is disabled";
+  const target = (el.labels && el.labels.length && el.getBoundingClientRect().width <= 1)
+    ? el.labels[0] : el;
+  const r = target.getBoundingClientRect();
+  const st = getComputedStyle(target);
+  if (r.width <= 1 || r.height <= 1 || st.visibility === "hidden") return "it is hidden";
+  const x = Math.min(Math.max(r.left + r.width / 2, 0), innerWidth - 1);
+  const y = Math.min(Math.max(r.top + r.height / 2, 0), innerHeight - 1);
+  const root = target.getRootNode();
+  const hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
+  if (!hit || hit === target || target.contains(hit) || hit.contains(target)) return null;
+  if (hit.tagName === "LABEL" && hit.control === el) return null;
+  const words = (hit.getAttribute("aria-label") || hit.innerText || "").replace(/\\s+/g, " ").trim();
+  return `it is covered by ${hit.tagName.toLowerCase()} "${words.slice(0, 40)}"`;
+}"""
+
+# A visually hidden checkbox or file input is operated through its label, as a person would.
+POINTER_TARGET_JS = """el => {
+  const r = el.getBoundingClientRect();
+  const faded = Number(getComputedStyle(el).opacity) === 0;
+  return ((r.width <= 1 || r.height <= 1 || faded) && el.labels && el.labels.length) ? el.labels[0] : el;
+}"""
+
+VALUE_JS = "e => ('value' in e && typeof e.value === 'string') ? e.value : e.innerText"
+
+# What has keyboard focus: {where: "none" | "frame" | "field", value}. Focus inside a frame
+# cannot be read from here; the keys still go there.
+FOCUSED_JS = """() => {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  if (!el || el === document.body || el === document.documentElement) return { where: "none" };
+  if (el.tagName === "IFRAME" || el.tagName === "FRAME") return { where: "frame" };
+  const value = ('value' in el && typeof el.value === 'string') ? el.value : el.innerText;
+  return { where: "field", value };
+}"""
+
+SCROLL_JS = """([el, dx, dy]) => {
+  const scrollable = (e) => {
+    const st = getComputedStyle(e);
+    return (/(auto|scroll)/.test(st.overflowY) && e.scrollHeight > e.clientHeight + 1)
+      || (/(auto|scroll)/.test(st.overflowX) && e.scrollWidth > e.clientWidth + 1);
+  };
+  let t = el;
+  while (t && t !== document.body && !scrollable(t)) t = t.parentElement || t.getRootNode().host;
+  if (!t || t === document.body) t = document.scrollingElement || document.documentElement;
+  const before = [t.scrollLeft, t.scrollTop];
+  t.scrollBy({ left: dx, top: dy, behavior: "instant" });
+  return before[0] !== t.scrollLeft || before[1] !== t.scrollTop;
+}"""
+
+CHANGES_JS = "() => window.__goalbotWatch ? window.__goalbotWatch.changes : -1"
+
+HAS_TEXT_JS = "t => !!document.body && document.body.innerText.includes(t)"
+
+# The option of a custom listbox or combobox whose text (or value) matches, searched first in
+# the popup the widget controls, then anywhere visible.
+FIND_OPTION_JS = """(el, wanted) => {
+  const root = el.getRootNode();
+  const byId = (id) => id && (root.getElementById ? root : document).getElementById(id);
+  const scopes = [byId(el.getAttribute("aria-controls")), byId(el.getAttribute("aria-owns")),
+    el.getAttribute("role") === "listbox" ? el : null, root, document].filter(Boolean);
+  const norm = (s) => (s || "").replace(/\\s+/g, " ").trim().toLowerCase();
+  const want = norm(wanted);
+  for (const scope of scopes) {
+    const options = Array.from(scope.querySelectorAll("[role=option], [role=menuitem], [role=menuitemradio], [role=treeitem]"))
+      .filter((o) => o.getClientRects().length);
+    const hit = options.find((o) => norm(o.innerText) === want || norm(o.getAttribute("data-value")) === want)
+      || options.find((o) => norm(o.innerText).includes(want));
+    if (hit) return hit;
+  }
+  return null;
+}"""
+
+CHOSEN_JS = """(el, [option, wanted]) => {
+  const norm = (s) => (s || "").replace(/\\s+/g, " ").trim().toLowerCase();
+  const want = norm(wanted);
+  if (option.isConnected && option.getAttribute("aria-selected") === "true") return true;
+  if (option.isConnected && option.getAttribute("aria-checked") === "true") return true;
+  const shown = norm("value" in el && typeof el.value === "string" ? el.value : el.innerText);
+  return shown.includes(want);
+}"""

@@ -1,0 +1,171 @@
+"""Getting a browser context: a fresh Chromium, a persistent profile, or one reached over CDP."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+
+from playwright.async_api import Browser, BrowserContext, Page, Playwright
+from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel
+
+from goalbot.operators.base import OperatorError
+from goalbot.operators.browser_locate import LAUNCH_ARGS, BrowserNotFound, find_browser
+
+WATCH_JS = files("goalbot.operators").joinpath("watch.js").read_text(encoding="utf-8")
+CONNECT_TIMEOUT_MS = 15_000
+PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+class BrowserOptions(BaseModel):
+    headless: bool = True
+    browser_path: str | None = None
+    profile: str | None = None
+    storage_state: Path | None = None
+    cdp_url: str | None = None
+    viewport: tuple[int, int] = (1280, 800)
+
+
+def profiles_dir() -> Path:
+    home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(home) / "goalbot" / "profiles"
+
+
+def profile_dir(name: str) -> Path:
+    if not PROFILE_NAME.match(name):
+        raise OperatorError(
+            f"bad profile name {name!r}: use letters, digits, '.', '_' or '-' (it names a folder)"
+        )
+    return profiles_dir() / name
+
+
+@dataclass
+class Launched:
+    """What a launch produced, and what closing it must and must not touch."""
+
+    context: BrowserContext
+    browser: Browser | None
+    remote: bool
+    own_pages: list[Page] = field(default_factory=list)
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _read_state(path: Path) -> dict[str, object]:
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise OperatorError(f"cannot read the storage state {path}: {exc}") from exc
+    if not isinstance(state, dict) or not isinstance(state.get("cookies", []), list):
+        raise OperatorError(f"{path} is not a Playwright storage state (cookies and origins)")
+    return state
+
+
+async def launch(playwright: Playwright, options: BrowserOptions) -> Launched:
+    state = None
+    if options.storage_state is not None and options.storage_state.exists():
+        state = _read_state(options.storage_state)
+    if options.cdp_url:
+        launched = await _attach(playwright, options)
+    elif options.profile:
+        launched = await _persistent(playwright, options)
+    else:
+        launched = await _fresh(playwright, options, state)
+        state = None  # already imported whole, cookies and local storage
+    if state and state.get("cookies"):
+        await launched.context.add_cookies(state["cookies"])  # type: ignore[arg-type]
+    await launched.context.add_init_script(WATCH_JS)
+    return launched
+
+
+def _executable(options: BrowserOptions) -> tuple[str | None, str]:
+    try:
+        choice = find_browser(options.browser_path)
+    except BrowserNotFound as exc:
+        raise OperatorError(f"{exc}; pass an existing --browser-path") from exc
+    return choice.path, choice.describe()
+
+
+def _launch_failed(what: str, exc: PlaywrightError) -> OperatorError:
+    return OperatorError(
+        f"could not start {what}: {_first_line(exc)}. Install Chromium (apt-get install "
+        "chromium, or playwright install chromium) or pass --browser-path."
+    )
+
+
+async def _fresh(playwright: Playwright, options: BrowserOptions, state: dict | None) -> Launched:
+    path, what = _executable(options)
+    try:
+        browser = await playwright.chromium.launch(
+            headless=options.headless, executable_path=path, args=LAUNCH_ARGS
+        )
+    except PlaywrightError as exc:
+        raise _launch_failed(what, exc) from exc
+    width, height = options.viewport
+    context = await browser.new_context(
+        viewport={"width": width, "height": height}, accept_downloads=True,
+        storage_state=state,  # type: ignore[arg-type]
+    )
+    return Launched(context=context, browser=browser, remote=False)
+
+
+async def _persistent(playwright: Playwright, options: BrowserOptions) -> Launched:
+    directory = profile_dir(options.profile or "")
+    directory.mkdir(parents=True, exist_ok=True)
+    path, what = _executable(options)
+    width, height = options.viewport
+    try:
+        context = await playwright.chromium.launch_persistent_context(
+            str(directory), headless=options.headless, executable_path=path, args=LAUNCH_ARGS,
+            viewport={"width": width, "height": height}, accept_downloads=True,
+        )
+    except PlaywrightError as exc:
+        if "ProcessSingleton" in str(exc) or "SingletonLock" in str(exc):
+            raise OperatorError(
+                f"the profile {options.profile!r} ({directory}) is in use by another browser; "
+                "close it or pick another --profile"
+            ) from exc
+        raise _launch_failed(what, exc) from exc
+    return Launched(context=context, browser=context.browser, remote=False)
+
+
+async def _attach(playwright: Playwright, options: BrowserOptions) -> Launched:
+    url = options.cdp_url or ""
+    try:
+        browser = await playwright.chromium.connect_over_cdp(url, timeout=CONNECT_TIMEOUT_MS)
+    except PlaywrightError as exc:
+        raise OperatorError(
+            f"could not reach a browser over CDP at {url}: {_first_line(exc)}. Start Chromium with "
+            "--remote-debugging-port, or check the browser pool's address"
+        ) from exc
+    if browser.contexts:
+        context = browser.contexts[0]  # the running browser's own: its logins and cookies
+    else:
+        width, height = options.viewport
+        context = await browser.new_context(viewport={"width": width, "height": height})
+    return Launched(context=context, browser=browser, remote=True)
+
+
+async def shut(launched: Launched, storage_state: Path | None) -> None:
+    """Save the storage state if asked, then close what goalbot opened and nothing more."""
+    try:
+        if storage_state is not None:
+            storage_state.parent.mkdir(parents=True, exist_ok=True)
+            await launched.context.storage_state(path=storage_state)
+    finally:
+        if launched.remote:
+            for page in launched.own_pages:
+                if not page.is_closed():
+                    await page.close()
+            if launched.browser is not None:
+                await launched.browser.close()  # for a CDP connection: disconnect only
+        else:
+            await launched.context.close()
+            if launched.browser is not None:
+                await launched.browser.close()

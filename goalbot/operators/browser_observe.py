@@ -1,0 +1,124 @@
+"""Observing a page and all its frames, same-origin or not, as one list in document order.
+
+Cross-origin frames cannot be read from their parent, so each frame is observed on its own and
+its items are put where its iframe sits. Each frame sees only the part of itself that shows in
+the top-level viewport (its clip), so "in view" means in view for the person.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib.resources import files
+from typing import Any
+from urllib.parse import urlsplit
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Frame, Page
+
+from goalbot.operators.base import Element, FrameMark, Hidden, Item, Text
+from goalbot.operators.browser_launch import WATCH_JS
+
+OBSERVE_JS = files("goalbot.operators").joinpath("observe.js").read_text(encoding="utf-8")
+SLOT_JS = "el => (window.__goalbot && window.__goalbot.frames.indexOf(el)) ?? -1"
+CAPTCHA_HOSTS = ("recaptcha", "hcaptcha", "challenges.cloudflare.com", "arkoselabs", "funcaptcha")
+MAX_FRAME_DEPTH = 5
+
+Clip = tuple[float, float, float, float]
+
+
+@dataclass
+class Target:
+    """Where element [index] lives: its frame and its place in that frame's element list."""
+
+    frame: Frame
+    local: int
+
+
+@dataclass
+class PageView:
+    items: list[Item] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+    hidden: Hidden = field(default_factory=Hidden)
+    challenge: str | None = None
+    page: dict[str, Any] = field(default_factory=dict)
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.netloc else url[:60]
+
+
+class PageObserver:
+    def __init__(self, max_text: int) -> None:
+        self.max_text = max_text
+
+    async def observe(self, page: Page) -> PageView:
+        view = PageView()
+        size = page.viewport_size or await page.evaluate("({width: innerWidth, height: innerHeight})")
+        clip = (0.0, 0.0, float(size["width"]), float(size["height"]))
+        raw = await self._evaluate(page.main_frame, clip)
+        view.page = {k: v for k, v in raw.items() if k not in ("items", "frames", "hidden", "challenge", "watched")}
+        view.items = await self._compose(page.main_frame, raw, (0.0, 0.0), clip, view, depth=0)
+        return view
+
+    async def _evaluate(self, frame: Frame, clip: Clip) -> dict[str, Any]:
+        raw: dict[str, Any] = await frame.evaluate(OBSERVE_JS, {"clip": list(clip), "maxText": self.max_text})
+        if not raw.get("watched"):
+            await frame.evaluate(WATCH_JS)  # a page opened before goalbot attached
+        return raw
+
+    async def _compose(
+        self, frame: Frame, raw: dict[str, Any], offset: tuple[float, float], clip: Clip,
+        view: PageView, depth: int,
+    ) -> list[Item]:
+        view.hidden = view.hidden + Hidden(**raw["hidden"])
+        view.challenge = view.challenge or raw.get("challenge")
+        captcha_frame = any(host in frame.url for host in CAPTCHA_HOSTS)
+        if captcha_frame:
+            view.challenge = "captcha"
+        children = await self._children_by_slot(frame) if raw["frames"] else {}
+        out: list[Item] = []
+        for item in raw["items"]:
+            if item["kind"] == "element":
+                view.targets.append(Target(frame, item["local"]))
+                x, y, w, h = item.pop("box")
+                states = item.pop("states") + (["captcha"] if captcha_frame else [])
+                out.append(Element(
+                    index=len(view.targets), box=(x + offset[0], y + offset[1], w, h), states=states,
+                    **{k: v for k, v in item.items() if k in Element.model_fields},
+                ))
+            elif item["kind"] == "text":
+                out.append(Text(**{k: v for k, v in item.items() if k != "kind"}))
+            elif item["slot"] in children and depth < MAX_FRAME_DEPTH:
+                out.extend(await self._frame_items(
+                    children[item["slot"]], item, raw["frames"][item["slot"]], offset, clip, view, depth
+                ))
+        return out
+
+    async def _frame_items(
+        self, child: Frame, mark: dict[str, Any], rect: list[float], offset: tuple[float, float],
+        clip: Clip, view: PageView, depth: int,
+    ) -> list[Item]:
+        x, y, w, h = rect
+        inner_clip = (max(clip[0], x) - x, max(clip[1], y) - y, min(clip[2], x + w) - x, min(clip[3], y + h) - y)
+        try:
+            raw = await self._evaluate(child, inner_clip)
+        except PlaywrightError:
+            return []  # the frame navigated or went away while we looked
+        items = await self._compose(child, raw, (offset[0] + x, offset[1] + y), inner_clip, view, depth + 1)
+        if not items:
+            return []
+        return [FrameMark(name=mark["name"], url=_origin(child.url)), *items, FrameMark(end=True)]
+
+    @staticmethod
+    async def _children_by_slot(frame: Frame) -> dict[int, Frame]:
+        slots: dict[int, Frame] = {}
+        for child in frame.child_frames:
+            try:
+                handle = await child.frame_element()
+                slot = await handle.evaluate(SLOT_JS)
+            except PlaywrightError:
+                continue
+            if slot >= 0:
+                slots[slot] = child
+        return slots

@@ -1,0 +1,108 @@
+"""Actions that need to understand a widget: choosing an option, handing over a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from goalbot import actions as A
+from goalbot.actions import Outcome
+from goalbot.operators import browser_checks as js
+from goalbot.operators.base import ActionFailed
+
+if TYPE_CHECKING:
+    from goalbot.operators.browser import BrowserOperator
+
+TIMEOUT_MS = 5_000
+CHOOSER_TIMEOUT_MS = 3_000
+
+NATIVE_OPTION_JS = """(e, o) => {
+  const hit = Array.from(e.options).find(x => x.text.trim() === o || x.value === o)
+    || Array.from(e.options).find(x => x.text.trim().toLowerCase() === o.trim().toLowerCase());
+  return hit ? hit.value : null;
+}"""
+
+SELECTABLE_JS = """e => ["combobox", "listbox", "menu", "menubar", "tree", "radiogroup", "tablist"]
+  .includes(e.getAttribute("role")) || e.hasAttribute("aria-haspopup") || e.hasAttribute("aria-controls")"""
+
+
+async def select_option(op: BrowserOperator, action: A.SelectOption) -> str:
+    element = await op._element(action.index)
+    if await element.evaluate("e => e.tagName") == "SELECT":
+        match = await element.evaluate(NATIVE_OPTION_JS, action.option)
+        if match is None:
+            options = await element.evaluate("e => Array.from(e.options).map(o => o.text.trim())")
+            raise ActionFailed(
+                Outcome.TARGET_NOT_FOUND,
+                f"[{action.index}] has no option {action.option!r}; it has {options[:20]}",
+            )
+        chosen = await element.select_option(value=match, timeout=TIMEOUT_MS)
+        if match not in chosen:
+            raise ActionFailed(Outcome.NO_EFFECT, f"[{action.index}] did not take {action.option!r}")
+        await op._after_input()
+        return f"selected {action.option!r} in [{action.index}]"
+    return await _select_custom(op, action)
+
+
+async def _select_custom(op: BrowserOperator, action: A.SelectOption) -> str:
+    """A listbox or combobox made of ARIA roles: open it if needed, click the option, check."""
+    element = await op._element(action.index)
+    if not await element.evaluate(SELECTABLE_JS):
+        raise ActionFailed(
+            Outcome.NOT_ACTIONABLE,
+            f"[{action.index}] is not a select, listbox or combobox; click it and pick the option instead",
+        )
+    option = (await element.evaluate_handle(js.FIND_OPTION_JS, action.option)).as_element()
+    if option is None:
+        opener = await op._ready_for_pointer(action.index)
+        await opener.click(timeout=TIMEOUT_MS)
+        await op._after_input()
+        option = (await element.evaluate_handle(js.FIND_OPTION_JS, action.option)).as_element()
+    if option is None:
+        raise ActionFailed(
+            Outcome.TARGET_NOT_FOUND,
+            f"[{action.index}] shows no option {action.option!r}, even after opening it; "
+            "observe again to see what it offers",
+        )
+    await option.scroll_into_view_if_needed(timeout=TIMEOUT_MS)
+    await option.click(timeout=TIMEOUT_MS)
+    await op._after_input()
+    if not await element.evaluate(js.CHOSEN_JS, [option, action.option]):
+        raise ActionFailed(
+            Outcome.NO_EFFECT,
+            f"clicked the option {action.option!r} of [{action.index}] but it does not show as chosen",
+        )
+    return f"selected {action.option!r} in [{action.index}]"
+
+
+async def upload_file(op: BrowserOperator, action: A.UploadFile) -> str:
+    path = Path(action.path).expanduser()
+    if not path.is_file():
+        raise ActionFailed(Outcome.TARGET_NOT_FOUND, f"there is no file {path} on this machine")
+    element = await op._element(action.index)
+    if await element.evaluate("e => e.tagName === 'INPUT' && e.type === 'file'"):
+        await element.set_input_files(path, timeout=TIMEOUT_MS)
+        target = element
+    else:
+        pointer = await op._ready_for_pointer(action.index)
+        try:
+            async with op.page.expect_file_chooser(timeout=CHOOSER_TIMEOUT_MS) as chooser_info:
+                await pointer.click(timeout=TIMEOUT_MS)
+            chooser = await chooser_info.value
+        except PlaywrightTimeout as exc:
+            raise ActionFailed(
+                Outcome.NOT_ACTIONABLE, f"[{action.index}] is not a file input and opened no file picker"
+            ) from exc
+        await chooser.set_files(path, timeout=TIMEOUT_MS)
+        target = chooser.element
+    try:
+        names = await target.evaluate("e => Array.from(e.files || []).map(f => f.name)")
+    except PlaywrightError:
+        names = []
+    if path.name not in names:
+        raise ActionFailed(Outcome.NO_EFFECT, f"[{action.index}] did not take the file {path.name}")
+    await op._after_input()
+    return f"put {path.name} ({path.stat().st_size} bytes) into [{action.index}]"
