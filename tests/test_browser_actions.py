@@ -157,7 +157,7 @@ async def test_uploads_into_a_file_input_and_through_a_picker_button(
 async def test_alert_confirm_and_prompt_are_answered_and_reported(browser: BrowserOperator, hardsite: HardSite) -> None:
     await open_page(browser, hardsite.page("dialogs"))
     alert = await browser.execute(A.Click(index=1))
-    assert alert.ok and 'a alert dialog said "Saved!"' in alert.message
+    assert alert.ok and 'an alert dialog said "Saved!"' in alert.message
     assert await text_of(browser, "#out") == "alerted"
     confirm = await browser.execute(A.Click(index=2))
     assert 'confirm dialog said "Delete 3 items?"; goalbot accepted it' in confirm.message

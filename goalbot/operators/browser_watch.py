@@ -77,7 +77,8 @@ class BrowserWatcher:
                 answer = "accepted it" if kind != "alert" else "closed it"
         except PlaywrightError:
             answer = "could not answer it (the page went away)"
-        self._notices.append(f'a {kind} dialog said "{message}"; goalbot {answer}')
+        article = "an" if kind[0] in "aeiou" else "a"
+        self._notices.append(f'{article} {kind} dialog said "{message}"; goalbot {answer}')
 
     def _download(self, download: Download) -> None:
         self._bump()
