@@ -122,3 +122,13 @@ async def test_boxes_are_in_top_level_viewport_pixels(browser: BrowserOperator, 
     assert inner is not None and frame_box is not None
     assert frame_box["x"] <= inner[0] <= frame_box["x"] + frame_box["width"]
     assert frame_box["y"] <= inner[1] <= frame_box["y"] + frame_box["height"]
+
+
+async def test_card_security_codes_and_lookalike_names_are_no_two_factor(browser: BrowserOperator) -> None:
+    await browser.page.set_content(
+        "<label>Security code <input id='cvc'></label><label>Size <input id='footprint'></label>"
+        "<label>OTP <input name='otp_code'></label>"
+    )
+    text = (await browser.observe()).render()
+    assert '[1] textbox "Security code"\n' in text and '[2] textbox "Size"\n' in text
+    assert '[3] textbox "OTP" one-time-code' in text

@@ -67,7 +67,8 @@ def test_plan_and_verdict() -> None:
 def test_tool_schemas_follow_the_protocol() -> None:
     names = {t["function"]["name"] for t in NAVIGATOR_TOOLS}
     assert {"click", "double_click", "right_click", "hover", "drag", "scroll", "type", "key",
-            "hotkey", "select_option", "navigate", "go_back", "switch_tab", "wait", "save_data",
+            "hotkey", "select_option", "navigate", "go_back", "switch_tab", "close_tab", "upload_file",
+            "wait", "save_data",
             "call_user", "finished"} == names
     plan = PLANNER_TOOLS[0]["function"]["parameters"]["properties"]
     assert {"observation", "reasoning", "done", "web_task", "steps", "final_answer",

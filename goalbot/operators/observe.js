@@ -22,7 +22,8 @@
     "TITLE", "OPTION", "OPTGROUP", "DATALIST", "BR", "HR", "IMG", "CANVAS", "VIDEO", "AUDIO"]);
   const CAPTCHA = ".g-recaptcha, .h-captcha, .cf-turnstile, iframe[src*='recaptcha'], "
     + "iframe[src*='hcaptcha'], iframe[src*='challenges.cloudflare.com'], iframe[title*='captcha' i]";
-  const ONE_TIME = /one.?time|otp|2fa|two.?factor|totp|mfa|verification.?code|security.?code/i;
+  // Whole words only: "footprint" holds "otp", and a card's "security code" is no 2FA.
+  const ONE_TIME = /one.?time|(^|[^a-z])(otp|2fa|mfa|totp)([^a-z]|$)|two.?factor|verification.?code/i;
 
   const watch = window.__goalbotWatch;
   const state = window.__goalbot || {};
