@@ -158,7 +158,7 @@ class BrowserOperator:
 
     def _classify(self, exc: PlaywrightError) -> ActionResult:
         text = first_line(exc)
-        lowered = text.lower()
+        lowered = str(exc).lower()  # Playwright's call log below the first line says why
         if "target closed" in lowered or "crash" in lowered or "disconnected" in lowered \
                 or "browser has been closed" in lowered:
             return ActionResult(outcome=Outcome.BROWSER_GONE, message=f"the browser is gone: {text}")
