@@ -80,12 +80,14 @@ class Direction(StrEnum):
 
 
 class Scroll(_Action):
-    """Scroll the page, or the scroll container with `index`, in a direction."""
+    """Scroll the page, or the scroll container with `index` (or under `x`,`y`), in a direction."""
 
     name: Literal["scroll"] = "scroll"
     direction: Direction = Direction.DOWN
     amount: int | None = Field(None, description="Pixels; default is most of a screen.")
     index: int | None = None
+    x: float | None = None
+    y: float | None = None
 
 
 class Type(_Action):

@@ -9,6 +9,7 @@ import pytest
 
 from goalbot import actions as A
 from goalbot.actions import Outcome
+from goalbot.llm.keys import key_name
 from goalbot.operators.browser import BrowserOperator
 from hardsite.server import REPORT_CSV, HardSite
 
@@ -100,6 +101,13 @@ async def test_scrolling_a_pane_and_the_page_in_every_direction(browser: Browser
     index = next(e.index for e in (await browser.observe()).elements.values() if e.name == "Message 20")
     assert (await browser.execute(A.Click(index=index))).ok, text
     assert await browser.page.locator("#inbox button").nth(19).inner_text() == "read 20"
+    box = await browser.page.locator("#inbox").bounding_box()
+    assert box is not None
+    before = await browser.page.evaluate("document.getElementById('inbox').scrollTop")
+    wheel = await browser.execute(A.Scroll(direction=A.Direction.DOWN, amount=200,
+                                           x=box["x"] + 50, y=box["y"] + 50))
+    assert wheel.ok, wheel.message  # the wheel scrolls the pane under the pointer
+    assert await browser.page.evaluate("document.getElementById('inbox').scrollTop") == before + 200
     edge = await browser.execute(A.Scroll(direction=A.Direction.LEFT))
     assert edge.outcome is Outcome.NO_EFFECT
     await browser.page.set_content("<div style='width:4000px; height:4000px'>wide</div>")
@@ -207,6 +215,9 @@ async def test_keys_and_hotkeys(browser: BrowserOperator, hardsite: HardSite) ->
     assert (await browser.execute(A.Key(key="Backspace"))).ok
     coupon = browser.page.frames[1]
     assert await coupon.input_value("#code") == ""
+    assert (await browser.execute(A.Type(text="a", clear=False))).ok
+    assert (await browser.execute(A.Key(key=key_name("space")))).ok
+    assert await coupon.input_value("#code") == "a "
 
 
 async def test_captcha_is_handed_to_the_person(browser: BrowserOperator, hardsite: HardSite) -> None:

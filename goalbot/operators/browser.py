@@ -329,6 +329,13 @@ class BrowserOperator:
             element = await self._element(action.index)
             moved = await element.evaluate(f"(el, d) => ({js.SCROLL_JS})([el, d[0], d[1]])", [dx, dy])
             where = f"[{action.index}]"
+        elif action.x is not None and action.y is not None:
+            # The wheel scrolls whatever is under the pointer, as it does for a person.
+            before = await self._signature()
+            await self.page.mouse.move(action.x, action.y)
+            await self.page.mouse.wheel(dx, dy)
+            moved = await self._changed_since(before)
+            where = f"at ({action.x:.0f}, {action.y:.0f})"
         else:
             moved = await self.page.evaluate(js.SCROLL_JS, [None, dx, dy])
             where = "the page"
