@@ -26,6 +26,7 @@ from goalbot.demo.site import DemoSite  # noqa: E402
 from goalbot.events import Actor, Bus, Emitter, EventType, new_session_id  # noqa: E402
 from goalbot.llm.client import ModelClient, ModelConfig  # noqa: E402
 from goalbot.operators.browser import BrowserOperator  # noqa: E402
+from goalbot.operators.browser_launch import BrowserOptions  # noqa: E402
 from goalbot.scripted.server import Script, ScriptedModelServer  # noqa: E402
 from storage.recorder import Recorder  # noqa: E402
 

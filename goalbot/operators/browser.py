@@ -20,21 +20,17 @@ from playwright.async_api import async_playwright
 from goalbot import actions as A
 from goalbot.actions import Action, ActionResult, Outcome
 from goalbot.operators import browser_checks as js
+from goalbot.operators import browser_widgets as widgets
 from goalbot.operators.base import ActionFailed, Observation, OperatorError
+from goalbot.operators.browser_effects import EffectProbe, classify, first_line
 from goalbot.operators.browser_launch import BrowserOptions, Launched, launch, shut
 from goalbot.operators.browser_observe import PageObserver, Target
 from goalbot.operators.browser_watch import BrowserWatcher
-from goalbot.operators import browser_widgets as widgets
 
 ACTION_TIMEOUT_MS = 5_000
 NAVIGATION_TIMEOUT_MS = 30_000
-EFFECT_PATIENCE_S = 1.2
 TEXT_BUDGET = 80
 OBSERVATION_BUDGET = 8_000
-
-
-def first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 class BrowserOperator:
@@ -53,6 +49,7 @@ class BrowserOperator:
         self._targets: list[Target] = []
         self._observer = PageObserver(TEXT_BUDGET)
         self._watcher = BrowserWatcher(self.download_dir, self._adopt_page)
+        self._probe = EffectProbe(lambda: self.page, self._watcher, self._settle)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -147,7 +144,7 @@ class BrowserOperator:
         except OperatorError as exc:
             return ActionResult(outcome=Outcome.BROWSER_GONE, message=str(exc))
         except PlaywrightError as exc:
-            result = self._classify(exc)
+            result = classify(exc)
             if result.outcome is Outcome.BROWSER_GONE:
                 return result
         result.files = await self._watcher.collect_downloads()
@@ -155,24 +152,6 @@ class BrowserOperator:
         if news:
             result.message = "; ".join([result.message, *news])
         return result
-
-    def _classify(self, exc: PlaywrightError) -> ActionResult:
-        text = first_line(exc)
-        lowered = str(exc).lower()  # Playwright's call log below the first line says why
-        if "target closed" in lowered or "crash" in lowered or "disconnected" in lowered \
-                or "browser has been closed" in lowered:
-            return ActionResult(outcome=Outcome.BROWSER_GONE, message=f"the browser is gone: {text}")
-        if "not attached" in lowered or "detached" in lowered or "context was destroyed" in lowered:
-            return ActionResult(
-                outcome=Outcome.STALE_INDEX,
-                message="that element left the page since the observation; observe again",
-            )
-        if "intercepts pointer events" in lowered or "not visible" in lowered \
-                or "not enabled" in lowered or "not stable" in lowered:
-            return ActionResult(outcome=Outcome.NOT_ACTIONABLE, message=text)
-        if isinstance(exc, PlaywrightTimeout):
-            return ActionResult(outcome=Outcome.TIMEOUT, message=f"timed out: {text}")
-        return ActionResult(outcome=Outcome.NOT_ACTIONABLE, message=text)
 
     # -- elements and effects --------------------------------------------------------------
 
@@ -210,44 +189,6 @@ class BrowserOperator:
             raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot use [{index}]: {problem}")
         return pointer
 
-    async def _signature(self) -> tuple[object, ...]:
-        page = self.page
-        changes: list[object] = []
-        for frame in page.frames:
-            try:
-                changes.append(await frame.evaluate(js.CHANGES_JS))
-            except PlaywrightError:
-                changes.append(None)  # navigating right now: that is a change too
-        return (self._watcher.happenings, page.url, len(page.context.pages), tuple(changes))
-
-    async def _changed_since(self, before: tuple[object, ...], picture: bytes | None = None) -> bool:
-        """Wait a moment for the action's effect: DOM, navigation, dialog, tab, or pixels."""
-        deadline = time.monotonic() + EFFECT_PATIENCE_S
-        while True:
-            await asyncio.sleep(0.1)
-            if await self._signature() != before:
-                await self._settle(self.page)
-                return True
-            if time.monotonic() >= deadline:
-                break
-        if picture is not None:
-            return await self.page.screenshot(type="png") != picture
-        return False
-
-    async def _with_effect(
-        self, act: Callable[[], Awaitable[None]], what: str, by_pixels: bool = False,
-    ) -> str:
-        picture = await self.page.screenshot(type="png") if by_pixels else None
-        before = await self._signature()
-        await act()
-        if not await self._changed_since(before, picture):
-            raise ActionFailed(
-                Outcome.NO_EFFECT,
-                f"{what}, but nothing changed on the page (no DOM change, navigation, dialog, new tab"
-                f"{' or pixel' if by_pixels else ''}); it may not respond to that, or need something else first",
-            )
-        return what
-
     # -- pointer ---------------------------------------------------------------------------
 
     async def _press(self, action: A._Targeted, verb: str, button: str = "left", count: int = 1) -> str:
@@ -259,7 +200,7 @@ class BrowserOperator:
             async def click() -> None:
                 await element.click(button=button, click_count=count, timeout=ACTION_TIMEOUT_MS)  # type: ignore[arg-type]
 
-            return await self._with_effect(
+            return await self._probe.with_effect(
                 click, f"{verb} [{action.index}]", by_pixels=tag == "CANVAS" or count > 1
             )
         x, y = action.x or 0.0, action.y or 0.0
@@ -268,7 +209,7 @@ class BrowserOperator:
         async def click_point() -> None:
             await self.page.mouse.click(x, y, button=button, click_count=count)  # type: ignore[arg-type]
 
-        return await self._with_effect(click_point, f"{verb} ({x:.0f}, {y:.0f})", by_pixels=True)
+        return await self._probe.with_effect(click_point, f"{verb} ({x:.0f}, {y:.0f})", by_pixels=True)
 
     async def _do_click(self, action: A.Click) -> str:
         return await self._press(action, "clicked")
@@ -280,7 +221,7 @@ class BrowserOperator:
         return await self._press(action, "right-clicked", button="right")
 
     async def _do_hover(self, action: A.Hover) -> str:
-        before = await self._signature()
+        before = await self._probe.signature()
         if action.index is not None:
             element = await self._ready_for_pointer(action.index)
             await element.hover(timeout=ACTION_TIMEOUT_MS)
@@ -289,7 +230,7 @@ class BrowserOperator:
             await self.page.mouse.move(action.x, action.y)  # type: ignore[arg-type]
             where = f"({action.x:.0f}, {action.y:.0f})"
         # Hover effects made with CSS alone change no DOM; they show only in the screenshot.
-        changed = await self._changed_since(before)
+        changed = await self._probe.changed_since(before)
         return f"hovering over {where}" + ("; the page changed" if changed else "; no DOM change")
 
     async def _centre(self, index: int) -> tuple[float, float]:
@@ -316,7 +257,7 @@ class BrowserOperator:
             await mouse.move(*end, steps=6)
             await mouse.up()
 
-        return await self._with_effect(drag, what, by_pixels=action.index is None)
+        return await self._probe.with_effect(drag, what, by_pixels=action.index is None)
 
     async def _do_scroll(self, action: A.Scroll) -> str:
         height = (self.page.viewport_size or {"height": 800})["height"]
@@ -331,10 +272,10 @@ class BrowserOperator:
             where = f"[{action.index}]"
         elif action.x is not None and action.y is not None:
             # The wheel scrolls whatever is under the pointer, as it does for a person.
-            before = await self._signature()
+            before = await self._probe.signature()
             await self.page.mouse.move(action.x, action.y)
             await self.page.mouse.wheel(dx, dy)
-            moved = await self._changed_since(before)
+            moved = await self._probe.changed_since(before)
             where = f"at ({action.x:.0f}, {action.y:.0f})"
         else:
             moved = await self.page.evaluate(js.SCROLL_JS, [None, dx, dy])
@@ -388,16 +329,16 @@ class BrowserOperator:
         await self._settle(self.page)
 
     async def _do_key(self, action: A.Key) -> str:
-        before = await self._signature()
+        before = await self._probe.signature()
         await self.page.keyboard.press(action.key)
-        changed = await self._changed_since(before)
+        changed = await self._probe.changed_since(before)
         return f"pressed {action.key}" + ("" if changed else "; no change seen on the page")
 
     async def _do_hotkey(self, action: A.Hotkey) -> str:
         combo = "+".join(action.keys)
-        before = await self._signature()
+        before = await self._probe.signature()
         await self.page.keyboard.press(combo)
-        changed = await self._changed_since(before)
+        changed = await self._probe.changed_since(before)
         return f"pressed {combo}" + ("" if changed else "; no change seen on the page")
 
     # -- pages and tabs --------------------------------------------------------------------

@@ -1,0 +1,91 @@
+"""Did an action do anything, and what does a Playwright failure mean for the model."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Awaitable, Callable
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from goalbot.actions import ActionResult, Outcome
+from goalbot.operators import browser_checks as js
+from goalbot.operators.base import ActionFailed
+from goalbot.operators.browser_watch import BrowserWatcher
+
+EFFECT_PATIENCE_S = 1.2
+
+
+def first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+class EffectProbe:
+    """Fingerprints the page before an action and waits for the fingerprint to change."""
+
+    def __init__(
+        self, page: Callable[[], Page], watcher: BrowserWatcher,
+        settle: Callable[[Page], Awaitable[None]],
+    ) -> None:
+        self._page = page
+        self._watcher = watcher
+        self._settle = settle
+
+    async def signature(self) -> tuple[object, ...]:
+        page = self._page()
+        changes: list[object] = []
+        for frame in page.frames:
+            try:
+                changes.append(await frame.evaluate(js.CHANGES_JS))
+            except PlaywrightError:
+                changes.append(None)  # navigating right now: that is a change too
+        return (self._watcher.happenings, page.url, len(page.context.pages), tuple(changes))
+
+    async def changed_since(self, before: tuple[object, ...], picture: bytes | None = None) -> bool:
+        """Wait a moment for the action's effect: DOM, navigation, dialog, tab, or pixels."""
+        deadline = time.monotonic() + EFFECT_PATIENCE_S
+        while True:
+            await asyncio.sleep(0.1)
+            if await self.signature() != before:
+                await self._settle(self._page())
+                return True
+            if time.monotonic() >= deadline:
+                break
+        if picture is not None:
+            return await self._page().screenshot(type="png") != picture
+        return False
+
+    async def with_effect(
+        self, act: Callable[[], Awaitable[None]], what: str, by_pixels: bool = False,
+    ) -> str:
+        picture = await self._page().screenshot(type="png") if by_pixels else None
+        before = await self.signature()
+        await act()
+        if not await self.changed_since(before, picture):
+            raise ActionFailed(
+                Outcome.NO_EFFECT,
+                f"{what}, but nothing changed on the page (no DOM change, navigation, dialog, new tab"
+                f"{' or pixel' if by_pixels else ''}); it may not respond to that, or need something else first",
+            )
+        return what
+
+
+def classify(exc: PlaywrightError) -> ActionResult:
+    text = first_line(exc)
+    lowered = str(exc).lower()  # Playwright's call log below the first line says why
+    if "target closed" in lowered or "crash" in lowered or "disconnected" in lowered \
+            or "browser has been closed" in lowered:
+        return ActionResult(outcome=Outcome.BROWSER_GONE, message=f"the browser is gone: {text}")
+    if "not attached" in lowered or "detached" in lowered or "context was destroyed" in lowered:
+        return ActionResult(
+            outcome=Outcome.STALE_INDEX,
+            message="that element left the page since the observation; observe again",
+        )
+    if "intercepts pointer events" in lowered or "not visible" in lowered \
+            or "not enabled" in lowered or "not stable" in lowered:
+        return ActionResult(outcome=Outcome.NOT_ACTIONABLE, message=text)
+    if isinstance(exc, PlaywrightTimeout):
+        return ActionResult(outcome=Outcome.TIMEOUT, message=f"timed out: {text}")
+    return ActionResult(outcome=Outcome.NOT_ACTIONABLE, message=text)
