@@ -10,11 +10,13 @@ import subprocess
 import sys
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, AsyncIterator, Callable, Iterator
 
 import pytest
 
+from goalbot import actions as A
 from goalbot.demo.site import DemoSite
+from goalbot.operators.browser import BrowserOperator
 from hardsite.server import HardSite
 from goalbot.operators.browser_locate import find_browser, playwright_chromium
 from goalbot.scripted.server import Script, ScriptedModelServer
@@ -48,6 +50,20 @@ def site() -> Iterator[DemoSite]:
 def hardsite() -> Iterator[HardSite]:
     with HardSite() as running:
         yield running
+
+
+@pytest.fixture
+async def browser(tmp_path: Path) -> AsyncIterator[BrowserOperator]:
+    """A headless Chromium on a blank tab; downloads go to the test's own directory."""
+    operator = BrowserOperator(download_dir=tmp_path / "downloads")
+    await operator.start(None)
+    yield operator
+    await operator.close()
+
+
+async def open_page(browser: BrowserOperator, url: str) -> str:
+    assert (await browser.execute(A.Navigate(url=url))).ok
+    return (await browser.observe()).render()
 
 
 def demo_script() -> dict[str, Any]:

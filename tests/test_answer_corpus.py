@@ -77,6 +77,7 @@ REFUSED = [
     ('[1, 2]', "must be a JSON object"),
     ('{"action": "wait", "seconds": 500}', "`wait` arguments are wrong"),
     ('{"action": "drag", "index": 1}', "`drag` arguments are wrong"),
+    ('{"action": "click", "x": "left", "y": 2}', "`click` arguments are wrong: x"),
 ]
 
 

@@ -3,28 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import AsyncIterator
-
-import pytest
-
+from conftest import open_page
 from goalbot import actions as A
 from goalbot.actions import Outcome
 from goalbot.llm.keys import key_name
 from goalbot.operators.browser import BrowserOperator
 from hardsite.server import REPORT_CSV, HardSite
-
-
-@pytest.fixture
-async def browser(tmp_path: Path) -> AsyncIterator[BrowserOperator]:
-    operator = BrowserOperator(download_dir=tmp_path / "downloads")
-    await operator.start(None)
-    yield operator
-    await operator.close()
-
-
-async def open_page(browser: BrowserOperator, url: str) -> str:
-    assert (await browser.execute(A.Navigate(url=url))).ok
-    return (await browser.observe()).render()
 
 
 async def text_of(browser: BrowserOperator, selector: str) -> str:

@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-from typing import AsyncIterator
-
-import pytest
-
+from conftest import open_page
 from goalbot import actions as A
 from goalbot.operators.browser import BrowserOperator
 from hardsite.server import HardSite
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[BrowserOperator]:
-    operator = BrowserOperator()
-    await operator.start(None)
-    yield operator
-    await operator.close()
-
-
-async def look(browser: BrowserOperator, url: str) -> str:
-    assert (await browser.execute(A.Navigate(url=url))).ok
-    return (await browser.observe()).render()
-
-
 async def test_iframes_of_both_origins_are_seen_in_place(browser: BrowserOperator, hardsite: HardSite) -> None:
-    text = await look(browser, hardsite.page("frames"))
+    text = await open_page(browser, hardsite.page("frames"))
     lines = text.splitlines()
     assert lines.index(f'--- frame "Coupon" {hardsite.url} ---') < lines.index('[1] textbox "Code"')
     assert lines.index(f'--- frame "Payment" {hardsite.other} ---') < lines.index('[3] textbox "Code"')
@@ -33,21 +17,21 @@ async def test_iframes_of_both_origins_are_seen_in_place(browser: BrowserOperato
 
 
 async def test_open_shadow_roots_are_walked(browser: BrowserOperator, hardsite: HardSite) -> None:
-    text = await look(browser, hardsite.page("shadow"))
+    text = await open_page(browser, hardsite.page("shadow"))
     assert '[1] textbox "Nickname"' in text
     assert '[2] switch "Newsletter" unchecked' in text
     assert '[3] button "Create account"' in text
 
 
 async def test_a_modal_dialog_hides_what_is_behind_it(browser: BrowserOperator, hardsite: HardSite) -> None:
-    text = await look(browser, hardsite.page("modal"))
+    text = await open_page(browser, hardsite.page("modal"))
     assert '[1] dialog "Accept the terms"' in text and "You must accept before shopping." in text
     assert '[2] textbox "Initials"' in text and '[3] button "Accept"' in text
     assert "Behind the dialog" not in text and "Also behind" not in text
 
 
 async def test_widgets_custom_clickables_and_what_a_person_reads(browser: BrowserOperator, hardsite: HardSite) -> None:
-    text = await look(browser, hardsite.page("widgets"))
+    text = await open_page(browser, hardsite.page("widgets"))
     for line in [
         "! Your session expires in 5 minutes.",
         '[1] tab "General" selected',
@@ -70,7 +54,7 @@ async def test_widgets_custom_clickables_and_what_a_person_reads(browser: Browse
 
 
 async def test_a_scroll_container_says_what_it_hides(browser: BrowserOperator, hardsite: HardSite) -> None:
-    text = await look(browser, hardsite.page("pane"))
+    text = await open_page(browser, hardsite.page("pane"))
     assert '[1] scrollable "Inbox" (50 more below inside)' in text
     assert '"Message 10"' in text and '"Message 11"' not in text
     assert (await browser.execute(A.Scroll(index=1, direction=A.Direction.DOWN, amount=400))).ok
@@ -83,7 +67,7 @@ async def test_a_huge_table_stays_within_budget_and_keeps_what_is_in_view(
     browser: BrowserOperator, hardsite: HardSite
 ) -> None:
     browser.budget = 2000
-    text = await look(browser, hardsite.page("table"))
+    text = await open_page(browser, hardsite.page("table"))
     assert len(text) <= 2000
     assert '[1] textbox "Row 1 · Qty" value="1"' in text
     assert '[3] checkbox "Row 1 · Done" unchecked' in text
@@ -95,7 +79,7 @@ async def test_a_huge_table_stays_within_budget_and_keeps_what_is_in_view(
 
 
 async def test_elements_that_appear_are_marked_new(browser: BrowserOperator, hardsite: HardSite) -> None:
-    first = await look(browser, hardsite.page("dropdown"))
+    first = await open_page(browser, hardsite.page("dropdown"))
     assert "*[" not in first  # nothing is new on a first look
     assert (await browser.execute(A.Click(index=1))).ok
     opened = (await browser.observe()).render()
@@ -106,16 +90,16 @@ async def test_elements_that_appear_are_marked_new(browser: BrowserOperator, har
 
 
 async def test_captcha_and_one_time_code_pages_are_recognised(browser: BrowserOperator, hardsite: HardSite) -> None:
-    captcha = await look(browser, hardsite.page("captcha"))
+    captcha = await open_page(browser, hardsite.page("captcha"))
     assert "! CaptchaOr2FA: This page shows a CAPTCHA" in captcha
     assert '[1] checkbox "I\'m not a robot" unchecked captcha' in captcha
-    otp = await look(browser, hardsite.page("otp"))
+    otp = await open_page(browser, hardsite.page("otp"))
     assert "! CaptchaOr2FA: This page asks for a one-time code" in otp
     assert '[1] textbox "Verification code" one-time-code' in otp
 
 
 async def test_boxes_are_in_top_level_viewport_pixels(browser: BrowserOperator, hardsite: HardSite) -> None:
-    await look(browser, hardsite.page("frames"))
+    await open_page(browser, hardsite.page("frames"))
     observation = await browser.observe()
     inner = observation.elements[3].box  # inside the cross-origin frame
     frame_box = await (await browser.page.query_selector("iframe[title=Payment]")).bounding_box()  # type: ignore[union-attr]

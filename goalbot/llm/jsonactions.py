@@ -89,7 +89,7 @@ class JsonDialect:
         if index is not None:
             out["index"] = index
         point = self._point(args, POINT_KEYS)
-        if point is None and "x" in args and "y" in args:
+        if point is None and isinstance(args.get("x"), (int, float)) and isinstance(args.get("y"), (int, float)):
             point = self._map(float(args["x"]), float(args["y"]))
         if point is not None and name != "select_option":
             out["x"], out["y"] = point

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from goalbot.actions import ACTION_ADAPTER, Action
 from goalbot.llm.client import ChatReply
+from goalbot.llm.repair import NoJson, find_json
 
 T = TypeVar("T", bound=BaseModel)
-
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
-
 
 class AnswerError(Exception):
     """The reply cannot be used; the message is written for the model to correct itself."""
@@ -29,14 +26,9 @@ def _loads(text: str, what: str) -> Any:
 
 def _json_in_text(text: str) -> Any | None:
     """A JSON value written as plain content, fenced or bare, by models that skip tool calls."""
-    fenced = _FENCE.search(text)
-    candidate = fenced.group(1) if fenced else text
-    start = min((i for i in (candidate.find("{"), candidate.find("[")) if i >= 0), default=-1)
-    if start < 0:
-        return None
     try:
-        return json.loads(candidate[start:].strip())
-    except json.JSONDecodeError:
+        return find_json(text)
+    except NoJson:
         return None
 
 
