@@ -20,7 +20,8 @@ from goalbot.agents.control import SessionControl
 from goalbot.agents.session import RunOptions, Session, SessionResult, Status
 from goalbot.config import ConfigError, Settings, load_settings
 from goalbot.events import Bus, Emitter, Event, EventType, new_session_id
-from goalbot.llm.client import ModelClient, ModelConfig
+from goalbot.llm.dialects import DialectError
+from goalbot.model_flags import add_budget_flags, add_model_flags, build_client, dialects_of
 from goalbot.operators.browser import BrowserOperator
 from goalbot.operators.browser_launch import BrowserOptions
 from storage import queries
@@ -28,12 +29,6 @@ from storage.db import StoreError, connect, default_path, mark_interrupted
 from storage.recorder import Recorder
 
 DEMO_GOAL = "sign in and turn on dark mode"
-
-
-def _model_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
-    p.add_argument("--model", help="model name (env GOALBOT_MODEL)")
-    p.add_argument("--api-key", help="API key (env OPENAI_API_KEY; never stored)")
 
 
 def _browser_flags(p: argparse.ArgumentParser) -> None:
@@ -61,6 +56,7 @@ def _run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-tui", action="store_true", help="print events instead of the dashboard")
     p.add_argument("--max-steps", type=int, help="stop after this many steps (default 20)")
     p.add_argument("--max-failures", type=int, help="stop after this many failures in a row (default 5)")
+    add_budget_flags(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="reach a goal")
     run.add_argument("goal")
     run.add_argument("--url", help="page to start from")
-    _model_flags(run)
+    add_model_flags(run)
     _browser_flags(run)
     _run_flags(run)
 
@@ -164,20 +160,21 @@ def run_goal(
         use_tui = False
     if not use_tui and not args.yes and not sys.stdin.isatty():
         return _fail("nobody can approve the plan here: pass --yes, or run in a terminal")
+    try:
+        dialects = dialects_of(settings)
+    except DialectError as exc:
+        return _fail(str(exc))
     recorder = Recorder(db_path)
     for session_id in mark_interrupted(recorder.db):
         print(f"goalbot: session {session_id} was cut off; marked interrupted", file=sys.stderr)
     bus = Bus()
     recorder.attach(bus)
     emitter = Emitter(bus, new_session_id())
-    control = SessionControl(auto_approve=args.yes)
-    client = ModelClient(
-        ModelConfig(base_url=settings.base_url, model=settings.model, api_key=settings.api_key,
-                    timeout_s=settings.model_timeout_s),
-        emitter,
-    )
+    control = SessionControl(auto_approve=args.yes, can_ask=use_tui or sys.stdin.isatty())
+    client = build_client(settings, emitter)
     options = RunOptions(goal=goal, url=url, max_steps=settings.max_steps,
-                         max_failures=settings.max_failures)
+                         max_failures=settings.max_failures, vision=settings.vision,
+                         coords=settings.coords, dialects=dialects)
     operator = BrowserOperator(browser_options(args, settings))
     session = Session(options, operator, client, emitter, control)
     try:
@@ -210,6 +207,8 @@ def _run_printing(bus: Bus, session: Session, control: SessionControl) -> Sessio
         print(eventfmt.line(event), flush=True)
         if event.type is EventType.PLAN_PROPOSED and not control.auto_approve:
             threading.Thread(target=_ask_approval, args=(control,), daemon=True).start()
+        if event.type is EventType.APPROVAL_REQUEST and control.can_ask:
+            threading.Thread(target=_ask_consent, args=(control, event.data["what"]), daemon=True).start()
 
     bus.subscribe(show)
 
@@ -240,6 +239,17 @@ def _ask_approval(control: SessionControl) -> None:
         control.approve()
     else:
         control.reject(answer)
+
+
+def _ask_consent(control: SessionControl, what: str) -> None:
+    try:
+        answer = input(f"{what} [y = yes, anything else = no] ").strip()
+    except EOFError:
+        answer = ""
+    if answer.lower() in ("y", "yes"):
+        control.grant()
+    else:
+        control.deny()
 
 
 # -- reading the store ------------------------------------------------------------------------

@@ -9,6 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError
 
+from goalbot.llm.coordinates import Convention
+from goalbot.llm.usage import Price
+
 ENVIRONMENT = {
     "OPENAI_API_KEY": "api_key",
     "OPENAI_BASE_URL": "base_url",
@@ -31,6 +34,21 @@ class Settings(BaseModel):
     max_steps: int = Field(20, ge=1)
     max_failures: int = Field(5, ge=1)
     model_timeout_s: float = Field(120.0, gt=0)
+    model_retries: int = Field(4, ge=0, le=20)
+    planner_model: str | None = None
+    navigator_model: str | None = None
+    validator_model: str | None = None
+    dialect: list[str] = Field(default_factory=list, description="`json`, or `navigator=uitars`.")
+    coords: Convention | None = None
+    vision: bool = False
+    max_calls: int | None = Field(None, ge=1)
+    max_tokens: int | None = Field(None, ge=1)
+    prices: dict[str, Price] = Field(default_factory=dict, description="Dollars per million tokens.")
+
+    def role_models(self) -> dict[str, str]:
+        chosen = {"planner": self.planner_model, "navigator": self.navigator_model,
+                  "validator": self.validator_model}
+        return {role: model for role, model in chosen.items() if model}
 
 
 def config_path() -> Path:
@@ -49,7 +67,7 @@ def load_settings(flags: dict[str, Any], path: Path | None = None) -> Settings:
     for variable, field in ENVIRONMENT.items():
         if os.environ.get(variable):
             values[field] = os.environ[variable]
-    values.update({k: v for k, v in flags.items() if v is not None and k in Settings.model_fields})
+    values.update({k: v for k, v in flags.items() if v not in (None, []) and k in Settings.model_fields})
     unknown = sorted(set(values) - set(Settings.model_fields))
     if unknown:
         raise ConfigError(f"{path}: unknown settings {', '.join(unknown)}")

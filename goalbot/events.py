@@ -129,12 +129,24 @@ class LlmCallData(_Data):
     latency_ms: int
     tokens_in: int = 0
     tokens_out: int = 0
+    attempt: int = Field(1, description="1 when the first try answered.")
+    cost_usd: float | None = Field(None, description="Absent when no price is known for the model.")
 
 
 class LlmErrorData(_Data):
     role: str
     model: str
     message: str
+    attempt: int = 1
+    status: int | None = Field(None, description="The HTTP status, when the endpoint sent one.")
+    retry_in_s: float | None = Field(None, description="None: this attempt was the last.")
+
+
+class ApprovalData(_Data):
+    kind: str = Field(description="What needs the person: budget, risky action, …")
+    what: str
+    where: str = ""
+    by: str = ""
 
 
 DATA_MODELS: dict[EventType, type[_Data]] = {
@@ -157,6 +169,9 @@ DATA_MODELS: dict[EventType, type[_Data]] = {
     EventType.GOAL_STATUS: GoalStatusData,
     EventType.LLM_CALL: LlmCallData,
     EventType.LLM_ERROR: LlmErrorData,
+    EventType.APPROVAL_REQUEST: ApprovalData,
+    EventType.APPROVAL_GRANTED: ApprovalData,
+    EventType.APPROVAL_DENIED: ApprovalData,
 }
 
 

@@ -75,8 +75,14 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
         if_not_exists=True,
     )
     db["artifacts"].create_index(["session_id"], if_not_exists=True)
-    if "name" not in db["artifacts"].columns_dict:  # stores made before downloads were kept
+    # Columns added after the first stores were made; older files get them on open.
+    if "name" not in db["artifacts"].columns_dict:
         db["artifacts"].add_column("name", str)
+    columns = db["sessions"].columns_dict
+    if "cost_usd" not in columns:
+        db["sessions"].add_column("cost_usd", float)
+    if "model_errors" not in columns:
+        db["sessions"].add_column("model_errors", int, not_null_default=0)
 
 
 def _alive(pid: int) -> bool:

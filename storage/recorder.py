@@ -117,9 +117,16 @@ class Recorder:
         sql: str | None = None
         args: list[object] = []
         if event.type is EventType.LLM_CALL:
+            # A call to a model without a price adds no cost; a session with none stays NULL.
+            cost = event.data.get("cost_usd")
             sql = ("update sessions set model_calls = model_calls + 1, tokens_in = tokens_in + ?, "
-                   "tokens_out = tokens_out + ? where id = ?")
+                   "tokens_out = tokens_out + ?"
+                   + (", cost_usd = coalesce(cost_usd, 0) + ?" if cost is not None else "")
+                   + " where id = ?")
             args = [event.data.get("tokens_in", 0), event.data.get("tokens_out", 0)]
+            args += [cost] if cost is not None else []
+        elif event.type is EventType.LLM_ERROR:
+            sql, args = "update sessions set model_errors = coalesce(model_errors, 0) + 1 where id = ?", []
         elif event.type is EventType.STEP_START:
             sql, args = "update sessions set steps = steps + 1 where id = ?", []
         elif event.type in _STATUS:

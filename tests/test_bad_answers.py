@@ -32,13 +32,16 @@ def _run(site, model_server, db_path: Path, script: dict[str, Any]) -> tuple[Any
 
 
 def test_planner_prose_instead_of_a_plan(site, model_server, db_path: Path) -> None:
-    script = {"planner": [{"content": "Sure! First I will sign in."}, {"content": "I said: sign in."}]}
+    prose = [{"content": "Sure! First I will sign in."}, {"content": "I said: sign in."},
+             {"content": "Signing in is the plan."}]
+    script = {"planner": prose}
     result, events, session = _run(site, model_server, db_path, script)
     assert result.returncode == 1
     assert session["status"] == "failed"
     assert "planner's answers could not be used" in session["finish_reason"]
     errors = [e for e in events if e["type"] == "LLM_ERROR"]
-    assert len(errors) == 2 and "no tool call" in errors[0]["message"]
+    # Asked once and corrected twice (the default --answer-retries), each bad answer on record.
+    assert len(errors) == 3 and all("no tool call" in e["message"] for e in errors)
     assert events[-1]["type"] == "TASK_FAIL"
     assert "planner's answers could not be used" in result.stderr
 
@@ -53,7 +56,7 @@ def test_planner_prose_instead_of_a_plan(site, model_server, db_path: Path) -> N
     ids=["unknown-tool", "broken-json", "missing-target"],
 )
 def test_unusable_navigator_answer(site, model_server, db_path: Path, bad_call: dict[str, Any], expected: str) -> None:
-    script = {"planner": [PLAN], "navigator": [answer(bad_call), answer(bad_call)]}
+    script = {"planner": [PLAN], "navigator": [answer(bad_call)] * 3}
     result, events, session = _run(site, model_server, db_path, script)
     assert result.returncode == 1
     assert session["status"] == "failed"
@@ -86,10 +89,12 @@ def test_unreachable_endpoint(site, db_path: Path) -> None:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # nothing listens here once the probe closes
     result = run_cli("--db", str(db_path), "run", "sign in", "--url", f"{site.url}/login",
-                     "--no-tui", "--yes", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "x")
+                     "--no-tui", "--yes", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "x",
+                     "--model-retries", "1")
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    assert f"cannot reach the model endpoint http://127.0.0.1:{port}/v1" in result.stderr
+    assert (f"session {rows(db_path, 'select id from sessions')[0]['id']} failed: cannot reach the "
+            f"model endpoint http://127.0.0.1:{port}/v1 (gave up after 2 attempts)") in result.stderr
     session = rows(db_path, "select * from sessions")[0]
     assert session["status"] == "failed"
     assert rows(db_path, "select type from events order by id")[-1]["type"] == "TASK_FAIL"

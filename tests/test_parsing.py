@@ -8,6 +8,9 @@ import pytest
 
 from goalbot import actions as A
 from goalbot.llm.client import ChatReply, ToolCall
+from goalbot.llm.answers import ActionsAnswer
+from goalbot.llm.coordinates import Convention, Geometry
+from goalbot.llm.dialects import Dialect
 from goalbot.llm.parsing import AnswerError, parse_actions, parse_single
 from goalbot.llm.tools import NAVIGATOR_TOOLS, PLANNER_TOOLS, PlanAnswer, VerdictAnswer
 
@@ -34,7 +37,10 @@ def test_several_tool_calls_become_actions_in_order() -> None:
 
 def test_json_content_from_a_model_without_tool_calls() -> None:
     reply = ChatReply(content='Here you go:\n```json\n[{"name": "click", "index": 3}]\n```')
-    assert parse_actions(reply) == [A.Click(index=3)]
+    geometry = Geometry.for_screenshot((1280, 800))
+    answer = ActionsAnswer(geometry, Convention.PIXELS, vision=False)
+    # Asked for tool calls, the model wrote JSON: it is read all the same.
+    assert answer.parse(reply, Dialect.TOOLS) == [A.Click(index=3)]
 
 
 @pytest.mark.parametrize(

@@ -11,13 +11,15 @@ from pydantic import BaseModel, Field
 
 from goalbot import actions as A
 from goalbot.actions import Action, Outcome, SavedFile
-from goalbot.agents.context import bullet_list, untrusted_page
-from goalbot.agents.observing import observe
+from goalbot.agents.context import bullet_list, geometry_of, recent, untrusted_page, with_picture
+from goalbot.agents.observing import observe, picture_of
 from goalbot.events import Actor, Emitter, EventType
-from goalbot.llm.client import ModelClient
-from goalbot.llm.dialogue import ask, prompt
-from goalbot.llm.parsing import AnswerError, parse_actions
-from goalbot.llm.tools import NAVIGATOR_TOOLS
+from goalbot.llm.answers import ActionsAnswer
+from goalbot.llm.coordinates import Convention
+from goalbot.llm.dialects import Dialect
+from goalbot.llm.dialogue import Dialogue
+from goalbot.llm.parsing import AnswerError
+from goalbot.llm.vision import user_message
 from goalbot.operators.base import Observation, Operator, OperatorError
 
 HIDDEN = "•••"
@@ -51,24 +53,38 @@ def _describe(shown: dict[str, object]) -> str:
 
 class Navigator:
     def __init__(
-        self, client: ModelClient, operator: Operator, emitter: Emitter,
-        saved_data: dict[str, str], max_turns: int = 6,
+        self, dialogue: Dialogue, operator: Operator, emitter: Emitter,
+        saved_data: dict[str, str], max_turns: int = 6, vision: bool = False,
+        coords: Convention | None = None,
     ) -> None:
-        self.client = client
+        self.dialogue = dialogue
         self.operator = operator
         self.emitter = emitter
         self.saved_data = saved_data
         self.max_turns = max_turns
+        self.vision = vision
+        self.coords = coords
+
+    async def _answer(
+        self, description: str, done: list[str], observation: Observation, step: int
+    ) -> list[Action]:
+        dialects = self.dialogue.dialects
+        # UI-TARS models point at pixels: without the screenshot they have nothing to point at.
+        picture = await picture_of(observation, self.vision or dialects.current("navigator") is Dialect.UITARS)
+        answer = ActionsAnswer(geometry_of(observation, picture), dialects.convention("navigator", self.coords),
+                               vision=picture is not None)
+
+        def compose(level: int) -> list[dict[str, object]]:
+            return [user_message(self._brief(description, done, observation, level),
+                                 with_picture(picture, level))]
+
+        return await self.dialogue.ask("navigator", compose, answer, step)
 
     async def run_step(self, description: str, step: int, observation: Observation) -> StepReport:
         done: list[str] = []
         for _turn in range(self.max_turns):
-            messages = [
-                {"role": "system", "content": prompt("navigator")},
-                {"role": "user", "content": self._brief(description, done, observation)},
-            ]
             try:
-                actions = await ask(self.client, "navigator", messages, NAVIGATOR_TOOLS, parse_actions, step)
+                actions = await self._answer(description, done, observation, step)
             except AnswerError as exc:
                 self.emitter.emit(
                     EventType.ACT_FAIL, Actor.NAVIGATOR, step,
@@ -92,6 +108,7 @@ class Navigator:
                 if not ok:
                     break  # the page is not what the rest of the batch assumed
             observation = await observe(self.operator, self.emitter, step)
+            done.append(f"(the page now: {observation.summary()})")
         return StepReport(
             success=False, done=done, observation=observation,
             summary=f"the step did not finish within {self.max_turns} turns",
@@ -128,9 +145,10 @@ class Navigator:
         return {"name": saved.name, "size": saved.size, "artifact": artifact}
 
     @staticmethod
-    def _brief(description: str, done: list[str], observation: Observation) -> str:
+    def _brief(description: str, done: list[str], observation: Observation, level: int) -> str:
+        # Only the newest page is shown in full; the ones before it live on as one-line summaries.
         return "\n\n".join([
             f"Your step: {description}",
-            "Actions so far in this step:\n" + bullet_list(done),
-            untrusted_page(observation),
+            "Actions so far in this step:\n" + bullet_list(recent(done, level)),
+            untrusted_page(observation, level),
         ])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from goalbot.events import Actor, Emitter, EventType
+from goalbot.llm.vision import Picture, picture_for_model
 from goalbot.operators.base import Observation, Operator
 
 
@@ -17,3 +18,10 @@ async def observe(operator: Operator, emitter: Emitter, step: int | None) -> Obs
         elements=len(observation.elements),
     )
     return observation
+
+
+async def picture_of(observation: Observation, wanted: bool) -> Picture | None:
+    """The screenshot as the model gets it, when it is to get one (`--vision`, or a pixel dialect)."""
+    if not wanted or not observation.screenshot:
+        return None
+    return await picture_for_model(observation.screenshot)

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from goalbot.agents.context import bullet_list, untrusted_page
-from goalbot.llm.client import ModelClient
-from goalbot.llm.dialogue import ask, prompt
-from goalbot.llm.parsing import parse_single
-from goalbot.llm.tools import PLANNER_TOOLS, PlanAnswer
+from typing import Any
+
+from goalbot.agents.context import HISTORY_LINES, bullet_list, recent, untrusted_page, with_picture
+from goalbot.llm.answers import ObjectAnswer
+from goalbot.llm.dialogue import Dialogue
+from goalbot.llm.tools import PlanAnswer
+from goalbot.llm.vision import Picture, user_message
 from goalbot.operators.base import Observation
+
+PLAN = ObjectAnswer("plan", PlanAnswer)
 
 
 class Planner:
-    def __init__(self, client: ModelClient) -> None:
-        self.client = client
+    def __init__(self, dialogue: Dialogue) -> None:
+        self.dialogue = dialogue
 
     async def plan(
         self,
@@ -21,16 +25,14 @@ class Planner:
         history: list[str],
         feedback: str | None,
         step: int | None,
+        picture: Picture | None = None,
     ) -> PlanAnswer:
-        parts = [f"Goal: {goal}", "What happened so far:\n" + bullet_list(history)]
-        if feedback:
-            parts.append(f"Why a new plan is needed: {feedback}")
-        parts.append(untrusted_page(observation))
-        messages = [
-            {"role": "system", "content": prompt("planner")},
-            {"role": "user", "content": "\n\n".join(parts)},
-        ]
-        return await ask(
-            self.client, "planner", messages, PLANNER_TOOLS,
-            lambda reply: parse_single(reply, "plan", PlanAnswer), step,
-        )
+        def compose(level: int) -> list[dict[str, Any]]:
+            lines = recent(history, level, cap=HISTORY_LINES)
+            parts = [f"Goal: {goal}", "What happened so far:\n" + bullet_list(lines)]
+            if feedback:
+                parts.append(f"Why a new plan is needed: {feedback}")
+            parts.append(untrusted_page(observation, level))
+            return [user_message("\n\n".join(parts), with_picture(picture, level))]
+
+        return await self.dialogue.ask("planner", compose, PLAN, step)

@@ -6,15 +6,18 @@ import asyncio
 import traceback
 from enum import StrEnum
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from goalbot.agents.control import SessionControl
 from goalbot.agents.navigator import Navigator
-from goalbot.agents.observing import observe
+from goalbot.agents.observing import observe, picture_of
 from goalbot.agents.planner import Planner
 from goalbot.agents.validator import Validator
 from goalbot.events import Actor, Emitter, EventType
-from goalbot.llm.client import ModelClient, ModelError
+from goalbot.llm.client import BudgetStop, ModelClient, ModelError
+from goalbot.llm.coordinates import Convention
+from goalbot.llm.dialects import Dialect, DialectChoice
+from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
 from goalbot.llm.tools import PlanAnswer, VerdictAnswer
 from goalbot.operators.base import Observation, Operator, OperatorError
@@ -26,6 +29,10 @@ class RunOptions(BaseModel):
     max_steps: int = 20
     max_failures: int = 5
     max_turns_per_step: int = 6
+    vision: bool = Field(False, description="Send screenshots to the model.")
+    coords: Convention | None = Field(None, description="How the model writes coordinates.")
+    dialects: dict[str, Dialect] = Field(default_factory=dict, description="Per role; auto if absent.")
+    answer_retries: int = Field(2, ge=0, description="Corrections asked for per unusable answer.")
 
 
 class Status(StrEnum):
@@ -61,10 +68,13 @@ class Session:
         self.steps_run = 0
         self.failures = 0
         self.plan_revision = 0
-        self.planner = Planner(client)
-        self.validator = Validator(client)
+        client.ask_budget = self._ask_budget
+        dialogue = Dialogue(client, DialectChoice(options.dialects), options.answer_retries)
+        self.planner = Planner(dialogue)
+        self.validator = Validator(dialogue)
         self.navigator = Navigator(
-            client, operator, emitter, self.saved_data, options.max_turns_per_step
+            dialogue, operator, emitter, self.saved_data, options.max_turns_per_step,
+            vision=options.vision, coords=options.coords,
         )
 
     async def run(self) -> SessionResult:
@@ -81,6 +91,8 @@ class Session:
             result = finish.result
         except asyncio.CancelledError:
             result = SessionResult(status=Status.CANCELLED, reason="stopped by the person")
+        except BudgetStop as exc:
+            result = SessionResult(status=Status.CANCELLED, reason=str(exc))
         except OperatorError as exc:
             result = SessionResult(status=Status.FAILED, reason=str(exc))
         except ModelError as exc:
@@ -130,7 +142,8 @@ class Session:
     async def _plan(self, observation: Observation, feedback: str | None) -> PlanAnswer:
         try:
             plan = await self.planner.plan(
-                self.options.goal, observation, self.history, feedback, self.steps_run or None
+                self.options.goal, observation, self.history, feedback, self.steps_run or None,
+                await picture_of(observation, self.options.vision),
             )
         except AnswerError as exc:
             raise _Finish(SessionResult(
@@ -209,7 +222,8 @@ class Session:
     ) -> VerdictAnswer:
         try:
             verdict = await self.validator.judge(
-                target, final, evidence, self.saved_data, observation, step
+                target, final, evidence, self.saved_data, observation, step,
+                await picture_of(observation, self.options.vision),
             )
         except AnswerError as exc:
             verdict = VerdictAnswer(
@@ -234,6 +248,18 @@ class Session:
                               description=verdict.reason)
             verdict.answer = verdict.answer or planner_answer
         return verdict, observation
+
+    async def _ask_budget(self, reason: str, step: int | None) -> bool:
+        """Going over a budget is the person's call: the run waits for it."""
+        self.emitter.emit(EventType.TASK_PAUSE, Actor.SYSTEM, step, reason=f"budget reached: {reason}")
+        self.emitter.emit(EventType.APPROVAL_REQUEST, Actor.SYSTEM, step, kind="budget",
+                          what=f"{reason}. Allow as much again?")
+        consent = await self.control.consent()
+        kind = EventType.APPROVAL_GRANTED if consent.granted else EventType.APPROVAL_DENIED
+        self.emitter.emit(kind, Actor.USER, step, kind="budget", what=reason, by=consent.by)
+        if consent.granted:
+            self.emitter.emit(EventType.TASK_RESUME, Actor.USER, step, by=consent.by)
+        return consent.granted
 
     def _count_failure(self, reason: str) -> None:
         self.failures += 1

@@ -1,23 +1,33 @@
-"""The OpenAI-compatible chat client: one call per turn, every call counted as an event."""
+"""The OpenAI-compatible chat client: every attempt an event, every token counted, faults retried."""
 
 from __future__ import annotations
 
+import asyncio
 import time
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 import openai
 from openai import AsyncOpenAI
 from pydantic import BaseModel, Field, SecretStr
 
 from goalbot.events import Actor, Emitter, EventType
+from goalbot.llm.transport import Fault, RetryPolicy, read_fault
+from goalbot.llm.usage import Limits, PriceTable, Usage
+
+ROLES = ("planner", "navigator", "validator")
+ROLE_ACTORS = {"planner": Actor.PLANNER, "navigator": Actor.NAVIGATOR, "validator": Actor.VALIDATOR}
 
 
 class ModelConfig(BaseModel):
     base_url: str
     model: str
+    role_models: dict[str, str] = Field(default_factory=dict, description="A different model per role.")
     api_key: SecretStr = SecretStr("")
     timeout_s: float = 120.0
-    max_retries: int = 2
+    retry: RetryPolicy = Field(default_factory=RetryPolicy)
+
+    def model_for(self, role: str) -> str:
+        return self.role_models.get(role) or self.model
 
 
 class ToolCall(BaseModel):
@@ -31,6 +41,7 @@ class ChatReply(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     tokens_in: int = 0
     tokens_out: int = 0
+    truncated: bool = Field(False, description="The model stopped at its output limit.")
 
     def as_message(self) -> dict[str, Any]:
         """The reply as an assistant message, to send back when asking for a correction."""
@@ -47,42 +58,103 @@ class ModelError(Exception):
     """The endpoint could not give an answer; the message names the endpoint and is for people."""
 
 
-ROLE_ACTORS = {"planner": Actor.PLANNER, "navigator": Actor.NAVIGATOR, "validator": Actor.VALIDATOR}
+class ContextTooLong(ModelError):
+    """The prompt does not fit the model: the caller should send less and try again."""
+
+
+class ToolsRefused(ModelError):
+    """The endpoint does not take tool calls: the caller may ask for a text answer instead."""
+
+
+class BudgetStop(ModelError):
+    """The person (or nobody, when nobody can be asked) declined to go over a budget."""
+
+
+BudgetAsk = Callable[[str, int | None], Awaitable[bool]]
+
+
+async def _nobody(_reason: str, _step: int | None) -> bool:
+    return False
+
+
+def estimate_tokens(messages: list[dict[str, Any]]) -> int:
+    """A rough count (four characters a token) — enough to see a budget coming, no tokenizer needed."""
+    text = sum(len(str(m.get("content") or "")) for m in messages if not isinstance(m.get("content"), list))
+    parts = [p for m in messages if isinstance(m.get("content"), list) for p in m["content"]]
+    text += sum(len(p.get("text", "")) for p in parts)
+    images = sum(1 for p in parts if p.get("type") == "image_url")
+    return text // 4 + images * 1000
 
 
 class ModelClient:
-    def __init__(self, config: ModelConfig, emitter: Emitter) -> None:
+    def __init__(
+        self, config: ModelConfig, emitter: Emitter, prices: PriceTable | None = None,
+        limits: Limits | None = None, ask_budget: BudgetAsk = _nobody,
+    ) -> None:
         self.config = config
         self.emitter = emitter
+        self.prices = prices or PriceTable()
+        self.first_limits = limits or Limits()
+        self.limits = self.first_limits
+        self.ask_budget = ask_budget
+        self.usage = Usage()
+        self.tool_choice = True  # dropped for good once the endpoint refuses it
         self._client = AsyncOpenAI(
             base_url=config.base_url,
             # Local endpoints (vLLM, Ollama) take any key, but the client insists on one.
             api_key=config.api_key.get_secret_value() or "not-set",
             timeout=config.timeout_s,
-            max_retries=config.max_retries,
+            max_retries=0,
         )
 
     async def close(self) -> None:
         await self._client.close()
 
     async def chat(
-        self, role: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], step: int | None
+        self, role: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], step: int | None,
+        **tags: object,
     ) -> ChatReply:
-        actor = ROLE_ACTORS[role]
-        started = time.perf_counter()
-        try:
-            response = await self._client.chat.completions.create(
-                model=self.config.model,
-                messages=messages,  # type: ignore[arg-type]
-                tools=tools,  # type: ignore[arg-type]
-                tool_choice="required",
-            )
-        except openai.APIError as exc:
-            message = self._scrub(self._explain(exc))
-            self.emitter.emit(
-                EventType.LLM_ERROR, actor, step, role=role, model=self.config.model, message=message
-            )
-            raise ModelError(message) from exc
+        """One answer; raises ModelError (or a subclass saying what to change) when there is none.
+
+        `tags` go into the LLM_CALL event as they are (the dialect, how far the prompt was cut).
+        """
+        model = self.config.model_for(role)
+        await self._within_limits(messages, step)
+        policy = self.config.retry
+        attempt = 0
+        while True:
+            attempt += 1
+            started = time.perf_counter()
+            try:
+                response = await self._client.chat.completions.create(**self._request(model, messages, tools))
+            except openai.APIError as exc:
+                fault = read_fault(exc, self.config.base_url, model, self.config.timeout_s)
+                if fault.tool_choice_refused and self.tool_choice and tools:
+                    self.tool_choice = False
+                    self._report(role, model, step, fault, attempt, wait_s=0.0,
+                                 note="asking again without tool_choice")
+                    continue
+                retrying = fault.retryable and attempt <= policy.retries
+                wait = policy.wait_s(attempt, fault.retry_after_s) if retrying else None
+                self._report(role, model, step, fault, attempt, wait)
+                if wait is None:
+                    raise self._error(fault, attempt) from exc
+                await asyncio.sleep(wait)
+                continue
+            return self._reply(role, model, step, response, started, attempt, tags)
+
+    def _request(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": model, "messages": messages}
+        if tools:
+            request["tools"] = tools
+            if self.tool_choice:
+                request["tool_choice"] = "required"
+        return request
+
+    def _reply(
+        self, role: str, model: str, step: int | None, response: Any, started: float, attempt: int,
+        tags: dict[str, object],
+    ) -> ChatReply:
         latency_ms = int((time.perf_counter() - started) * 1000)
         usage = response.usage
         reply = ChatReply(
@@ -90,35 +162,63 @@ class ModelClient:
             tokens_out=usage.completion_tokens if usage else 0,
         )
         if response.choices:
-            message = response.choices[0].message
-            reply.content = message.content or ""
+            choice = response.choices[0]
+            reply.content = choice.message.content or ""
+            reply.truncated = choice.finish_reason == "length"
             reply.tool_calls = [
                 ToolCall(id=c.id, name=c.function.name, arguments=c.function.arguments or "")
-                for c in (message.tool_calls or [])
+                for c in (choice.message.tool_calls or [])
                 if getattr(c, "function", None) is not None
             ]
+        answered_by = response.model or model
+        cost = self.prices.cost(answered_by, reply.tokens_in, reply.tokens_out)
+        self.usage.calls += 1
+        self.usage.tokens_in += reply.tokens_in
+        self.usage.tokens_out += reply.tokens_out
+        self.usage.cost_usd += cost or 0.0
+        extra = {"cost_usd": round(cost, 6)} if cost is not None else {}
         self.emitter.emit(
-            EventType.LLM_CALL, actor, step,
-            role=role, model=response.model or self.config.model, latency_ms=latency_ms,
-            tokens_in=reply.tokens_in, tokens_out=reply.tokens_out,
+            EventType.LLM_CALL, ROLE_ACTORS[role], step,
+            role=role, model=answered_by, latency_ms=latency_ms, tokens_in=reply.tokens_in,
+            tokens_out=reply.tokens_out, attempt=attempt, **extra, **tags,
         )
         return reply
+
+    async def _within_limits(self, messages: list[dict[str, Any]], step: int | None) -> None:
+        reason = self.limits.exceeded(self.usage, estimate_tokens(messages))
+        if reason is None:
+            return
+        if not await self.ask_budget(reason, step):
+            raise BudgetStop(f"stopped at the budget: {reason}")
+        self.limits = self.limits.raised(self.first_limits, self.usage)
+
+    def _report(
+        self, role: str, model: str, step: int | None, fault: Fault, attempt: int,
+        wait_s: float | None, note: str = "",
+    ) -> None:
+        if note:
+            then = f"; {note}"
+        elif wait_s is not None:
+            then = f"; trying again in {wait_s:.1f}s"
+        else:
+            then = ""
+        self.emitter.emit(
+            EventType.LLM_ERROR, ROLE_ACTORS[role], step, role=role, model=model,
+            message=self._scrub(fault.message) + then, attempt=attempt, status=fault.status,
+            retry_in_s=None if wait_s is None else round(wait_s, 2),
+        )
+
+    def _error(self, fault: Fault, attempt: int) -> ModelError:
+        message = self._scrub(fault.message)
+        if attempt > 1:
+            message += f" (gave up after {attempt} attempts)"
+        if fault.context_too_long:
+            return ContextTooLong(message)
+        if fault.tools_refused:
+            return ToolsRefused(message)
+        return ModelError(message)
 
     def _scrub(self, message: str) -> str:
         # An endpoint may echo the key back in its error text; events must never carry it.
         key = self.config.api_key.get_secret_value()
         return message.replace(key, "<api key>") if key else message
-
-    def _explain(self, exc: openai.APIError) -> str:
-        where = self.config.base_url
-        if isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
-            return f"the API key was rejected by {where} (HTTP {exc.status_code})"
-        if isinstance(exc, openai.APITimeoutError):
-            return f"{where} did not answer within {self.config.timeout_s:g}s"
-        if isinstance(exc, openai.APIConnectionError):
-            return f"cannot reach the model endpoint {where}"
-        if isinstance(exc, openai.NotFoundError):
-            return f"{where} does not know the model {self.config.model!r} (HTTP 404)"
-        if isinstance(exc, openai.APIStatusError):
-            return f"{where} answered HTTP {exc.status_code}: {exc.message}"
-        return f"{where}: {exc.message}"

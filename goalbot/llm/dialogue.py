@@ -1,4 +1,5 @@
-"""Ask a role a question and, when the answer cannot be used, tell the model why and ask again."""
+"""Ask a role a question and get a usable answer: tell the model what was wrong and ask again,
+send a shorter prompt when it does not fit, and answer in text when the endpoint takes no tools."""
 
 from __future__ import annotations
 
@@ -6,10 +7,17 @@ from importlib.resources import files
 from typing import Any, Callable, TypeVar
 
 from goalbot.events import EventType
-from goalbot.llm.client import ROLE_ACTORS, ChatReply, ModelClient
+from goalbot.llm.answers import AnswerSpec
+from goalbot.llm.client import ROLE_ACTORS, ContextTooLong, ModelClient, ModelError, ToolsRefused
+from goalbot.llm.dialects import Dialect, DialectChoice
 from goalbot.llm.parsing import AnswerError
 
 T = TypeVar("T")
+
+# How far a prompt may shrink (0 = everything); each role decides what each level leaves out.
+MAX_SHRINK = 5
+
+Compose = Callable[[int], list[dict[str, Any]]]
 
 
 def prompt(role: str) -> str:
@@ -17,33 +25,58 @@ def prompt(role: str) -> str:
     return files("goalbot.llm").joinpath("prompts", f"{role}.md").read_text(encoding="utf-8")
 
 
-async def ask(
-    client: ModelClient,
-    role: str,
-    messages: list[dict[str, Any]],
-    tools: list[dict[str, Any]],
-    parse: Callable[[ChatReply], T],
-    step: int | None,
-    retries: int = 1,
-) -> T:
-    """Raises AnswerError when every attempt was unusable, ModelError when the endpoint failed."""
-    conversation = list(messages)
-    for attempt in range(retries + 1):
-        reply = await client.chat(role, conversation, tools, step)
-        try:
-            return parse(reply)
-        except AnswerError as exc:
-            client.emitter.emit(
-                EventType.LLM_ERROR, ROLE_ACTORS[role], step, role=role,
-                model=client.config.model, message=f"unusable answer: {exc}",
-            )
-            if attempt == retries:
-                raise
-            conversation.append(reply.as_message())
-            for call in reply.tool_calls:
-                conversation.append({"role": "tool", "tool_call_id": call.id, "content": f"error: {exc}"})
-            conversation.append({
-                "role": "user",
-                "content": f"Your answer could not be used: {exc}. Answer again, calling the tools as described.",
-            })
-    raise AssertionError("unreachable")
+class Dialogue:
+    """The model client together with the dialect each role answers in."""
+
+    def __init__(self, client: ModelClient, dialects: DialectChoice | None = None, retries: int = 2) -> None:
+        self.client = client
+        self.dialects = dialects or DialectChoice()
+        self.retries = retries
+
+    async def ask(self, role: str, compose: Compose, answer: AnswerSpec[T], step: int | None) -> T:
+        """Raises AnswerError when every answer was unusable, ModelError when the endpoint failed."""
+        corrections: list[dict[str, Any]] = []
+        shrink = 0
+        bad_answers = 0
+        while True:
+            dialect = self.dialects.current(role)
+            system = {"role": "system", "content": prompt(role) + answer.instructions(dialect)}
+            messages = [system, *compose(shrink), *corrections]
+            try:
+                reply = await self.client.chat(
+                    role, messages, answer.tools(dialect), step, dialect=dialect.value,
+                    **({"shrink": shrink} if shrink else {}),
+                )
+            except ToolsRefused as exc:
+                if not self.dialects.fall_back(role):
+                    raise ModelError(f"{exc}; try --dialect json (or uitars)") from exc
+                corrections = []
+                continue
+            except ContextTooLong as exc:
+                shrink += 1
+                if shrink > MAX_SHRINK:
+                    raise ModelError(f"{exc}, even with the history cut to nothing") from exc
+                continue
+            try:
+                return answer.parse(reply, dialect)
+            except AnswerError as exc:
+                bad_answers += 1
+                problem = f"{exc} (the answer was cut off at the output limit)" if reply.truncated else str(exc)
+                self.client.emitter.emit(
+                    EventType.LLM_ERROR, ROLE_ACTORS[role], step, role=role,
+                    model=self.client.config.model_for(role), message=f"unusable answer: {problem}",
+                    attempt=bad_answers,
+                )
+                if bad_answers > self.retries:
+                    raise AnswerError(problem) from exc
+                corrections = self._correction(reply, problem, answer.reminder(dialect), dialect)
+
+    @staticmethod
+    def _correction(reply: Any, problem: str, reminder: str, dialect: Dialect) -> list[dict[str, Any]]:
+        """The unusable answer and what was wrong with it; only the latest one is kept."""
+        messages: list[dict[str, Any]] = [reply.as_message()]
+        if dialect is Dialect.TOOLS:
+            messages += [{"role": "tool", "tool_call_id": c.id, "content": f"error: {problem}"}
+                         for c in reply.tool_calls]
+        messages.append({"role": "user", "content": f"Your answer could not be used: {problem}. {reminder}"})
+        return messages

@@ -61,19 +61,10 @@ def parse_single(reply: ChatReply, tool: str, model: type[T]) -> T:
 
 
 def parse_actions(reply: ChatReply) -> list[Action]:
-    """The navigator's answer: one or more actions, run in order."""
-    raw: list[tuple[str, Any]] = []
-    if reply.tool_calls:
-        raw = [(c.name, _loads(c.arguments, c.name)) for c in reply.tool_calls]
-    else:
-        found = _json_in_text(reply.content)
-        items = found if isinstance(found, list) else [found] if found is not None else []
-        for item in items:
-            if isinstance(item, dict) and isinstance(item.get("name"), str):
-                args = {k: v for k, v in item.items() if k != "name"}
-                raw.append((item["name"], args.get("arguments", args)))
-        if not raw:
-            raise AnswerError("no tool call: answer by calling one or more action tools")
+    """The navigator's tool calls: one or more actions, run in order."""
+    if not reply.tool_calls:
+        raise AnswerError("no tool call: answer by calling one or more action tools")
+    raw = [(c.name, _loads(c.arguments, c.name)) for c in reply.tool_calls]
     actions: list[Action] = []
     for name, arguments in raw:
         if not isinstance(arguments, dict):

@@ -57,22 +57,27 @@ def _plain(node: Any, defs: dict[str, Any]) -> Any:
     }
 
 
-def _tool(name: str, model: type[BaseModel]) -> dict[str, Any]:
+def flat_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema as the model is shown it: flat, without goalbot's `name` tag."""
     schema = model.model_json_schema()
     schema.pop("description", None)
     schema["properties"].pop("name", None)
     if "required" in schema:
         schema["required"] = [r for r in schema["required"] if r != "name"]
+    return _plain(schema, schema.get("$defs", {}))
+
+
+def tool_schema(name: str, model: type[BaseModel]) -> dict[str, Any]:
     return {
         "type": "function",
         "function": {
             "name": name,
             "description": (model.__doc__ or "").strip(),
-            "parameters": _plain(schema, schema.get("$defs", {})),
+            "parameters": flat_schema(model),
         },
     }
 
 
-PLANNER_TOOLS = [_tool("plan", PlanAnswer)]
-VALIDATOR_TOOLS = [_tool("verdict", VerdictAnswer)]
-NAVIGATOR_TOOLS = [_tool(action_name(cls), cls) for cls in ACTION_TYPES]
+PLANNER_TOOLS = [tool_schema("plan", PlanAnswer)]
+VALIDATOR_TOOLS = [tool_schema("verdict", VerdictAnswer)]
+NAVIGATOR_TOOLS = [tool_schema(action_name(cls), cls) for cls in ACTION_TYPES]

@@ -138,6 +138,10 @@ class Observation(BaseModel):
         lines.append("Elements and text (* marks elements new since the last observation):")
         return lines
 
+    def summary(self) -> str:
+        """One line, for pages the model has moved on from."""
+        return f"{self.title or '(no title)'!r} at {self.url}, {len(self.elements)} elements in view"
+
     def render(self) -> str:
         """The text the model reads, cut to the budget: elements in view outrank text."""
         head = self._header()

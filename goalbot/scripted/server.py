@@ -13,7 +13,23 @@ Script (JSON):
 
 `{"$element": "Save"}` stands for the index of the element named "Save" in the latest
 observation the request carries, so scripts survive changes in numbering. `arguments` given as a
-string are sent verbatim (that is how a script sends broken JSON).
+string are sent verbatim (that is how a script sends broken JSON); `"finish_reason": "length"`
+says the model was cut off.
+
+A request without tools (a text dialect) is given to the role its system prompt names.
+
+Misbehaviour on cue: an entry `{"fault": …}` takes the place of one answer.
+
+- `{"fault": "rate_limit", "retry_after": 2}`: HTTP 429 with a Retry-After header;
+- `{"fault": "server_error", "status": 503}`: HTTP 500 (or the status given);
+- `{"fault": "auth"}`: HTTP 401;
+- `{"fault": "hang", "seconds": 30}`: no answer for that long, then the connection closes;
+- `{"fault": "drop"}`: the connection closes without any answer;
+- `{"fault": "truncated"}`: HTTP 200 whose JSON body stops halfway.
+
+And for the whole script, `"server": {"tools": false, "context_chars": 6000}`: refuse requests
+that offer tools, as a model without tool support does, and refuse prompts longer than that many
+characters, as a model with a small context window does. Neither uses up an answer.
 """
 
 from __future__ import annotations
@@ -24,14 +40,20 @@ import json
 import re
 import threading
 import time
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 
 class ScriptError(Exception):
     pass
+
+
+_ROLE_IN_PROMPT = re.compile(r"You are the (Planner|Navigator|Validator)\b")
 
 
 def role_of(request: dict[str, Any]) -> str:
@@ -40,7 +62,21 @@ def role_of(request: dict[str, Any]) -> str:
         return "planner"
     if "verdict" in names:
         return "validator"
+    if not names:
+        for message in request.get("messages", []):
+            if message.get("role") == "system":
+                found = _ROLE_IN_PROMPT.search(str(message.get("content") or ""))
+                if found:
+                    return found.group(1).lower()
     return "navigator"
+
+
+_ELEMENT_IN_TEXT = re.compile(r"\$element\(([^)]*)\)")
+
+
+class ServerRules(BaseModel):
+    tools: bool = True
+    context_chars: int | None = None
 
 
 def _last_user_text(request: dict[str, Any]) -> str:
@@ -78,7 +114,9 @@ def _fill(value: Any, observation: str) -> Any:
 class Script:
     """Per-role queues of canned answers; thread-safe, consumed in order."""
 
-    def __init__(self, answers: dict[str, list[dict[str, Any]]]) -> None:
+    def __init__(self, answers: dict[str, Any]) -> None:
+        answers = dict(answers)
+        self.rules = ServerRules.model_validate(answers.pop("server", {}))
         unknown = set(answers) - {"planner", "navigator", "validator"}
         if unknown:
             raise ScriptError(f"unknown roles in script: {sorted(unknown)}")
@@ -103,37 +141,81 @@ def _tokens(text: str) -> int:
     return max(1, len(text) // 4)
 
 
+@dataclass
+class Reply:
+    """What the server does with one request: answer, or misbehave in one of the scripted ways."""
+
+    status: int = HTTPStatus.OK
+    body: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    fault: str | None = None  # hang, drop, truncated
+    seconds: float = 0.0
+
+
+def _error(status: int, message: str, code: str | None = None, **headers: str) -> Reply:
+    error = {"message": message, "type": "invalid_request_error", "code": code}
+    return Reply(status=status, body={"error": error}, headers=headers)
+
+
+def fault_reply(canned: dict[str, Any]) -> Reply:
+    kind = canned["fault"]
+    if kind == "rate_limit":
+        return _error(429, "Rate limit reached, please try again later", "rate_limit_exceeded",
+                      **{"Retry-After": str(canned.get("retry_after", 1))})
+    if kind == "server_error":
+        return _error(int(canned.get("status", 500)), "The server had an error processing the request")
+    if kind == "auth":
+        return _error(401, "Incorrect API key provided", "invalid_api_key")
+    if kind in ("hang", "drop", "truncated"):
+        return Reply(fault=kind, seconds=float(canned.get("seconds", 30)))
+    raise ScriptError(f"unknown fault {kind!r}")
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: ScriptedModelServer  # type: ignore[assignment]
 
     def log_message(self, format: str, *args: object) -> None:
         pass
 
-    def _json(self, status: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
+    def _send(self, reply: Reply) -> None:
+        if reply.fault == "hang":
+            time.sleep(reply.seconds)
+            self.close_connection = True
+            return
+        if reply.fault == "drop":
+            self.close_connection = True
+            return
+        data = json.dumps(reply.body).encode()
+        if reply.fault == "truncated":
+            data = data[: len(data) // 2]
+        self.send_response(reply.status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
 
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
-            self._json(HTTPStatus.OK, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+            self._send(Reply(body={"object": "list", "data": [{"id": "scripted", "object": "model"}]}))
         else:
-            self._json(HTTPStatus.NOT_FOUND, {"error": {"message": "not found"}})
+            self._send(_error(HTTPStatus.NOT_FOUND, "not found"))
 
     def do_POST(self) -> None:
         if not self.path.rstrip("/").endswith("/chat/completions"):
-            self._json(HTTPStatus.NOT_FOUND, {"error": {"message": "not found"}})
+            self._send(_error(HTTPStatus.NOT_FOUND, "not found"))
             return
         length = int(self.headers.get("Content-Length") or 0)
         try:
             request = json.loads(self.rfile.read(length))
         except json.JSONDecodeError:
-            self._json(HTTPStatus.BAD_REQUEST, {"error": {"message": "body is not JSON"}})
+            self._send(_error(HTTPStatus.BAD_REQUEST, "body is not JSON"))
             return
-        self._json(HTTPStatus.OK, self.server.answer(request))
+        try:
+            self._send(self.server.answer(request))
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up first (it timed out): nothing to tell it
 
 
 class ScriptedModelServer(ThreadingHTTPServer):
@@ -151,47 +233,63 @@ class ScriptedModelServer(ThreadingHTTPServer):
         host, port = self.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
+    def answer(self, request: dict[str, Any]) -> Reply:
         role = role_of(request)
         self.requests.append({"role": role, **request})
-        observation = _last_user_text(request)
+        rules = self.script.rules
+        if request.get("tools") and not rules.tools:
+            return _error(HTTPStatus.BAD_REQUEST, f"{request.get('model')} does not support tools")
+        prompt_text = json.dumps(request.get("messages", []), ensure_ascii=False)
+        if rules.context_chars is not None and len(prompt_text) > rules.context_chars:
+            return _error(
+                HTTPStatus.BAD_REQUEST,
+                f"This model's maximum context length is {rules.context_chars // 4} tokens. However, "
+                f"your messages resulted in {len(prompt_text) // 4} tokens. Please reduce the length.",
+                "context_length_exceeded",
+            )
         canned = self.script.next_answer(role)
-        message: dict[str, Any] = {"role": "assistant", "content": None}
-        if canned is None:
-            message["content"] = f"(the script has no answer left for the {role})"
-        else:
-            message["content"] = canned.get("content")
-            calls = []
-            try:
-                for call in canned.get("tool_calls", []):
-                    arguments = call.get("arguments", {})
-                    if not isinstance(arguments, str):
-                        arguments = json.dumps(_fill(arguments, observation), ensure_ascii=False)
-                    calls.append({
-                        "id": f"call_{next(self._ids)}", "type": "function",
-                        "function": {"name": call["name"], "arguments": arguments},
-                    })
-            except ScriptError as exc:
-                calls, message["content"] = [], f"(script: {exc})"
-            if calls:
-                message["tool_calls"] = calls
-        prompt_text = json.dumps(request.get("messages", []))
+        if canned is not None and "fault" in canned:
+            return fault_reply(canned)
+        message = self._message(role, canned, _last_user_text(request))
         completion_text = json.dumps(message)
-        return {
+        finish = (canned or {}).get("finish_reason") or ("tool_calls" if message.get("tool_calls") else "stop")
+        return Reply(body={
             "id": f"chatcmpl-{next(self._ids)}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": request.get("model", "scripted"),
-            "choices": [{
-                "index": 0, "message": message,
-                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
-            }],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {
                 "prompt_tokens": _tokens(prompt_text),
                 "completion_tokens": _tokens(completion_text),
                 "total_tokens": _tokens(prompt_text) + _tokens(completion_text),
             },
-        }
+        })
+
+    def _message(self, role: str, canned: dict[str, Any] | None, observation: str) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": None}
+        if canned is None:
+            message["content"] = f"(the script has no answer left for the {role})"
+            return message
+        content = canned.get("content")
+        calls = []
+        try:
+            for call in canned.get("tool_calls", []):
+                arguments = call.get("arguments", {})
+                if not isinstance(arguments, str):
+                    arguments = json.dumps(_fill(arguments, observation), ensure_ascii=False)
+                calls.append({
+                    "id": f"call_{next(self._ids)}", "type": "function",
+                    "function": {"name": call["name"], "arguments": arguments},
+                })
+            if isinstance(content, str):  # `$element(Save)` in text answers, as in tool calls
+                content = _ELEMENT_IN_TEXT.sub(lambda m: str(resolve_element(m.group(1), observation)), content)
+            message["content"] = content
+        except ScriptError as exc:
+            calls, message["content"] = [], f"(script: {exc})"
+        if calls:
+            message["tool_calls"] = calls
+        return message
 
     def start(self) -> ScriptedModelServer:
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)

@@ -1,0 +1,140 @@
+"""What each role must answer, in each dialect: the tools offered, the instructions added to the
+system prompt, the reminder sent with a correction, and the parser that yields typed answers."""
+
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from string import Template
+from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from goalbot.actions import ACTION_TYPES, Action, action_name
+from goalbot.llm.client import ChatReply
+from goalbot.llm.coordinates import Convention, Geometry
+from goalbot.llm.dialects import Dialect
+from goalbot.llm.jsonactions import JsonDialect
+from goalbot.llm.parsing import AnswerError, parse_actions, parse_single
+from goalbot.llm.repair import NoJson
+from goalbot.llm.tools import NAVIGATOR_TOOLS, flat_schema, tool_schema
+from goalbot.llm.uitars import UiTarsParser
+
+T = TypeVar("T", covariant=True)
+M = TypeVar("M", bound=BaseModel)
+
+
+def _template(name: str) -> Template:
+    return Template(files("goalbot.llm").joinpath("prompts", name).read_text(encoding="utf-8"))
+
+
+class AnswerSpec(Protocol[T]):
+    def tools(self, dialect: Dialect) -> list[dict[str, Any]]: ...
+    def instructions(self, dialect: Dialect) -> str: ...
+    def reminder(self, dialect: Dialect) -> str: ...
+    def parse(self, reply: ChatReply, dialect: Dialect) -> T: ...
+
+
+class ObjectAnswer(Generic[M]):
+    """One object, as the arguments of a single tool (`plan`, `verdict`) or as JSON text."""
+
+    def __init__(self, tool: str, model: type[M]) -> None:
+        self.tool = tool
+        self.model = model
+        self._schema = json.dumps(flat_schema(model), ensure_ascii=False)
+
+    def tools(self, dialect: Dialect) -> list[dict[str, Any]]:
+        return [tool_schema(self.tool, self.model)] if dialect is Dialect.TOOLS else []
+
+    def instructions(self, dialect: Dialect) -> str:
+        if dialect is Dialect.TOOLS:
+            return ""
+        return _template("answer-object.md").substitute(tool=self.tool, schema=self._schema)
+
+    def reminder(self, dialect: Dialect) -> str:
+        if dialect is Dialect.TOOLS:
+            return f"Call `{self.tool}` once, with arguments matching this schema: {self._schema}"
+        return f"Answer with one JSON object matching this schema, and nothing else: {self._schema}"
+
+    def parse(self, reply: ChatReply, dialect: Dialect) -> M:
+        return parse_single(reply, self.tool, self.model)
+
+
+def action_signatures() -> str:
+    """One line per action, `click(index | x, y)`, for prompts and corrections in any dialect."""
+    lines = []
+    for cls in ACTION_TYPES:
+        fields = [name for name in cls.model_fields if name != "name"]
+        doc = (cls.__doc__ or "").strip().splitlines()[0]
+        lines.append(f"- {action_name(cls)}({', '.join(fields)}): {doc}")
+    return "\n".join(lines)
+
+
+def map_points(action: Action, geometry: Geometry, convention: Convention) -> Action:
+    """Coordinates of a tool call are about the screenshot sent; actions need target pixels."""
+    update: dict[str, float] = {}
+    for x_key, y_key in (("x", "y"), ("to_x", "to_y")):
+        x, y = getattr(action, x_key, None), getattr(action, y_key, None)
+        if x is not None and y is not None:
+            update[x_key], update[y_key] = geometry.to_target(x, y, convention)
+    return action.model_copy(update=update) if update else action
+
+
+class ActionsAnswer:
+    """The navigator's answer: actions, run in order, with coordinates mapped onto the target."""
+
+    def __init__(self, geometry: Geometry, convention: Convention, vision: bool) -> None:
+        self.geometry = geometry
+        self.convention = convention
+        self.vision = vision
+
+    def tools(self, dialect: Dialect) -> list[dict[str, Any]]:
+        return NAVIGATOR_TOOLS if dialect is Dialect.TOOLS else []
+
+    def _coordinates(self) -> str:
+        g = self.geometry
+        if self.convention is Convention.RELATIVE_1000:
+            return "relative: 0 to 1000 across the width and down the height of the screenshot"
+        if self.convention is Convention.NORMALISED:
+            return "fractions: 0 to 1 across the width and down the height of the screenshot"
+        picture = "screenshot" if self.vision else "viewport"
+        return f"pixels of the {picture}, which is {g.image_width}×{g.image_height}"
+
+    def instructions(self, dialect: Dialect) -> str:
+        name = {Dialect.UITARS: "answer-uitars.md", Dialect.JSON: "answer-actions-json.md"}.get(dialect)
+        if name is None:
+            return ""
+        return _template(name).substitute(actions=action_signatures(), coordinates=self._coordinates())
+
+    def reminder(self, dialect: Dialect) -> str:
+        if dialect is Dialect.UITARS:
+            return ("Answer as `Thought: …` then `Action: …`, using only these actions: "
+                    "click, left_double, right_single, drag, hotkey, type, scroll, wait, navigate, "
+                    "navigate_back, finished, call_user.")
+        shape = "call one or more of these tools" if dialect is Dialect.TOOLS else (
+            'answer with a JSON list of actions such as [{"action": "click", "index": 3}]')
+        return f"Please {shape}:\n{action_signatures()}"
+
+    def parse(self, reply: ChatReply, dialect: Dialect) -> list[Action]:
+        if dialect is Dialect.TOOLS and reply.tool_calls:
+            return [map_points(a, self.geometry, self.convention) for a in parse_actions(reply)]
+        return self.parse_text(reply.content, dialect)
+
+    def parse_text(self, content: str, dialect: Dialect) -> list[Action]:
+        uitars = UiTarsParser(self.geometry, self.convention)
+        as_json = JsonDialect(self.geometry, self.convention)
+        # A model may ignore the dialect it was asked for; read what it wrote, but blame the
+        # dialect it was asked for when neither reading works.
+        first, second = (uitars, as_json) if dialect is Dialect.UITARS else (as_json, uitars)
+        if dialect is not Dialect.UITARS and "Action:" in content:
+            first, second = second, first
+        try:
+            return first.parse(content)
+        except NoJson as exc:
+            try:
+                return second.parse(content)
+            except NoJson:
+                pass
+            if not content.strip():
+                raise AnswerError("the answer is empty") from exc
+            raise AnswerError(str(exc)) from exc
