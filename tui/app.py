@@ -9,6 +9,7 @@ from textual.message import Message
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import RunOptions, Session, SessionResult
 from goalbot.events import Artifact, Bus, Event, EventType
+from tui.screens.consent import ConsentScreen
 from tui.screens.reject import RejectScreen
 from tui.screens.run import RunScreen
 
@@ -67,6 +68,8 @@ class GoalbotApp(App[None]):
     def on_bus_event(self, message: BusEvent) -> None:
         event = message.event
         self.run_screen.apply(event)
+        if event.type is EventType.APPROVAL_REQUEST:
+            self._ask_consent(event.data["what"])
         if event.type is EventType.OBSERVATION:
             content = self._screenshots.pop(event.data.get("screenshot") or "", None)
             if content is not None:
@@ -76,6 +79,15 @@ class GoalbotApp(App[None]):
         # Held until the OBSERVATION that names it, so the picture and its caption agree.
         if message.artifact.kind == "screenshot":
             self._screenshots = {message.artifact.id: message.artifact.content}
+
+    def _ask_consent(self, question: str) -> None:
+        def send(granted: bool | None) -> None:
+            if granted:
+                self.control.grant(by="dashboard")
+            else:
+                self.control.deny(by="dashboard")
+
+        self.push_screen(ConsentScreen(question), send)
 
     def action_approve(self) -> None:
         if self.control.awaiting_plan:

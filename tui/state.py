@@ -40,7 +40,10 @@ class DashboardState:
     confidence: float = 0.0
     last_verdict: str = ""
     model_calls: int = 0
+    model_errors: int = 0
     tokens: int = 0
+    cost_usd: float | None = None  # None until a call to a model with a known price
+    paused: str = ""
     screenshot_id: str | None = None
     page: str = ""
 
@@ -84,6 +87,14 @@ class DashboardState:
             case T.LLM_CALL:
                 self.model_calls += 1
                 self.tokens += d.get("tokens_in", 0) + d.get("tokens_out", 0)
+                if d.get("cost_usd") is not None:
+                    self.cost_usd = (self.cost_usd or 0.0) + d["cost_usd"]
+            case T.LLM_ERROR:
+                self.model_errors += 1
+            case T.TASK_PAUSE:
+                self.paused, self.status = d.get("reason", ""), "paused"
+            case T.TASK_RESUME:
+                self.paused, self.status = "", "running"
             case T.OBSERVATION:
                 self.screenshot_id = d.get("screenshot") or self.screenshot_id
                 self.page = f"{d['title']} <{d['url']}>"

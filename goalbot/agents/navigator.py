@@ -32,17 +32,15 @@ class StepReport(BaseModel):
     observation: Observation
 
 
-def _shown(action: Action, observation: Observation) -> dict[str, object]:
-    """The action as events show it: text typed into a password field never leaves the process."""
+async def _shown(action: Action, operator: Operator) -> dict[str, object]:
+    """The action as events show it: text typed into a password field never leaves the process.
+
+    Asked of the page right before typing, since an earlier action of the same answer may have
+    moved the focus.
+    """
     shown = {"name": action.name, **action.model_dump(exclude_defaults=True)}
-    if isinstance(action, A.Type):
-        elements = observation.elements
-        if action.index is not None:
-            target = elements.get(action.index)
-        else:
-            target = next((e for e in elements.values() if "focused" in e.states), None)
-        if target is not None and target.input_type == "password":
-            shown["text"] = HIDDEN
+    if isinstance(action, A.Type) and await operator.is_secret_field(action.index):
+        shown["text"] = HIDDEN
     return shown
 
 
@@ -97,13 +95,13 @@ class Navigator:
                 if isinstance(action, A.Finished):
                     self.emitter.emit(
                         EventType.ACT_OK, Actor.NAVIGATOR, step,
-                        action=_shown(action, observation), message=action.summary,
+                        action=await _shown(action, self.operator), message=action.summary,
                     )
                     return StepReport(
                         success=action.success, summary=action.summary, done=done,
                         observation=await observe(self.operator, self.emitter, step),
                     )
-                ok, line = await self._act(action, step, observation)
+                ok, line = await self._act(action, step)
                 done.append(line)
                 if not ok:
                     break  # the page is not what the rest of the batch assumed
@@ -114,8 +112,8 @@ class Navigator:
             summary=f"the step did not finish within {self.max_turns} turns",
         )
 
-    async def _act(self, action: Action, step: int, observation: Observation) -> tuple[bool, str]:
-        shown = _shown(action, observation)
+    async def _act(self, action: Action, step: int) -> tuple[bool, str]:
+        shown = await _shown(action, self.operator)
         self.emitter.emit(EventType.ACT_START, Actor.NAVIGATOR, step, action=shown)
         if isinstance(action, A.SaveData):
             self.saved_data[action.key] = action.value

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any, Awaitable, Callable
 
@@ -127,7 +128,8 @@ class ModelClient:
             started = time.perf_counter()
             try:
                 response = await self._client.chat.completions.create(**self._request(model, messages, tools))
-            except openai.APIError as exc:
+            except (openai.APIError, json.JSONDecodeError) as exc:
+                # A body cut off halfway reaches us as a bare JSONDecodeError from the client.
                 fault = read_fault(exc, self.config.base_url, model, self.config.timeout_s)
                 if fault.tool_choice_refused and self.tool_choice and tools:
                     self.tool_choice = False

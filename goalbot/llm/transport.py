@@ -74,7 +74,9 @@ def retry_after(response: Any) -> float | None:
         return parsed.timestamp() - time.time() if parsed else None
 
 
-def read_fault(exc: openai.APIError, endpoint: str, model: str, timeout_s: float) -> Fault:
+def read_fault(exc: Exception, endpoint: str, model: str, timeout_s: float) -> Fault:
+    if isinstance(exc, ValueError):  # the body was not JSON (cut off, or not an API at all)
+        return Fault(f"{endpoint} sent an answer that is not valid JSON", retryable=True)
     if isinstance(exc, openai.APITimeoutError):
         return Fault(f"{endpoint} did not answer within {timeout_s:g}s", retryable=True)
     if isinstance(exc, openai.APIConnectionError):
@@ -85,7 +87,7 @@ def read_fault(exc: openai.APIError, endpoint: str, model: str, timeout_s: float
     if isinstance(exc, openai.APIResponseValidationError):
         return Fault(f"{endpoint} sent an answer that is not valid JSON", retryable=True)
     if not isinstance(exc, openai.APIStatusError):
-        return Fault(f"{endpoint}: {exc.message}", retryable=True)
+        return Fault(f"{endpoint}: {exc}", retryable=True)
     status = exc.status_code
     text = _error_text(exc)
     if status in (401, 403):

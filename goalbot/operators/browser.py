@@ -155,6 +155,14 @@ class BrowserOperator:
 
     # -- elements and effects --------------------------------------------------------------
 
+    async def is_secret_field(self, index: int | None) -> bool:
+        try:
+            if index is None:
+                return bool(await self.page.evaluate(js.FOCUSED_SECRET_JS))
+            return bool(await (await self._element(index)).evaluate(js.SECRET_JS))
+        except (ActionFailed, PlaywrightError):
+            return True  # cannot tell: hide the text rather than risk a password in the store
+
     async def _element(self, index: int) -> ElementHandle:
         if not 1 <= index <= len(self._targets):
             span = f"[1]–[{len(self._targets)}]" if self._targets else "no elements"

@@ -48,6 +48,18 @@ FOCUSED_JS = """() => {
   return { where: "field", value };
 }"""
 
+# Whether typing into this element (or the focused one) hands over a secret. Focus inside a
+# frame cannot be seen from here, so it counts as secret: better a hidden text than a leak.
+_SECRET = "(e) => e.type === 'password' || /password|one-time-code/.test(e.autocomplete || '')"
+SECRET_JS = _SECRET
+FOCUSED_SECRET_JS = """() => {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  if (!el) return false;
+  if (el.tagName === "IFRAME" || el.tagName === "FRAME") return true;
+  return (""" + _SECRET + """)(el);
+}"""
+
 SCROLL_JS = """([el, dx, dy]) => {
   const scrollable = (e) => {
     const st = getComputedStyle(e);

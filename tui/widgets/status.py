@@ -1,4 +1,5 @@
-"""One line: status, step n/max, progress, confidence, model calls, and the Validator's last word."""
+"""One line: status, step n/max, progress, confidence, model calls, tokens and cost, and the
+Validator's last word."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from tui.state import DashboardState
 
 # Explicit foreground and background, so the badge reads in 16-colour terminals too.
 STATUS_STYLES = {"done": "bold white on green", "failed": "bold white on red",
-                 "cancelled": "bold black on yellow", "awaiting approval": "bold white on magenta"}
+                 "cancelled": "bold black on yellow", "awaiting approval": "bold white on magenta",
+                 "paused": "bold white on magenta"}
 DEFAULT_STYLE = "bold black on cyan"
 
 
@@ -20,7 +22,11 @@ class StatusLine(Static):
         text.append(f"  step {state.step}/{state.max_steps or '?'}")
         text.append(f"  progress {state.progress}%")
         text.append(f"  confidence {state.confidence:.2f}")
-        text.append(f"  calls {state.model_calls} · tokens {state.tokens}")
+        text.append(f"  calls {state.model_calls} · tokens {state.tokens:,}")
+        if state.cost_usd is not None:
+            text.append(f" · ${state.cost_usd:.4f}")
+        if state.model_errors:
+            text.append(f" · {state.model_errors} retried", style="yellow")
         if state.last_verdict:
             text.append("  validator: ", style="dim")
             text.append(state.last_verdict)

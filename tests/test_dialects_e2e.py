@@ -1,0 +1,140 @@
+"""Whole runs in each dialect: JSON text, UI-TARS text with coordinates, and auto falling back to
+text when the endpoint refuses tools. The real `openai` client and our parsers read the answers
+of a real HTTP server; the demo site's own record says whether the goal was reached."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from PIL import Image
+
+from conftest import demo_script, open_page, rows, run_cli
+
+DEMO_GOAL = "sign in and turn on dark mode"
+SIGNED_IN_DARK = {"demo@example.com": True}
+
+
+def _json_text(value: Any) -> str:
+    """`{"$element": "Save"}` becomes the server's `$element(Save)`, outside any quotes."""
+    return re.sub(r'\{"\$element": "([^"]*)"\}', r"$element(\1)", json.dumps(value, ensure_ascii=False))
+
+
+def as_text(script: dict[str, Any]) -> dict[str, Any]:
+    """The demo script as a model without tool calls would answer it: JSON written in the text."""
+    out: dict[str, Any] = {}
+    for role, answers in script.items():
+        out[role] = []
+        for entry in answers:
+            calls = entry["tool_calls"]
+            if role == "navigator":
+                body = _json_text([{"action": c["name"], **c["arguments"]} for c in calls])
+                out[role].append({"content": body})
+            else:
+                out[role].append({"content": f"Here is my answer:\n```json\n{_json_text(calls[0]['arguments'])}\n```"})
+    return out
+
+
+def _run(model, site, db_path: Path, *flags: str, goal: str = DEMO_GOAL):
+    result = run_cli("--db", str(db_path), "run", goal, "--url", f"{site.url}/login", "--no-tui",
+                     "--yes", "--base-url", model.base_url, "--model", "scripted", *flags)
+    assert "Traceback" not in result.stderr, result.stderr
+    events = [{"type": r["type"], **json.loads(r["data"])}
+              for r in rows(db_path, "select type, data from events order by seq")]
+    return result, events
+
+
+def _image_size(request: dict[str, Any]) -> tuple[int, int] | None:
+    for message in request["messages"]:
+        if isinstance(message.get("content"), list):
+            for part in message["content"]:
+                if part.get("type") == "image_url":
+                    data = part["image_url"]["url"].split(",", 1)[1]
+                    return Image.open(io.BytesIO(base64.b64decode(data))).size
+    return None
+
+
+def test_json_dialect_with_vision(site, model_server, db_path: Path) -> None:
+    model = model_server(as_text(demo_script()))
+    result, events = _run(model, site, db_path, "--dialect", "json", "--vision")
+    assert result.returncode == 0, result.stderr
+    assert site.state.snapshot()["dark_mode"] == SIGNED_IN_DARK
+    assert all("tools" not in r for r in model.requests)
+    system = model.requests[0]["messages"][0]["content"]
+    assert "Tools cannot be called here" in system and '"steps"' in system
+    assert all(_image_size(r) == (1280, 800) for r in model.requests)
+    calls = [e for e in events if e["type"] == "LLM_CALL"]
+    assert calls and all(e["dialect"] == "json" for e in calls)
+
+
+def test_auto_falls_back_to_text_when_tools_are_refused(site, model_server, db_path: Path) -> None:
+    script = {"server": {"tools": False}, **as_text(demo_script())}
+    model = model_server(script)
+    result, events = _run(model, site, db_path)
+    assert result.returncode == 0, result.stderr
+    assert site.state.snapshot()["dark_mode"] == SIGNED_IN_DARK
+    refusals = [e for e in events if e["type"] == "LLM_ERROR"]
+    assert sorted(e["role"] for e in refusals) == ["navigator", "planner", "validator"]
+    assert all("does not take tool calls" in e["message"] for e in refusals)
+    for role in ("planner", "navigator", "validator"):
+        offered = ["tools" in r for r in model.requests if r["role"] == role]
+        assert offered[0] and not any(offered[1:]), (role, offered)  # asked once, then remembered
+    assert {e["dialect"] for e in events if e["type"] == "LLM_CALL"} == {"json"}
+
+
+def test_tools_dialect_refused_says_what_to_do(site, model_server, db_path: Path) -> None:
+    model = model_server({"server": {"tools": False}, **demo_script()})
+    result, _ = _run(model, site, db_path, "--dialect", "tools")
+    assert result.returncode == 1
+    assert "does not take tool calls" in result.stderr and "try --dialect json" in result.stderr
+
+
+async def _login_boxes(browser, url: str) -> dict[str, tuple[float, float, float, float]]:
+    await open_page(browser, url)
+    observation = await browser.observe()
+    return {e.name: e.box for e in observation.elements.values() if e.box}
+
+
+def _relative(box: tuple[float, float, float, float]) -> str:
+    """A UI-TARS 1.0 box, 0–1000 of a 1280×800 screenshot."""
+    x, y, w, h = box
+    return f"({round(x / 1.28)},{round(y / 0.8)},{round((x + w) / 1.28)},{round((y + h) / 0.8)})"
+
+
+async def test_uitars_navigator_clicks_and_types_by_coordinates(site, model_server, db_path, browser) -> None:
+    boxes = await _login_boxes(browser, f"{site.url}/login")
+    plan = demo_script()["planner"][0]
+    plan["tool_calls"][0]["arguments"]["steps"] = ["Sign in with the demo account shown on the page"]
+    verdict = {"tool_calls": [{"name": "verdict", "arguments": {
+        "is_valid": True, "reason": "Signed in as demo@example.com", "confidence": 0.9}}]}
+    script = {
+        "planner": [plan],
+        "navigator": [
+            {"content": "Thought: The email field is empty; I fill in the demo account.\n"
+                        f"Action: click(start_box='<|box_start|>{_relative(boxes['Email'])}<|box_end|>')\n\n"
+                        "type(content='demo@example.com')\n\n"
+                        f"click(start_box='{_relative(boxes['Password'])}')\n\n"
+                        "type(content='demo-pass\\n')"},
+            {"content": "Thought: The settings page is open, so I am signed in.\n"
+                        "Action: finished(content='Signed in as demo@example.com')"},
+        ],
+        "validator": [verdict, verdict],
+    }
+    model = model_server(script)
+    result, events = _run(model, site, db_path, "--dialect", "navigator=uitars", goal="sign in")
+    assert result.returncode == 0, result.stderr
+    assert site.state.snapshot()["signed_in"] == ["demo@example.com"]
+    navigator = [r for r in model.requests if r["role"] == "navigator"]
+    assert all("tools" not in r and _image_size(r) == (1280, 800) for r in navigator)
+    assert "Thought:" in navigator[0]["messages"][0]["content"]
+    assert all("tools" in r for r in model.requests if r["role"] != "navigator")
+    clicks = [e["action"] for e in events if e["type"] == "ACT_OK" and e["action"]["name"] == "click"]
+    x, y, w, h = boxes["Email"]
+    assert abs(clicks[0]["x"] - (x + w / 2)) <= 1.5 and abs(clicks[0]["y"] - (y + h / 2)) <= 1.5
+    typed = [e["action"] for e in events if e["type"] == "ACT_OK" and e["action"]["name"] == "type"]
+    assert typed[0]["text"] == "demo@example.com" and typed[1]["text"] == "•••"  # a password field
+    assert "demo-pass" not in json.dumps(events)
