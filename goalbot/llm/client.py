@@ -59,12 +59,20 @@ class ModelError(Exception):
     """The endpoint could not give an answer; the message names the endpoint and is for people."""
 
 
-class ContextTooLong(ModelError):
-    """The prompt does not fit the model: the caller should send less and try again."""
+class AskDifferently(ModelError):
+    """The endpoint refused this request but may take another; the caller reports the fault."""
+
+    def __init__(self, message: str, fault: Fault) -> None:
+        super().__init__(message)
+        self.fault = fault
 
 
-class ToolsRefused(ModelError):
-    """The endpoint does not take tool calls: the caller may ask for a text answer instead."""
+class ContextTooLong(AskDifferently):
+    """The prompt does not fit the model: send less and try again."""
+
+
+class ToolsRefused(AskDifferently):
+    """The endpoint does not take tool calls: ask for a text answer instead."""
 
 
 class BudgetStop(ModelError):
@@ -95,8 +103,7 @@ class ModelClient:
         self.config = config
         self.emitter = emitter
         self.prices = prices or PriceTable()
-        self.first_limits = limits or Limits()
-        self.limits = self.first_limits
+        self.limits = limits or Limits()
         self.ask_budget = ask_budget
         self.usage = Usage()
         self.tool_choice = True  # dropped for good once the endpoint refuses it
@@ -133,12 +140,15 @@ class ModelClient:
                 fault = read_fault(exc, self.config.base_url, model, self.config.timeout_s)
                 if fault.tool_choice_refused and self.tool_choice and tools:
                     self.tool_choice = False
-                    self._report(role, model, step, fault, attempt, wait_s=0.0,
-                                 note="asking again without tool_choice")
+                    self.report_fault(role, step, fault, attempt, note="asking again without tool_choice")
                     continue
+                if fault.context_too_long:
+                    raise ContextTooLong(self._scrub(fault.message), fault) from exc
+                if fault.tools_refused:
+                    raise ToolsRefused(self._scrub(fault.message), fault) from exc
                 retrying = fault.retryable and attempt <= policy.retries
                 wait = policy.wait_s(attempt, fault.retry_after_s) if retrying else None
-                self._report(role, model, step, fault, attempt, wait)
+                self.report_fault(role, step, fault, attempt, wait_s=wait)
                 if wait is None:
                     raise self._error(fault, attempt) from exc
                 await asyncio.sleep(wait)
@@ -192,12 +202,13 @@ class ModelClient:
             return
         if not await self.ask_budget(reason, step):
             raise BudgetStop(f"stopped at the budget: {reason}")
-        self.limits = self.limits.raised(self.first_limits, self.usage)
+        self.limits = self.limits.raised(self.usage)
 
-    def _report(
-        self, role: str, model: str, step: int | None, fault: Fault, attempt: int,
-        wait_s: float | None, note: str = "",
+    def report_fault(
+        self, role: str, step: int | None, fault: Fault, attempt: int = 1,
+        wait_s: float | None = None, note: str = "",
     ) -> None:
+        """One LLM_ERROR event for one failed attempt, saying what happens next."""
         if note:
             then = f"; {note}"
         elif wait_s is not None:
@@ -205,7 +216,7 @@ class ModelClient:
         else:
             then = ""
         self.emitter.emit(
-            EventType.LLM_ERROR, ROLE_ACTORS[role], step, role=role, model=model,
+            EventType.LLM_ERROR, ROLE_ACTORS[role], step, role=role, model=self.config.model_for(role),
             message=self._scrub(fault.message) + then, attempt=attempt, status=fault.status,
             retry_in_s=None if wait_s is None else round(wait_s, 2),
         )
@@ -214,10 +225,6 @@ class ModelClient:
         message = self._scrub(fault.message)
         if attempt > 1:
             message += f" (gave up after {attempt} attempts)"
-        if fault.context_too_long:
-            return ContextTooLong(message)
-        if fault.tools_refused:
-            return ToolsRefused(message)
         return ModelError(message)
 
     def _scrub(self, message: str) -> str:

@@ -49,13 +49,18 @@ class Dialogue:
                 )
             except ToolsRefused as exc:
                 if not self.dialects.fall_back(role):
+                    self.client.report_fault(role, step, exc.fault)
                     raise ModelError(f"{exc}; try --dialect json (or uitars)") from exc
+                self.client.report_fault(role, step, exc.fault, note="asking for JSON text from now on")
                 corrections = []
                 continue
             except ContextTooLong as exc:
                 shrink += 1
                 if shrink > MAX_SHRINK:
-                    raise ModelError(f"{exc}, even with the history cut to nothing") from exc
+                    self.client.report_fault(role, step, exc.fault)
+                    raise ModelError(f"{exc}, even with the history and the page cut down") from exc
+                self.client.report_fault(role, step, exc.fault, attempt=shrink,
+                                         note=f"sending a shorter prompt ({shrink} of {MAX_SHRINK})")
                 continue
             try:
                 return answer.parse(reply, dialect)

@@ -50,23 +50,27 @@ class Usage(BaseModel):
 
 
 class Limits(BaseModel):
-    """`--max-calls` and `--max-tokens`; raised by the person when they let the run go on."""
+    """`--max-calls` and `--max-tokens`: how much the run may spend before it asks the person,
+    and again as much each time they let it go on."""
 
     max_calls: int | None = Field(None, ge=1)
     max_tokens: int | None = Field(None, ge=1)
+    rounds: int = Field(1, ge=1, description="1 + how often the person let the run go on.")
 
     def exceeded(self, usage: Usage, next_prompt_tokens: int) -> str | None:
         """Why the next call would go over a limit, or None."""
-        if self.max_calls is not None and usage.calls + 1 > self.max_calls:
-            return f"the run has made {usage.calls} model calls (--max-calls {self.max_calls})"
-        if self.max_tokens is not None and usage.tokens + next_prompt_tokens > self.max_tokens:
+        if self.max_calls is not None and usage.calls + 1 > self.max_calls * self.rounds:
+            return (f"the run has made {usage.calls} model calls; {self.max_calls * self.rounds} "
+                    f"were allowed (--max-calls {self.max_calls} at a time)")
+        if self.max_tokens is not None and usage.tokens + next_prompt_tokens > self.max_tokens * self.rounds:
             return (f"the run has used {usage.tokens:,} tokens and the next prompt is about "
-                    f"{next_prompt_tokens:,} more (--max-tokens {self.max_tokens:,})")
+                    f"{next_prompt_tokens:,} more; {self.max_tokens * self.rounds:,} were allowed "
+                    f"(--max-tokens {self.max_tokens:,} at a time)")
         return None
 
-    def raised(self, original: Limits, usage: Usage) -> Limits:
-        """As much again as the person first allowed, counted from what is spent now."""
-        return Limits(
-            max_calls=usage.calls + original.max_calls if original.max_calls else None,
-            max_tokens=usage.tokens + original.max_tokens if original.max_tokens else None,
-        )
+    def raised(self, usage: Usage) -> Limits:
+        """As much again as the person first allowed, past what is spent now."""
+        rounds = self.rounds + 1
+        while self.model_copy(update={"rounds": rounds}).exceeded(usage, 0):
+            rounds += 1  # one prompt alone may be bigger than a round of --max-tokens
+        return self.model_copy(update={"rounds": rounds})
