@@ -48,10 +48,25 @@ def summary(event: Event) -> str:
         case T.GOAL_STATUS:
             return f"progress {d.get('progress_percent', 0)}%, confidence {d.get('confidence', 0):.2f}"
         case T.LLM_CALL:
-            return (f"{d['role']} · {d['model']} · {d['latency_ms']} ms · "
-                    f"{d.get('tokens_in', 0)}+{d.get('tokens_out', 0)} tokens")
+            extra = [f"${d['cost_usd']:.4f}"] if d.get("cost_usd") is not None else []
+            if d.get("attempt", 1) > 1:
+                extra.append(f"attempt {d['attempt']}")
+            if d.get("dialect") not in (None, "tools"):
+                extra.append(f"{d['dialect']} text")
+            if d.get("shrink"):
+                extra.append(f"prompt cut {d['shrink']}×")
+            return " · ".join([d["role"], d["model"], f"{d['latency_ms']} ms",
+                               f"{d.get('tokens_in', 0)}+{d.get('tokens_out', 0)} tokens", *extra])
         case T.LLM_ERROR:
             return f"{d['role']}: {d['message']}"
+        case T.TASK_PAUSE:
+            return f"paused: {d.get('reason', '')}"
+        case T.TASK_RESUME:
+            return f"resumed by {d.get('by', 'user')}"
+        case T.APPROVAL_REQUEST:
+            return f"{d.get('kind', '')}: {d.get('what', '')}"
+        case T.APPROVAL_GRANTED | T.APPROVAL_DENIED:
+            return f"{d.get('kind', '')}: {d.get('what', '')} — by {d.get('by') or 'user'}"
     return json.dumps(d, ensure_ascii=False)[:160]
 
 

@@ -138,3 +138,14 @@ async def test_uitars_navigator_clicks_and_types_by_coordinates(site, model_serv
     typed = [e["action"] for e in events if e["type"] == "ACT_OK" and e["action"]["name"] == "type"]
     assert typed[0]["text"] == "demo@example.com" and typed[1]["text"] == "•••"  # a password field
     assert "demo-pass" not in json.dumps(events)
+
+
+def test_a_server_that_refuses_tool_choice_is_asked_without_it(site, model_server, db_path: Path) -> None:
+    model = model_server({"server": {"tool_choice": False}, **demo_script()})
+    result, events = _run(model, site, db_path)
+    assert result.returncode == 0, result.stderr
+    assert site.state.snapshot()["dark_mode"] == SIGNED_IN_DARK
+    [refusal] = [e for e in events if e["type"] == "LLM_ERROR"]
+    assert "refuses tool_choice" in refusal["message"] and "asking again without tool_choice" in refusal["message"]
+    assert "tool_choice" in model.requests[0]
+    assert all("tools" in r and "tool_choice" not in r for r in model.requests[1:])

@@ -14,7 +14,7 @@ from goalbot.agents.observing import observe, picture_of
 from goalbot.agents.planner import Planner
 from goalbot.agents.validator import Validator
 from goalbot.events import Actor, Emitter, EventType
-from goalbot.llm.client import BudgetStop, ModelClient, ModelError
+from goalbot.llm.client import ROLES, BudgetStop, ModelClient, ModelError
 from goalbot.llm.coordinates import Convention
 from goalbot.llm.dialects import Dialect, DialectChoice
 from goalbot.llm.dialogue import Dialogue
@@ -69,11 +69,11 @@ class Session:
         self.failures = 0
         self.plan_revision = 0
         client.ask_budget = self._ask_budget
-        dialogue = Dialogue(client, DialectChoice(options.dialects), options.answer_retries)
-        self.planner = Planner(dialogue)
-        self.validator = Validator(dialogue)
+        self.dialogue = Dialogue(client, DialectChoice(options.dialects), options.answer_retries)
+        self.planner = Planner(self.dialogue)
+        self.validator = Validator(self.dialogue)
         self.navigator = Navigator(
-            dialogue, operator, emitter, self.saved_data, options.max_turns_per_step,
+            self.dialogue, operator, emitter, self.saved_data, options.max_turns_per_step,
             vision=options.vision, coords=options.coords,
         )
 
@@ -84,6 +84,8 @@ class Session:
             EventType.TASK_START, Actor.SYSTEM, None, goal=o.goal, url=o.url,
             model=self.client.config.model, base_url=self.client.config.base_url,
             operator=self.operator.name, max_steps=o.max_steps,
+            models={role: self.client.config.model_for(role) for role in ROLES},
+            dialects={role: self.dialogue.dialects.asked(role).value for role in ROLES},
         )
         try:
             result = await self._drive()

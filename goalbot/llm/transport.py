@@ -70,8 +70,11 @@ def retry_after(response: Any) -> float | None:
     try:
         return float(value)
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value.strip() else None
-        return parsed.timestamp() - time.time() if parsed else None
+        pass
+    try:
+        return email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+    except (TypeError, ValueError):
+        return None  # a header we cannot read is no reason to fail the call
 
 
 def read_fault(exc: Exception, endpoint: str, model: str, timeout_s: float) -> Fault:

@@ -27,9 +27,10 @@ Misbehaviour on cue: an entry `{"fault": …}` takes the place of one answer.
 - `{"fault": "drop"}`: the connection closes without any answer;
 - `{"fault": "truncated"}`: HTTP 200 whose JSON body stops halfway.
 
-And for the whole script, `"server": {"tools": false, "context_chars": 6000}`: refuse requests
-that offer tools, as a model without tool support does, and refuse prompts longer than that many
-characters, as a model with a small context window does. Neither uses up an answer.
+And for the whole script, `"server": {"tools": false, "tool_choice": false, "context_chars": 6000}`:
+refuse requests that offer tools, as a model without tool support does, or that set
+`tool_choice`, as some servers do, and refuse prompts longer than that many characters, as a model
+with a small context window does. None of these uses up an answer.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ _ELEMENT_IN_TEXT = re.compile(r"\$element\(([^)]*)\)")
 
 class ServerRules(BaseModel):
     tools: bool = True
+    tool_choice: bool = True
     context_chars: int | None = None
 
 
@@ -239,6 +241,8 @@ class ScriptedModelServer(ThreadingHTTPServer):
         rules = self.script.rules
         if request.get("tools") and not rules.tools:
             return _error(HTTPStatus.BAD_REQUEST, f"{request.get('model')} does not support tools")
+        if request.get("tool_choice") and not rules.tool_choice:
+            return _error(HTTPStatus.BAD_REQUEST, f"tool_choice {request['tool_choice']!r} is not supported")
         prompt_text = json.dumps(request.get("messages", []), ensure_ascii=False)
         if rules.context_chars is not None and len(prompt_text) > rules.context_chars:
             return _error(
