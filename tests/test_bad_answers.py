@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conftest import answer, call, rows, run_cli
+from conftest import answer, call, demo_script, rows, run_cli
 
 PLAN = answer(call("plan", observation="sign-in page", steps=["Sign in"], progress_percent=0, confidence=0.7))
 
@@ -130,3 +130,24 @@ def test_rejected_api_key_stops_at_once_and_is_not_stored(site, db_path: Path) -
     assert f"the API key was rejected by {base_url} (HTTP 401)" in result.stderr
     assert b"sk-live-secret-4242" not in b"".join(p.read_bytes() for p in db_path.parent.iterdir())
     assert "sk-live-secret-4242" not in result.stdout + result.stderr
+
+
+def test_a_corrected_answer_is_used(site, model_server, db_path: Path) -> None:
+    """The model is shown its unusable answer, what was wrong, and the tools again; its next
+    answer carries the run on."""
+    script = demo_script()
+    broken = {"tool_calls": [{"name": "type", "arguments": '{"index": 1, "text": "demo@example.com"'}]}
+    script["navigator"].insert(0, broken)
+    model = model_server(script)
+    result = run_cli("--db", str(db_path), "run", "sign in and turn on dark mode", "--url", f"{site.url}/login",
+                     "--no-tui", "--yes", "--base-url", model.base_url, "--model", "scripted")
+    assert result.returncode == 0, result.stderr
+    assert site.state.snapshot()["dark_mode"] == {"demo@example.com": True}
+    retry = [r for r in model.requests if r["role"] == "navigator"][1]["messages"]
+    assert retry[-3]["role"] == "assistant" and retry[-3]["tool_calls"][0]["function"]["name"] == "type"
+    assert retry[-2]["role"] == "tool" and "not valid JSON" in retry[-2]["content"]
+    correction = retry[-1]["content"]
+    assert correction.startswith("Your answer could not be used: the arguments of `type` are not valid JSON")
+    assert "- click(index, x, y): Click an element" in correction  # the schema, again
+    [error] = [json.loads(r["data"]) for r in rows(db_path, "select data from events where type = 'LLM_ERROR'")]
+    assert error["role"] == "navigator" and "unusable answer" in error["message"]

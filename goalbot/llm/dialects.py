@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from goalbot.llm.client import ROLES as ROLE_NAMES
 from goalbot.llm.coordinates import Convention
-
-ROLE_NAMES = ("planner", "navigator", "validator")
 
 
 class Dialect(StrEnum):

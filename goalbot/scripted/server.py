@@ -81,18 +81,21 @@ class ServerRules(BaseModel):
     context_chars: int | None = None
 
 
-def _last_user_text(request: dict[str, Any]) -> str:
+def _latest_observation(request: dict[str, Any]) -> str:
+    """The newest user message that lists elements (a correction that follows it lists none)."""
     for message in reversed(request.get("messages", [])):
-        if message.get("role") == "user":
-            content = message.get("content")
-            if isinstance(content, list):
-                return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
-            return str(content or "")
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+        if re.search(r"^\*?\[\d+\] ", str(content or ""), re.MULTILINE):
+            return str(content)
     return ""
 
 
 def resolve_element(name: str, observation: str) -> int:
-    lines = re.findall(r"^\[(\d+)\] (.*)$", observation, re.MULTILINE)
+    lines = re.findall(r"^\*?\[(\d+)\] (.*)$", observation, re.MULTILINE)
     quoted = json.dumps(name, ensure_ascii=False)
     for index, rest in lines:
         if quoted in rest:
@@ -254,7 +257,7 @@ class ScriptedModelServer(ThreadingHTTPServer):
         canned = self.script.next_answer(role)
         if canned is not None and "fault" in canned:
             return fault_reply(canned)
-        message = self._message(role, canned, _last_user_text(request))
+        message = self._message(role, canned, _latest_observation(request))
         completion_text = json.dumps(message)
         finish = (canned or {}).get("finish_reason") or ("tool_calls" if message.get("tool_calls") else "stop")
         return Reply(body={
