@@ -82,3 +82,25 @@ def test_no_tui_asks_for_approval_at_the_prompt(site, model_server, db_path: Pat
     assert site.state.snapshot()["dark_mode"] == {"demo@example.com": True}
     approved = rows(db_path, "select data from events where type = 'PLAN_APPROVED'")
     assert '"by": "user"' in approved[0]["data"]
+
+
+def test_no_tui_asks_before_going_over_the_budget(db_path: Path, tmp_path: Path) -> None:
+    session = f"goalbot-budget-{os.getpid()}"
+    marker = tmp_path / "exit-code"
+    command = (f"{sys.executable} -m goalbot --db {db_path} demo --no-tui --yes --max-calls 5; "
+               f"echo $? > {marker}; sleep 30")
+    env = ["-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}"]
+    _tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", str(REPO), *env, command)
+    try:
+        _wait_for(session, "5 were allowed (--max-calls 5 at a time). Allow as much again? [y")
+        _tmux("send-keys", "-t", session, "y", "Enter")
+        _wait_for(session, "TASK_OK")
+        deadline = time.monotonic() + 20
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert marker.read_text().strip() == "0"
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    stored = [r["type"] for r in rows(db_path, "select type from events order by seq")]
+    assert stored.count("APPROVAL_GRANTED") == 1 and stored.count("TASK_RESUME") == 1
+    assert rows(db_path, "select status, model_calls from sessions")[0]["status"] == "ok"
