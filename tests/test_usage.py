@@ -63,6 +63,8 @@ def test_each_role_asks_its_own_model(site, model_server, db_path: Path) -> None
     assert asked == {("planner", "deep-planner"), ("navigator", "everyday"), ("validator", "strict-judge")}
     answered = {(e["role"], e["model"]) for e in events if e["type"] == "LLM_CALL"}
     assert answered == asked
+    # Without --vision no screenshot leaves the machine.
+    assert not any(isinstance(m.get("content"), list) for r in model.requests for m in r["messages"])
 
 
 def test_a_korean_goal_goes_through_unchanged(site, model_server, db_path: Path) -> None:
