@@ -34,6 +34,7 @@ test: tools
 bench: tools
 	$(BIN)/python bench/run_loop.py
 	$(BIN)/python bench/observe.py
+	$(BIN)/python bench/model_layer.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache
