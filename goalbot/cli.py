@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import getpass
 import os
 import signal
 import sys
@@ -17,6 +18,7 @@ from pydantic import SecretStr
 
 from goalbot import eventfmt, observe_cli
 from goalbot.agents.control import SessionControl
+from goalbot.agents.secrets import SecretError, Secrets, parse_secret, read_secrets_file
 from goalbot.agents.session import RunOptions, Session, SessionResult, Status
 from goalbot.config import ConfigError, Settings, load_settings
 from goalbot.events import Bus, Emitter, Event, EventType, new_session_id
@@ -57,6 +59,9 @@ def _run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-steps", type=int, help="stop after this many steps (default 20)")
     p.add_argument("--max-failures", type=int, help="stop after this many failures in a row (default 5)")
     add_budget_flags(p)
+    p.add_argument("--secret", action="append", metavar="NAME=VALUE",
+                   help="a secret the model can type as <secret:NAME> without seeing it (repeatable)")
+    p.add_argument("--secrets-file", type=Path, metavar="FILE", help="secrets as NAME=VALUE lines")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -162,7 +167,8 @@ def run_goal(
         return _fail("nobody can approve the plan here: pass --yes, or run in a terminal")
     try:
         dialects = dialects_of(settings)
-    except DialectError as exc:
+        secrets = _secrets(args)
+    except (DialectError, SecretError) as exc:
         return _fail(str(exc))
     recorder = Recorder(db_path)
     for session_id in mark_interrupted(recorder.db):
@@ -176,7 +182,7 @@ def run_goal(
                          max_failures=settings.max_failures, vision=settings.vision,
                          coords=settings.coords, dialects=dialects)
     operator = BrowserOperator(browser_options(args, settings))
-    session = Session(options, operator, client, emitter, control)
+    session = Session(options, operator, client, emitter, control, secrets)
     try:
         if use_tui:
             result = _run_dashboard(bus, session, control, options)
@@ -190,6 +196,12 @@ def run_goal(
     if result.answer:
         print(result.answer)
     return 0 if result.status is Status.OK else 1
+
+
+def _secrets(args: argparse.Namespace) -> Secrets:
+    values = read_secrets_file(args.secrets_file) if args.secrets_file else {}
+    values.update(parse_secret(text) for text in args.secret or [])
+    return Secrets(values)
 
 
 def _run_dashboard(bus: Bus, session: Session, control: SessionControl, options: RunOptions) -> SessionResult | None:
@@ -209,6 +221,8 @@ def _run_printing(bus: Bus, session: Session, control: SessionControl) -> Sessio
             threading.Thread(target=_ask_approval, args=(control,), daemon=True).start()
         if event.type is EventType.APPROVAL_REQUEST and control.can_ask:
             threading.Thread(target=_ask_consent, args=(control, event.data["what"]), daemon=True).start()
+        if event.type is EventType.ASK_USER and control.can_ask:
+            threading.Thread(target=_ask_question, args=(control, event.data), daemon=True).start()
 
     bus.subscribe(show)
 
@@ -250,6 +264,19 @@ def _ask_consent(control: SessionControl, what: str) -> None:
         control.grant()
     else:
         control.deny()
+
+
+def _ask_question(control: SessionControl, question: dict[str, object]) -> None:
+    prompt = f"The agent asks: {question['question']}\nYour answer (empty to decline): "
+    try:
+        # A password or a code is not echoed, so it is not left on the screen either.
+        answer = getpass.getpass(prompt) if question.get("secret") else input(prompt)
+    except EOFError:
+        answer = ""
+    if answer:
+        control.answer(answer)
+    else:
+        control.decline()
 
 
 # -- reading the store ------------------------------------------------------------------------

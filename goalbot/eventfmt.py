@@ -59,6 +59,10 @@ def summary(event: Event) -> str:
                                f"{d.get('tokens_in', 0)}+{d.get('tokens_out', 0)} tokens", *extra])
         case T.LLM_ERROR:
             return f"{d['role']}: {d['message']}"
+        case T.ASK_USER:
+            return f"asks the person: {d.get('question', '')}"
+        case T.USER_REPLY:
+            return "declined to answer" if d.get("declined") else f"answered: {d.get('answer', '')}"
         case T.TASK_PAUSE:
             return f"paused: {d.get('reason', '')}"
         case T.TASK_RESUME:

@@ -142,6 +142,17 @@ class LlmErrorData(_Data):
     retry_in_s: float | None = Field(None, description="None: this attempt was the last.")
 
 
+class QuestionData(_Data):
+    question: str
+    secret: bool = Field(False, description="The answer is hidden as it is typed, and never stored.")
+
+
+class ReplyData(_Data):
+    answer: str = Field(description="A secret answer is stored as its reference, <secret:NAME>.")
+    declined: bool = False
+    by: str = "user"
+
+
 class ApprovalData(_Data):
     kind: str = Field(description="What needs the person: budget, risky action, …")
     what: str
@@ -169,6 +180,8 @@ DATA_MODELS: dict[EventType, type[_Data]] = {
     EventType.GOAL_STATUS: GoalStatusData,
     EventType.LLM_CALL: LlmCallData,
     EventType.LLM_ERROR: LlmErrorData,
+    EventType.ASK_USER: QuestionData,
+    EventType.USER_REPLY: ReplyData,
     EventType.APPROVAL_REQUEST: ApprovalData,
     EventType.APPROVAL_GRANTED: ApprovalData,
     EventType.APPROVAL_DENIED: ApprovalData,
@@ -251,12 +264,18 @@ class Bus:
         return receiver
 
 
+def _unchanged(value: Any) -> Any:
+    return value
+
+
 class Emitter:
     """Stamps events of one session with its id and the next sequence number."""
 
     def __init__(self, bus: Bus, session_id: str, start_seq: int = 0) -> None:
         self.bus = bus
         self.session_id = session_id
+        # Set by the session when it holds secrets: every event's data passes through it.
+        self.scrub: Callable[[Any], Any] = _unchanged
         self._seq = itertools.count(start_seq + 1)
         self._artifact_seq = itertools.count(1)
         self._lock = threading.Lock()
@@ -271,7 +290,7 @@ class Emitter:
                 type=type,
                 actor=actor,
                 step=step,
-                data=data,
+                data=self.scrub(data),
             )
         self.bus.publish(event)
         return event

@@ -10,6 +10,7 @@ from goalbot.agents.control import SessionControl
 from goalbot.agents.session import RunOptions, Session, SessionResult
 from goalbot.events import Artifact, Bus, Event, EventType
 from tui.screens.consent import ConsentScreen
+from tui.screens.question import QuestionScreen
 from tui.screens.reject import RejectScreen
 from tui.screens.run import RunScreen
 
@@ -70,6 +71,8 @@ class GoalbotApp(App[None]):
         self.run_screen.apply(event)
         if event.type is EventType.APPROVAL_REQUEST:
             self._ask_consent(event.data["what"])
+        if event.type is EventType.ASK_USER:
+            self._ask_question(event.data["question"], bool(event.data.get("secret")))
         if event.type is EventType.OBSERVATION:
             content = self._screenshots.pop(event.data.get("screenshot") or "", None)
             if content is not None:
@@ -88,6 +91,15 @@ class GoalbotApp(App[None]):
                 self.control.deny(by="dashboard")
 
         self.push_screen(ConsentScreen(question), send)
+
+    def _ask_question(self, question: str, secret: bool) -> None:
+        def send(answer: str | None) -> None:
+            if answer:
+                self.control.answer(answer, by="dashboard")
+            else:
+                self.control.decline(by="dashboard")
+
+        self.push_screen(QuestionScreen(question, secret), send)
 
     def action_approve(self) -> None:
         if self.control.awaiting_plan:

@@ -1,5 +1,5 @@
 """What the person can tell a running session: approve or reject a plan, allow or refuse what
-needs their consent (going over a budget), stop.
+needs their consent (going over a budget), answer the agent's questions, stop.
 
 The dashboard and the command line only ever call these methods; they never touch the browser.
 Calls are safe from any thread.
@@ -8,8 +8,11 @@ Calls are safe from any thread.
 from __future__ import annotations
 
 import asyncio
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel
+
+T = TypeVar("T")
 
 
 class PlanDecision(BaseModel):
@@ -24,6 +27,32 @@ class Consent(BaseModel):
     by: str = "user"
 
 
+class Reply(BaseModel):
+    text: str
+    declined: bool = False
+    by: str = "user"
+
+
+class _Mailbox(Generic[T]):
+    """One kind of word from the person; `waiting` tells viewers a question is open."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[T] = asyncio.Queue()
+        self.waiting = False
+
+    def put(self, item: T) -> None:
+        self.queue.put_nowait(item)
+
+    async def get(self) -> T:
+        while not self.queue.empty():  # a key pressed before this question was shown
+            self.queue.get_nowait()
+        self.waiting = True
+        try:
+            return await self.queue.get()
+        finally:
+            self.waiting = False
+
+
 class SessionControl:
     """`can_ask` is False when no person is there to answer (no terminal, no dashboard)."""
 
@@ -31,38 +60,54 @@ class SessionControl:
         self.auto_approve = auto_approve
         self.can_ask = can_ask
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._decisions: asyncio.Queue[PlanDecision] | None = None
-        self._consents: asyncio.Queue[Consent] | None = None
+        self._plans: _Mailbox[PlanDecision] | None = None
+        self._consents: _Mailbox[Consent] | None = None
+        self._replies: _Mailbox[Reply] | None = None
         self._task: asyncio.Task[object] | None = None
         self._stop_requested = False
-        self.awaiting_plan = False
-        self.awaiting_consent = False
 
     def bind(self) -> None:
         """Called by the session from its own task, so other threads can reach it later."""
         self._loop = asyncio.get_running_loop()
-        self._decisions = asyncio.Queue()
-        self._consents = asyncio.Queue()
+        self._plans, self._consents, self._replies = _Mailbox(), _Mailbox(), _Mailbox()
         self._task = asyncio.current_task()
         if self._stop_requested:
             self._task.cancel()  # type: ignore[union-attr]
 
-    def _call(self, fn: object, *args: object) -> None:
-        if self._loop is None:
+    def _send(self, box: _Mailbox[T] | None, item: T) -> None:
+        if self._loop is None or box is None:
             raise RuntimeError("the session has not started")
-        self._loop.call_soon_threadsafe(fn, *args)  # type: ignore[arg-type]
+        self._loop.call_soon_threadsafe(box.put, item)
+
+    @property
+    def awaiting_plan(self) -> bool:
+        return bool(self._plans and self._plans.waiting)
+
+    @property
+    def awaiting_consent(self) -> bool:
+        return bool(self._consents and self._consents.waiting)
+
+    @property
+    def awaiting_reply(self) -> bool:
+        return bool(self._replies and self._replies.waiting)
 
     def approve(self, steps: list[str] | None = None, by: str = "user") -> None:
-        self._call(self._put, PlanDecision(approved=True, steps=steps, by=by))
+        self._send(self._plans, PlanDecision(approved=True, steps=steps, by=by))
 
     def reject(self, feedback: str = "", by: str = "user") -> None:
-        self._call(self._put, PlanDecision(approved=False, feedback=feedback, by=by))
+        self._send(self._plans, PlanDecision(approved=False, feedback=feedback, by=by))
 
     def grant(self, by: str = "user") -> None:
-        self._call(self._consents_put, Consent(granted=True, by=by))
+        self._send(self._consents, Consent(granted=True, by=by))
 
     def deny(self, by: str = "user") -> None:
-        self._call(self._consents_put, Consent(granted=False, by=by))
+        self._send(self._consents, Consent(granted=False, by=by))
+
+    def answer(self, text: str, by: str = "user") -> None:
+        self._send(self._replies, Reply(text=text, by=by))
+
+    def decline(self, by: str = "user") -> None:
+        self._send(self._replies, Reply(text="", declined=True, by=by))
 
     def stop(self) -> None:
         self._stop_requested = True
@@ -73,36 +118,22 @@ class SessionControl:
     def stop_requested(self) -> bool:
         return self._stop_requested
 
-    def _put(self, decision: PlanDecision) -> None:
-        assert self._decisions is not None
-        self._decisions.put_nowait(decision)
-
-    def _consents_put(self, consent: Consent) -> None:
-        assert self._consents is not None
-        self._consents.put_nowait(consent)
+    async def decide(self) -> PlanDecision:
+        if self.auto_approve:
+            return PlanDecision(approved=True, by="--yes")
+        assert self._plans is not None
+        return await self._plans.get()
 
     async def consent(self) -> Consent:
         """The person's yes or no; no when nobody can be asked."""
         if not self.can_ask:
             return Consent(granted=False, by="nobody to ask")
         assert self._consents is not None
-        while not self._consents.empty():
-            self._consents.get_nowait()
-        self.awaiting_consent = True
-        try:
-            return await self._consents.get()
-        finally:
-            self.awaiting_consent = False
+        return await self._consents.get()
 
-    async def decide(self) -> PlanDecision:
-        if self.auto_approve:
-            return PlanDecision(approved=True, by="--yes")
-        assert self._decisions is not None
-        while not self._decisions.empty():  # a key pressed before this plan was shown
-            self._decisions.get_nowait()
-        self.awaiting_plan = True
-        try:
-            return await self._decisions.get()
-        finally:
-            self.awaiting_plan = False
-        self.awaiting_consent = False
+    async def reply(self) -> Reply:
+        """The person's answer to the agent's question; declined when nobody can be asked."""
+        if not self.can_ask:
+            return Reply(text="", declined=True, by="nobody to ask")
+        assert self._replies is not None
+        return await self._replies.get()

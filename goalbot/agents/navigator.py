@@ -6,6 +6,7 @@ Its context lives only for the step: a fresh list of what it did, dropped when t
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Awaitable, Callable
 
 from pydantic import BaseModel, Field
 
@@ -13,6 +14,7 @@ from goalbot import actions as A
 from goalbot.actions import Action, Outcome, SavedFile
 from goalbot.agents.context import bullet_list, geometry_of, recent, untrusted_page, with_picture
 from goalbot.agents.observing import observe, picture_of
+from goalbot.agents.secrets import SecretError, Secrets
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.answers import ActionsAnswer
 from goalbot.llm.coordinates import Convention
@@ -23,6 +25,13 @@ from goalbot.llm.vision import user_message
 from goalbot.operators.base import Observation, Operator, OperatorError
 
 HIDDEN = "•••"
+
+# Puts the agent's question to the person; None when nobody answered.
+AskPerson = Callable[[str, int], Awaitable[str | None]]
+
+
+async def _nobody(_question: str, _step: int) -> str | None:
+    return None
 
 
 class StepReport(BaseModel):
@@ -53,7 +62,8 @@ class Navigator:
     def __init__(
         self, dialogue: Dialogue, operator: Operator, emitter: Emitter,
         saved_data: dict[str, str], max_turns: int = 6, vision: bool = False,
-        coords: Convention | None = None,
+        coords: Convention | None = None, secrets: Secrets | None = None,
+        ask_person: AskPerson = _nobody,
     ) -> None:
         self.dialogue = dialogue
         self.operator = operator
@@ -62,6 +72,8 @@ class Navigator:
         self.max_turns = max_turns
         self.vision = vision
         self.coords = coords
+        self.secrets = secrets or Secrets()
+        self.ask_person = ask_person
 
     async def _answer(
         self, description: str, done: list[str], observation: Observation, step: int
@@ -121,11 +133,13 @@ class Navigator:
                               message=f"saved {action.key}")
             return True, f"{_describe(shown)} -> saved"
         if isinstance(action, A.CallUser):
-            message = "asking the person is not available yet; go on without the answer"
+            return await self._call_user(action, shown, step)
+        try:
+            result = await self.operator.execute(self._with_secrets(action))
+        except SecretError as exc:
             self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown,
-                              message=message, error=Outcome.UNSUPPORTED.value)
-            return False, f"call_user -> {message}"
-        result = await self.operator.execute(action)
+                              message=str(exc), error="BadAnswer")
+            return False, f"{_describe(shown)} -> FAILED: {exc}"
         files = [self._keep(saved) for saved in result.files]
         kind = EventType.ACT_OK if result.ok else EventType.ACT_FAIL
         self.emitter.emit(kind, Actor.NAVIGATOR, step, action=shown, message=result.message,
@@ -137,16 +151,35 @@ class Navigator:
         status = "ok" if result.ok else f"FAILED ({result.outcome.value})"
         return result.ok, f"{label} -> {status}: {result.message}"
 
+    def _with_secrets(self, action: Action) -> Action:
+        """Typing `<secret:NAME>` types the value; nothing else ever holds it."""
+        if isinstance(action, A.Type) and "<secret:" in action.text:
+            return action.model_copy(update={"text": self.secrets.reveal(action.text)})
+        return action
+
+    async def _call_user(self, action: A.CallUser, shown: dict[str, object], step: int) -> tuple[bool, str]:
+        answer = await self.ask_person(action.question, step)
+        if answer is None:
+            message = "nobody answered; go on without the answer, or finish the step unsuccessfully"
+            self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown,
+                              message=message, error=Outcome.UNSUPPORTED.value)
+            return False, f"call_user -> {message}"
+        message = f"the person answered: {answer}"
+        self.emitter.emit(EventType.ACT_OK, Actor.NAVIGATOR, step, action=shown, message=message)
+        return True, f"{_describe(shown)} -> {message}"
+
     def _keep(self, saved: SavedFile) -> dict[str, object]:
         """A downloaded file goes into the store with the session, under its own name."""
         artifact = self.emitter.artifact("download", saved.mime, Path(saved.path).read_bytes(), saved.name)
         return {"name": saved.name, "size": saved.size, "artifact": artifact}
 
-    @staticmethod
-    def _brief(description: str, done: list[str], observation: Observation, level: int) -> str:
+    def _brief(self, description: str, done: list[str], observation: Observation, level: int) -> str:
         # Only the newest page is shown in full; the ones before it live on as one-line summaries.
-        return "\n\n".join([
-            f"Your step: {description}",
-            "Actions so far in this step:\n" + bullet_list(recent(done, level)),
-            untrusted_page(observation, level),
-        ])
+        parts = [f"Your step: {description}"]
+        if self.secrets.names():
+            references = ", ".join(f"<secret:{name}>" for name in self.secrets.names())
+            parts.append(f"Secrets you can type, written exactly like this (you never see their values): "
+                         f"{references}")
+        parts += ["Actions so far in this step:\n" + bullet_list(recent(done, level)),
+                  untrusted_page(observation, level)]
+        return "\n\n".join(parts)

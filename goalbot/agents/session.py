@@ -12,6 +12,8 @@ from goalbot.agents.control import SessionControl
 from goalbot.agents.navigator import Navigator
 from goalbot.agents.observing import observe, picture_of
 from goalbot.agents.planner import Planner
+from goalbot.agents.person import Person
+from goalbot.agents.secrets import Secrets
 from goalbot.agents.validator import Validator
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.client import ROLES, BudgetStop, ModelClient, ModelError
@@ -56,7 +58,7 @@ class _Finish(Exception):
 class Session:
     def __init__(
         self, options: RunOptions, operator: Operator, client: ModelClient,
-        emitter: Emitter, control: SessionControl,
+        emitter: Emitter, control: SessionControl, secrets: Secrets | None = None,
     ) -> None:
         self.options = options
         self.operator = operator
@@ -68,13 +70,19 @@ class Session:
         self.steps_run = 0
         self.failures = 0
         self.plan_revision = 0
-        client.ask_budget = self._ask_budget
+        self.secrets = secrets or Secrets()
+        # Nothing that leaves the process — events, prompts — may carry a secret's value.
+        emitter.scrub = self.secrets.scrub
+        client.redact = self.secrets.scrub
+        person = Person(emitter, control, self.secrets)
+        client.ask_budget = person.allow_more
         self.dialogue = Dialogue(client, DialectChoice(options.dialects), options.answer_retries)
         self.planner = Planner(self.dialogue)
         self.validator = Validator(self.dialogue)
         self.navigator = Navigator(
             self.dialogue, operator, emitter, self.saved_data, options.max_turns_per_step,
-            vision=options.vision, coords=options.coords,
+            vision=options.vision, coords=options.coords, secrets=self.secrets,
+            ask_person=person.answer
         )
 
     async def run(self) -> SessionResult:
@@ -250,18 +258,6 @@ class Session:
                               description=verdict.reason)
             verdict.answer = verdict.answer or planner_answer
         return verdict, observation
-
-    async def _ask_budget(self, reason: str, step: int | None) -> bool:
-        """Going over a budget is the person's call: the run waits for it."""
-        self.emitter.emit(EventType.TASK_PAUSE, Actor.SYSTEM, step, reason=f"budget reached: {reason}")
-        self.emitter.emit(EventType.APPROVAL_REQUEST, Actor.SYSTEM, step, kind="budget",
-                          what=f"{reason}. Allow as much again?")
-        consent = await self.control.consent()
-        kind = EventType.APPROVAL_GRANTED if consent.granted else EventType.APPROVAL_DENIED
-        self.emitter.emit(kind, Actor.USER, step, kind="budget", what=reason, by=consent.by)
-        if consent.granted:
-            self.emitter.emit(EventType.TASK_RESUME, Actor.USER, step, by=consent.by)
-        return consent.granted
 
     def _count_failure(self, reason: str) -> None:
         self.failures += 1

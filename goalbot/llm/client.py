@@ -107,6 +107,8 @@ class ModelClient:
         self.ask_budget = ask_budget
         self.usage = Usage()
         self.tool_choice = True  # dropped for good once the endpoint refuses it
+        # Set by the session when it holds secrets: no prompt may carry their values.
+        self.redact: Callable[[Any], Any] = lambda value: value
         self._client = AsyncOpenAI(
             base_url=config.base_url,
             # Local endpoints (vLLM, Ollama) take any key, but the client insists on one.
@@ -127,6 +129,7 @@ class ModelClient:
         `tags` go into the LLM_CALL event as they are (the dialect, how far the prompt was cut).
         """
         model = self.config.model_for(role)
+        messages = self.redact(messages)
         await self._within_limits(messages, step)
         policy = self.config.retry
         attempt = 0
