@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import getpass
 import os
-import signal
 import sys
-import threading
 import time
 from importlib.resources import files
 from pathlib import Path
@@ -17,11 +13,12 @@ from typing import Callable
 from pydantic import SecretStr
 
 from goalbot import eventfmt, observe_cli
+from goalbot.printing import run_printing
 from goalbot.agents.control import SessionControl
 from goalbot.agents.secrets import SecretError, Secrets, parse_secret, read_secrets_file
 from goalbot.agents.session import RunOptions, Session, SessionResult, Status
 from goalbot.config import ConfigError, Settings, load_settings
-from goalbot.events import Bus, Emitter, Event, EventType, new_session_id
+from goalbot.events import Bus, Emitter, Event, new_session_id
 from goalbot.llm.dialects import DialectError
 from goalbot.model_flags import add_budget_flags, add_model_flags, build_client, dialects_of
 from goalbot.operators.browser import BrowserOperator
@@ -187,7 +184,7 @@ def run_goal(
         if use_tui:
             result = _run_dashboard(bus, session, control, options)
         else:
-            result = _run_printing(bus, session, control)
+            result = run_printing(bus, session, control)
     finally:
         recorder.close()
     if result is None:
@@ -212,71 +209,6 @@ def _run_dashboard(bus: Bus, session: Session, control: SessionControl, options:
     app = GoalbotApp(bus, session, control, options)
     app.run()
     return app.result
-
-
-def _run_printing(bus: Bus, session: Session, control: SessionControl) -> SessionResult:
-    def show(event: Event) -> None:
-        print(eventfmt.line(event), flush=True)
-        if event.type is EventType.PLAN_PROPOSED and not control.auto_approve:
-            threading.Thread(target=_ask_approval, args=(control,), daemon=True).start()
-        if event.type is EventType.APPROVAL_REQUEST and control.can_ask:
-            threading.Thread(target=_ask_consent, args=(control, event.data["what"]), daemon=True).start()
-        if event.type is EventType.ASK_USER and control.can_ask:
-            threading.Thread(target=_ask_question, args=(control, event.data), daemon=True).start()
-
-    bus.subscribe(show)
-
-    async def go() -> SessionResult:
-        loop = asyncio.get_running_loop()
-
-        def stop_once() -> None:
-            # The first Ctrl-C stops cleanly; should cleanup hang, the next one interrupts it.
-            loop.remove_signal_handler(signal.SIGINT)
-            control.stop()
-
-        loop.add_signal_handler(signal.SIGINT, stop_once)
-        loop.add_signal_handler(signal.SIGTERM, control.stop)
-        try:
-            return await session.run()
-        finally:
-            await session.client.close()
-
-    return asyncio.run(go())
-
-
-def _ask_approval(control: SessionControl) -> None:
-    try:
-        answer = input("Approve this plan? [y = yes, anything else = reject with that feedback] ").strip()
-    except EOFError:
-        answer = ""
-    if answer.lower() in ("y", "yes"):
-        control.approve()
-    else:
-        control.reject(answer)
-
-
-def _ask_consent(control: SessionControl, what: str) -> None:
-    try:
-        answer = input(f"{what} [y = yes, anything else = no] ").strip()
-    except EOFError:
-        answer = ""
-    if answer.lower() in ("y", "yes"):
-        control.grant()
-    else:
-        control.deny()
-
-
-def _ask_question(control: SessionControl, question: dict[str, object]) -> None:
-    prompt = f"The agent asks: {question['question']}\nYour answer (empty to decline): "
-    try:
-        # A password or a code is not echoed, so it is not left on the screen either.
-        answer = getpass.getpass(prompt) if question.get("secret") else input(prompt)
-    except EOFError:
-        answer = ""
-    if answer:
-        control.answer(answer)
-    else:
-        control.decline()
 
 
 # -- reading the store ------------------------------------------------------------------------

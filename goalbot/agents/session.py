@@ -115,6 +115,8 @@ class Session:
             )
         finally:
             await asyncio.shield(self.operator.close())
+        # The answer is printed and stored: a secret the page or the model repeated stays hidden.
+        result = SessionResult.model_validate(self.secrets.scrub(result.model_dump()))
         kind = {
             Status.OK: EventType.TASK_OK,
             Status.FAILED: EventType.TASK_FAIL,
