@@ -32,6 +32,14 @@ def _wait_for(session: str, text: str, seconds: float = 60) -> str:
     raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
 
 
+def _exit_code(marker: Path, seconds: float = 20) -> str:
+    """What the command wrote to `marker` when it ended (the tmux pane outlives it)."""
+    deadline = time.monotonic() + seconds
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return marker.read_text().strip()
+
+
 def test_demo_in_tmux(db_path: Path, tmp_path: Path) -> None:
     session = f"goalbot-test-{os.getpid()}"
     marker = tmp_path / "exit-code"
@@ -45,10 +53,7 @@ def test_demo_in_tmux(db_path: Path, tmp_path: Path) -> None:
         screen = _wait_for(session, " done ")
         assert "progress 100%" in screen and "step 2/20" in screen
         _tmux("send-keys", "-t", session, "q")
-        deadline = time.monotonic() + 20
-        while not marker.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert marker.read_text().strip() == "0"
+        assert _exit_code(marker) == "0"
         after = _tmux("capture-pane", "-p", "-t", session)
         assert "dark_mode': {'demo@example.com': True}" in after
         assert "Traceback" not in after
@@ -73,10 +78,7 @@ def test_no_tui_asks_for_approval_at_the_prompt(site, model_server, db_path: Pat
         assert site.state.snapshot()["signed_in"] == []
         _tmux("send-keys", "-t", session, "y", "Enter")
         _wait_for(session, "TASK_OK")
-        deadline = time.monotonic() + 20
-        while not marker.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert marker.read_text().strip() == "0"
+        assert _exit_code(marker) == "0"
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     assert site.state.snapshot()["dark_mode"] == {"demo@example.com": True}
@@ -95,10 +97,7 @@ def test_no_tui_asks_before_going_over_the_budget(db_path: Path, tmp_path: Path)
         _wait_for(session, "5 were allowed (--max-calls 5 at a time). Allow as much again? [y")
         _tmux("send-keys", "-t", session, "y", "Enter")
         _wait_for(session, "TASK_OK")
-        deadline = time.monotonic() + 20
-        while not marker.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert marker.read_text().strip() == "0"
+        assert _exit_code(marker) == "0"
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     stored = [r["type"] for r in rows(db_path, "select type from events order by seq")]
