@@ -112,3 +112,20 @@ def call(name: str, **arguments: Any) -> dict[str, Any]:
 
 def answer(*calls: dict[str, Any]) -> dict[str, Any]:
     return {"tool_calls": list(calls)}
+
+
+def stored_events(db_path: Path) -> list[dict[str, Any]]:
+    """Every stored event in order, as `{type, actor, step, **data}`."""
+    return [{"type": r["type"], "actor": r["actor"], "step": r["step"], **json.loads(r["data"])}
+            for r in rows(db_path, "select type, actor, step, data from events order by session_id, seq")]
+
+
+def run_goal(
+    db_path: Path, model: ScriptedModelServer, url: str, goal: str, *flags: str
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """`goalbot run GOAL --no-tui --yes` against the scripted model (later flags win), and what
+    it stored. Whatever happens, the person never sees a traceback."""
+    result = run_cli("--db", str(db_path), "run", goal, "--url", url, "--no-tui", "--yes",
+                     "--base-url", model.base_url, "--model", "scripted", *flags)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result, stored_events(db_path)

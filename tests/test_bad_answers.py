@@ -12,23 +12,15 @@ from typing import Any
 
 import pytest
 
-from conftest import answer, call, demo_script, rows, run_cli
+from conftest import answer, call, demo_script, rows, run_cli, run_goal
 
 PLAN = answer(call("plan", observation="sign-in page", steps=["Sign in"], progress_percent=0, confidence=0.7))
 
 
 def _run(site, model_server, db_path: Path, script: dict[str, Any]) -> tuple[Any, list[dict[str, Any]], Any]:
     model = model_server(script)
-    result = run_cli("--db", str(db_path), "run", "sign in", "--url", f"{site.url}/login",
-                     "--no-tui", "--yes", "--base-url", model.base_url, "--model", "scripted",
-                     "--max-failures", "2")
-    assert "Traceback" not in result.stderr, result.stderr
-    session = rows(db_path, "select * from sessions")[0]
-    events = [
-        {"type": r["type"], **json.loads(r["data"])}
-        for r in rows(db_path, "select type, data from events order by id")
-    ]
-    return result, events, session
+    result, events = run_goal(db_path, model, f"{site.url}/login", "sign in", "--max-failures", "2")
+    return result, events, rows(db_path, "select * from sessions")[0]
 
 
 def test_planner_prose_instead_of_a_plan(site, model_server, db_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import answer, call, rows, run_cli
+from conftest import answer, call, run_cli, stored_events
 
 CONTEXT_CHARS = 4000
 
@@ -26,8 +26,7 @@ def test_prompts_shrink_until_they_fit(hardsite, model_server, db_path: Path) ->
     assert "Traceback" not in result.stderr
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "Row 1"
-    events = [{"type": r["type"], **json.loads(r["data"])}
-              for r in rows(db_path, "select type, data from events order by seq")]
+    events = stored_events(db_path)
     refusals = [e for e in events if e["type"] == "LLM_ERROR"]
     assert refusals and all("the prompt is longer than 'scripted' takes" in e["message"]
                             and "sending a shorter prompt" in e["message"] for e in refusals)

@@ -13,7 +13,7 @@ from typing import Any
 
 from PIL import Image
 
-from conftest import demo_script, open_page, rows, run_cli
+from conftest import demo_script, open_page, run_goal
 
 DEMO_GOAL = "sign in and turn on dark mode"
 SIGNED_IN_DARK = {"demo@example.com": True}
@@ -40,12 +40,7 @@ def as_text(script: dict[str, Any]) -> dict[str, Any]:
 
 
 def _run(model, site, db_path: Path, *flags: str, goal: str = DEMO_GOAL):
-    result = run_cli("--db", str(db_path), "run", goal, "--url", f"{site.url}/login", "--no-tui",
-                     "--yes", "--base-url", model.base_url, "--model", "scripted", *flags)
-    assert "Traceback" not in result.stderr, result.stderr
-    events = [{"type": r["type"], **json.loads(r["data"])}
-              for r in rows(db_path, "select type, data from events order by seq")]
-    return result, events
+    return run_goal(db_path, model, f"{site.url}/login", goal, *flags)
 
 
 def _image_size(request: dict[str, Any]) -> tuple[int, int] | None:

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import REPO, answer, call, demo_script, rows, run_cli
+from conftest import REPO, answer, call, demo_script, rows, run_goal
 
 GOAL = "sign in and turn on dark mode"
 
@@ -24,12 +24,7 @@ def verdict(ok: bool, reason: str) -> dict:
 
 
 def _run(site, model, db_path: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str], list[dict]]:
-    result = run_cli("--db", str(db_path), "run", GOAL, "--url", f"{site.url}/login", "--no-tui",
-                     "--yes", "--base-url", model.base_url, "--model", "scripted", *extra)
-    assert "Traceback" not in result.stderr, result.stderr
-    events = [{"type": r["type"], **json.loads(r["data"])}
-              for r in rows(db_path, "select type, data from events order by id")]
-    return result, events
+    return run_goal(db_path, model, f"{site.url}/login", GOAL, *extra)
 
 
 def test_validator_rejection_goes_back_to_the_planner(site, model_server, db_path: Path) -> None:

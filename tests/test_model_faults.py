@@ -4,29 +4,21 @@ real HTTP server that misbehaves on cue."""
 
 from __future__ import annotations
 
-import json
-import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import demo_script, rows, run_cli
+from conftest import demo_script, rows, run_goal
 
 DEMO_GOAL = "sign in and turn on dark mode"
 
 
 def _run(site, model_server, db_path: Path, script: dict[str, Any], *flags: str):
     model = model_server(script)
-    started = time.monotonic()
-    result = run_cli("--db", str(db_path), "run", DEMO_GOAL, "--url", f"{site.url}/login",
-                     "--no-tui", "--yes", "--base-url", model.base_url, "--model", "scripted", *flags)
-    elapsed = time.monotonic() - started
-    assert "Traceback" not in result.stderr, result.stderr
-    events = [{"type": r["type"], "actor": r["actor"], **json.loads(r["data"])}
-              for r in rows(db_path, "select type, actor, data from events order by seq")]
-    return result, events, model, elapsed
+    result, events = run_goal(db_path, model, f"{site.url}/login", DEMO_GOAL, *flags)
+    return result, events, model
 
 
 def _with_fault(role: str, *faults: dict[str, Any]) -> dict[str, Any]:
@@ -48,7 +40,7 @@ def _with_fault(role: str, *faults: dict[str, Any]) -> dict[str, Any]:
 def test_a_fault_is_retried_and_the_run_finishes(
     site, model_server, db_path: Path, role: str, fault: dict[str, Any], status: int | None, says: str
 ) -> None:
-    result, events, _, _ = _run(site, model_server, db_path, _with_fault(role, fault, fault))
+    result, events, _ = _run(site, model_server, db_path, _with_fault(role, fault, fault))
     assert result.returncode == 0, result.stderr
     errors = [e for e in events if e["type"] == "LLM_ERROR"]
     assert [e["attempt"] for e in errors] == [1, 2] and all(e["role"] == role for e in errors)
@@ -64,7 +56,7 @@ def test_a_fault_is_retried_and_the_run_finishes(
 
 def test_rate_limit_waits_as_long_as_retry_after_says(site, model_server, db_path: Path) -> None:
     script = _with_fault("navigator", {"fault": "rate_limit", "retry_after": 2})
-    result, events, _, _ = _run(site, model_server, db_path, script)
+    result, events, _ = _run(site, model_server, db_path, script)
     assert result.returncode == 0, result.stderr
     error = next(e for e in events if e["type"] == "LLM_ERROR")
     assert error["status"] == 429 and error["retry_in_s"] == 2.0
@@ -78,7 +70,7 @@ def test_rate_limit_waits_as_long_as_retry_after_says(site, model_server, db_pat
 
 def test_a_hanging_endpoint_times_out_and_is_retried(site, model_server, db_path: Path) -> None:
     script = _with_fault("planner", {"fault": "hang", "seconds": 5})
-    result, events, _, _ = _run(site, model_server, db_path, script, "--model-timeout", "1.5")
+    result, events, _ = _run(site, model_server, db_path, script, "--model-timeout", "1.5")
     assert result.returncode == 0, result.stderr
     error = next(e for e in events if e["type"] == "LLM_ERROR")
     assert "did not answer within 1.5s" in error["message"] and error["attempt"] == 1
@@ -87,7 +79,7 @@ def test_a_hanging_endpoint_times_out_and_is_retried(site, model_server, db_path
 
 def test_retries_run_out_with_one_clear_line(site, model_server, db_path: Path) -> None:
     script = _with_fault("planner", *[{"fault": "server_error"}] * 3)
-    result, events, model, _ = _run(site, model_server, db_path, script, "--model-retries", "2")
+    result, events, model = _run(site, model_server, db_path, script, "--model-retries", "2")
     assert result.returncode == 1
     assert len(model.requests) == 3
     assert [e["attempt"] for e in events if e["type"] == "LLM_ERROR"] == [1, 2, 3]
@@ -98,7 +90,7 @@ def test_retries_run_out_with_one_clear_line(site, model_server, db_path: Path) 
 
 
 def test_a_rejected_key_is_not_retried(site, model_server, db_path: Path) -> None:
-    result, events, model, _ = _run(site, model_server, db_path, _with_fault("planner", {"fault": "auth"}),
+    result, events, model = _run(site, model_server, db_path, _with_fault("planner", {"fault": "auth"}),
                                     "--api-key", "sk-test-77")
     assert result.returncode == 1
     assert len(model.requests) == 1

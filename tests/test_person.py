@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import answer, call, demo_script, rows, run_cli
+from conftest import answer, call, demo_script, run_cli, stored_events
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import RunOptions, Session, Status
 from goalbot.events import Bus, Emitter, new_session_id
@@ -22,11 +22,6 @@ CODE = "424242"
 
 def _stored_bytes(db_path: Path) -> bytes:
     return b"".join(p.read_bytes() for p in db_path.parent.iterdir() if p.is_file())
-
-
-def _events(db_path: Path) -> list[dict[str, object]]:
-    return [{"type": r["type"], **json.loads(r["data"])}
-            for r in rows(db_path, "select type, data from events order by seq")]
 
 
 async def test_a_one_time_code_asked_in_the_dashboard_is_typed_but_never_kept(
@@ -68,7 +63,7 @@ async def test_a_one_time_code_asked_in_the_dashboard_is_typed_but_never_kept(
             assert app.result.status is Status.OK
     finally:
         recorder.close()
-    events = _events(db_path)
+    events = stored_events(db_path)
     typed = next(e for e in events if e["type"] == "ACT_OK" and e["action"]["name"] == "type")
     assert typed["action"]["text"] == "•••" and "typed 6 characters" in typed["message"]  # a one-time-code field
     reply = next(e for e in events if e["type"] == "USER_REPLY")
@@ -112,7 +107,7 @@ def test_an_unknown_secret_is_a_failed_action_not_a_crash(site, model_server, db
                      "--base-url", model.base_url, "--model", "scripted", "--max-failures", "1",
                      "--secret", "password=demo-pass")
     assert "Traceback" not in result.stderr
-    failure = next(e for e in _events(db_path) if e["type"] == "ACT_FAIL")
+    failure = next(e for e in stored_events(db_path) if e["type"] == "ACT_FAIL")
     assert failure["error"] == "BadAnswer"
     assert failure["message"] == "there is no secret <secret:pasword>; the secrets are: <secret:password>"
 
@@ -124,7 +119,7 @@ def test_with_nobody_to_ask_the_question_is_declined(site, model_server, db_path
     result = run_cli("--db", str(db_path), "run", "sign in and turn on dark mode", "--url", f"{site.url}/login",
                      "--no-tui", "--yes", "--base-url", model.base_url, "--model", "scripted")
     assert result.returncode == 0, result.stderr
-    events = _events(db_path)
+    events = stored_events(db_path)
     reply = next(e for e in events if e["type"] == "USER_REPLY")
     assert reply["declined"] is True and reply["by"] == "nobody to ask"
     failure = next(e for e in events if e["type"] == "ACT_FAIL")

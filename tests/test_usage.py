@@ -3,12 +3,9 @@ person — in the terminal, in the dashboard, or, with nobody there, stopping cl
 
 from __future__ import annotations
 
-import asyncio
-import json
 from pathlib import Path
-from typing import Any
 
-from conftest import demo_script, rows, run_cli
+from conftest import demo_script, rows, run_cli, run_goal, stored_events
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import RunOptions, Session, Status
 from goalbot.events import Bus, Emitter, new_session_id
@@ -24,12 +21,7 @@ DEMO_GOAL = "sign in and turn on dark mode"
 
 
 def _run(site, model, db_path: Path, *flags: str, goal: str = DEMO_GOAL):
-    result = run_cli("--db", str(db_path), "run", goal, "--url", f"{site.url}/login", "--no-tui",
-                     "--yes", "--base-url", model.base_url, *flags)
-    assert "Traceback" not in result.stderr, result.stderr
-    events = [{"type": r["type"], **json.loads(r["data"])}
-              for r in rows(db_path, "select type, data from events order by seq")]
-    return result, events
+    return run_goal(db_path, model, f"{site.url}/login", goal, *flags)
 
 
 def test_a_priced_model_costs_what_the_table_says(site, model_server, db_path: Path) -> None:
@@ -140,9 +132,7 @@ async def test_the_person_lets_the_run_go_on_from_the_dashboard(site, model_serv
     finally:
         recorder.close()
     assert granted == 2  # 8 calls, 3 allowed at a time: asked after the 3rd and the 6th
-    stored: list[dict[str, Any]] = [{"type": r["type"], **json.loads(r["data"])}
-                                    for r in rows(db_path, "select type, data from events order by seq")]
+    stored = stored_events(db_path)
     assert [e["by"] for e in stored if e["type"] == "APPROVAL_GRANTED"] == ["dashboard", "dashboard"]
     assert [e["type"] for e in stored].count("TASK_RESUME") == 2
     assert site.state.snapshot()["dark_mode"] == {"demo@example.com": True}
-    await asyncio.sleep(0)
