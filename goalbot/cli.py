@@ -6,60 +6,17 @@ import argparse
 import os
 import sys
 import time
-from importlib.resources import files
 from pathlib import Path
 from typing import Callable
 
-from pydantic import SecretStr
-
 from goalbot import eventfmt, observe_cli
-from goalbot.printing import run_printing
-from goalbot.agents.control import SessionControl
-from goalbot.agents.secrets import SecretError, Secrets, parse_secret, read_secrets_file
-from goalbot.agents.session import RunOptions, Session, SessionResult, Status
 from goalbot.config import ConfigError, Settings, load_settings
-from goalbot.events import Bus, Emitter, Event, new_session_id
-from goalbot.llm.dialects import DialectError
-from goalbot.model_flags import add_budget_flags, add_model_flags, build_client, dialects_of
-from goalbot.operators.browser import BrowserOperator
-from goalbot.operators.browser_launch import BrowserOptions
+from goalbot.events import Event
+from goalbot.model_flags import add_model_flags
+from goalbot.run_flags import add_browser_flags, add_person_flags, add_run_flags, browser_options
+from goalbot.running import cmd_demo, cmd_resume, cmd_run, fail, store_report
 from storage import queries
-from storage.db import StoreError, connect, default_path, mark_interrupted
-from storage.recorder import Recorder
-
-DEMO_GOAL = "sign in and turn on dark mode"
-
-
-def _browser_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--headless", action="store_true", default=None,
-                   help="no browser window (the default when there is no DISPLAY)")
-    p.add_argument("--browser-path", help="Chromium to launch (env GOALBOT_BROWSER)")
-    p.add_argument("--profile", metavar="NAME",
-                   help="keep a persistent browser profile, so logins survive between runs")
-    p.add_argument("--storage-state", type=Path, metavar="FILE",
-                   help="cookies and local storage: read at start if FILE exists, written at the end")
-    p.add_argument("--cdp-url", metavar="URL",
-                   help="attach to a running Chromium (or a browser pool) over the DevTools protocol")
-
-
-def browser_options(args: argparse.Namespace, settings: Settings) -> BrowserOptions:
-    headless = bool(args.headless) or (sys.platform.startswith("linux") and not os.environ.get("DISPLAY"))
-    return BrowserOptions(
-        headless=headless, browser_path=settings.browser_path, profile=args.profile,
-        storage_state=args.storage_state, cdp_url=args.cdp_url,
-    )
-
-
-def _run_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--yes", "-y", action="store_true", help="approve the plan without asking")
-    p.add_argument("--no-tui", action="store_true", help="print events instead of the dashboard")
-    p.add_argument("--max-steps", type=int, help="stop after this many steps (default 20)")
-    p.add_argument("--max-failures", type=int, help="stop after this many failures in a row (default 5)")
-    add_budget_flags(p)
-    p.add_argument("--secret", action="append", metavar="NAME=VALUE",
-                   help="a secret the model can type as <secret:NAME> without seeing it (repeatable)")
-    p.add_argument("--secrets-file", type=Path, metavar="FILE", help="secrets as NAME=VALUE lines")
-
+from storage.db import StoreError, connect, default_path
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -72,12 +29,23 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("goal")
     run.add_argument("--url", help="page to start from")
     add_model_flags(run)
-    _browser_flags(run)
-    _run_flags(run)
+    add_browser_flags(run)
+    add_run_flags(run)
 
     demo = sub.add_parser("demo", help="watch goalbot sign in and turn on dark mode on a bundled site")
-    _browser_flags(demo)
-    _run_flags(demo)
+    add_browser_flags(demo)
+    add_run_flags(demo)
+
+    resume = sub.add_parser("resume", help="continue an interrupted session from its last finished step")
+    resume.add_argument("session", metavar="ID")
+    add_model_flags(resume)
+    add_browser_flags(resume)
+    add_person_flags(resume)
+    resume.add_argument("--secret", action="append", metavar="NAME=VALUE", help="the run's secrets, again")
+    resume.add_argument("--secrets-file", type=Path, metavar="FILE")
+
+    report = sub.add_parser("report", help="print a session's Markdown report")
+    report.add_argument("session", metavar="ID", nargs="?", help="default: the latest session")
 
     sessions = sub.add_parser("sessions", help="list stored sessions")
     sessions.add_argument("--status", choices=["running", "ok", "failed", "cancelled", "interrupted"])
@@ -92,13 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("doctor", help="check the browser, the store and the model settings")
 
     observe = observe_cli.add_parser(sub)
-    _browser_flags(observe)
+    add_browser_flags(observe)
     return parser
-
-
-def _fail(message: str) -> int:
-    print(f"goalbot: {message}", file=sys.stderr)
-    return 2
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,105 +73,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = load_settings(flags)
     except ConfigError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     db_path = settings.db or default_path()
     handlers: dict[str, Callable[[argparse.Namespace, Settings, Path], int]] = {
-        "run": cmd_run, "demo": cmd_demo, "sessions": cmd_sessions, "tail": cmd_tail,
-        "doctor": cmd_doctor,
+        "run": cmd_run, "demo": cmd_demo, "resume": cmd_resume, "report": cmd_report,
+        "sessions": cmd_sessions, "tail": cmd_tail, "doctor": cmd_doctor,
         "observe": lambda a, s, _db: observe_cli.run(a, browser_options(a, s)),
     }
     try:
         return handlers[args.command](args, settings, db_path)
     except StoreError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     except KeyboardInterrupt:
         return 130
-
-
-# -- running a goal ---------------------------------------------------------------------------
-
-
-def _has_terminal() -> bool:
-    return sys.stdin.isatty() and sys.stdout.isatty()
-
-
-def cmd_run(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
-    return run_goal(args, settings, db_path, args.goal, args.url)
-
-
-def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
-    from goalbot.demo.site import DemoSite
-    from goalbot.scripted.server import Script, ScriptedModelServer
-
-    script = Script.load(str(files("goalbot.demo").joinpath("script.json")))
-    if not _has_terminal():
-        args.yes = True  # nobody can press a key here, and the demo must still show itself
-    with DemoSite() as site, ScriptedModelServer(script) as model:
-        print(f"goalbot demo: site {site.url}, scripted model {model.base_url}", flush=True)
-        demo_settings = settings.model_copy(
-            update={"base_url": model.base_url, "model": "scripted-demo", "api_key": SecretStr("")}
-        )
-        code = run_goal(args, demo_settings, db_path, DEMO_GOAL, f"{site.url}/login")
-        print(f"goalbot demo: the site's own record says {site.state.snapshot()}")
-        return code
-
-
-def run_goal(
-    args: argparse.Namespace, settings: Settings, db_path: Path, goal: str, url: str | None
-) -> int:
-    use_tui = not args.no_tui
-    if use_tui and not _has_terminal():
-        print("goalbot: no terminal for the dashboard; printing events instead", file=sys.stderr)
-        use_tui = False
-    if not use_tui and not args.yes and not sys.stdin.isatty():
-        return _fail("nobody can approve the plan here: pass --yes, or run in a terminal")
-    try:
-        dialects = dialects_of(settings)
-        secrets = _secrets(args)
-    except (DialectError, SecretError) as exc:
-        return _fail(str(exc))
-    recorder = Recorder(db_path)
-    for session_id in mark_interrupted(recorder.db):
-        print(f"goalbot: session {session_id} was cut off; marked interrupted", file=sys.stderr)
-    bus = Bus()
-    recorder.attach(bus)
-    emitter = Emitter(bus, new_session_id())
-    control = SessionControl(auto_approve=args.yes, can_ask=use_tui or sys.stdin.isatty())
-    client = build_client(settings, emitter)
-    options = RunOptions(goal=goal, url=url, max_steps=settings.max_steps,
-                         max_failures=settings.max_failures, vision=settings.vision,
-                         coords=settings.coords, dialects=dialects)
-    operator = BrowserOperator(browser_options(args, settings))
-    session = Session(options, operator, client, emitter, control, secrets)
-    try:
-        if use_tui:
-            result = _run_dashboard(bus, session, control, options)
-        else:
-            result = run_printing(bus, session, control)
-    finally:
-        recorder.close()
-    if result is None:
-        return 1
-    print(f"goalbot: session {emitter.session_id} {result.status.value}: {result.reason}", file=sys.stderr)
-    if result.answer:
-        print(result.answer)
-    return 0 if result.status is Status.OK else 1
-
-
-def _secrets(args: argparse.Namespace) -> Secrets:
-    values = read_secrets_file(args.secrets_file) if args.secrets_file else {}
-    values.update(parse_secret(text) for text in args.secret or [])
-    return Secrets(values)
-
-
-def _run_dashboard(bus: Bus, session: Session, control: SessionControl, options: RunOptions) -> SessionResult | None:
-    from tui.app import GoalbotApp
-    from tui.images import prepare_images
-
-    prepare_images()  # must happen before Textual owns the terminal
-    app = GoalbotApp(bus, session, control, options)
-    app.run()
-    return app.result
 
 
 # -- reading the store ------------------------------------------------------------------------
@@ -226,6 +103,20 @@ def cmd_sessions(args: argparse.Namespace, settings: Settings, db_path: Path) ->
         cost = "–" if row.get("cost_usd") is None else f"${row['cost_usd']:.4f}"
         print(f"{row['id']:<22} {row['status']:<11} {row['steps']:>5} {row['model_calls']:>5} "
               f"{tokens:>7} {cost:>8}  {row['goal'][:60]}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    db = connect(db_path, create=False)
+    try:
+        session_id = args.session or next(iter(queries.list_sessions(db, limit=1)), {}).get("id")
+        row = queries.session_row(db, session_id) if session_id else None
+    finally:
+        db.close()
+    if row is None:
+        return fail(f"no session {args.session} in {db_path}" if args.session else "no sessions stored yet")
+    markdown = row.get("report") if row["status"] != "running" else None
+    print(markdown or store_report(db_path, row["id"]) or "", end="")
     return 0
 
 

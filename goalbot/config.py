@@ -43,6 +43,13 @@ class Settings(BaseModel):
     vision: bool = False
     max_calls: int | None = Field(None, ge=1)
     max_tokens: int | None = Field(None, ge=1)
+    max_actions_per_step: int = Field(5, ge=1)
+    planning_interval: int = Field(0, ge=0)
+    min_interval_s: float = Field(0.5, ge=0)
+    clicks_per_minute: int = Field(20, ge=1)
+    allow_domain: list[str] = Field(default_factory=list, description="Host globs the browser stays on.")
+    allow_risky: bool = False
+    approval_timeout_s: float = Field(300.0, gt=0)
     prices: dict[str, Price] = Field(default_factory=dict, description="Dollars per million tokens.")
 
     def role_models(self) -> dict[str, str]:

@@ -68,9 +68,13 @@ def summary(event: Event) -> str:
         case T.TASK_RESUME:
             return f"resumed by {d.get('by', 'user')}"
         case T.APPROVAL_REQUEST:
-            return f"{d.get('kind', '')}: {d.get('what', '')}"
+            where = f" on {d['where']}" if d.get("where") else ""
+            return f"{'GO / NOT GO? ' if d.get('risky') else ''}{d.get('kind', '')}: {d.get('what', '')}{where}"
         case T.APPROVAL_GRANTED | T.APPROVAL_DENIED:
-            return f"{d.get('kind', '')}: {d.get('what', '')} — by {d.get('by') or 'user'}"
+            verdict = ("GO" if event.type is T.APPROVAL_GRANTED else "NOT GO") if d.get("risky") else ""
+            return f"{verdict + ' ' if verdict else ''}{d.get('kind', '')}: {d.get('what', '')} — by {d.get('by') or 'user'}"
+        case T.POLICY:
+            return f"{d.get('policy', '')}: {d.get('message', '')}"
     return json.dumps(d, ensure_ascii=False)[:160]
 
 

@@ -45,6 +45,7 @@ class EventType(StrEnum):
     GOAL_STATUS = "GOAL_STATUS"
     LLM_CALL = "LLM_CALL"
     LLM_ERROR = "LLM_ERROR"
+    POLICY = "POLICY"
 
 
 class Actor(StrEnum):
@@ -160,6 +161,12 @@ class ApprovalData(_Data):
     by: str = ""
 
 
+class PolicyData(_Data):
+    policy: str = Field(description="repeat_click, min_interval, clicks_per_minute, low_confidence, "
+                                    "no_progress, max_failures, max_steps")
+    message: str
+
+
 DATA_MODELS: dict[EventType, type[_Data]] = {
     EventType.TASK_START: TaskStartData,
     EventType.TASK_OK: TaskEndData,
@@ -185,6 +192,7 @@ DATA_MODELS: dict[EventType, type[_Data]] = {
     EventType.APPROVAL_REQUEST: ApprovalData,
     EventType.APPROVAL_GRANTED: ApprovalData,
     EventType.APPROVAL_DENIED: ApprovalData,
+    EventType.POLICY: PolicyData,
 }
 
 
@@ -271,13 +279,14 @@ def _unchanged(value: Any) -> Any:
 class Emitter:
     """Stamps events of one session with its id and the next sequence number."""
 
-    def __init__(self, bus: Bus, session_id: str, start_seq: int = 0) -> None:
+    def __init__(self, bus: Bus, session_id: str, start_seq: int = 0, start_artifact: int = 0) -> None:
         self.bus = bus
         self.session_id = session_id
         # Set by the session when it holds secrets: every event's data passes through it.
         self.scrub: Callable[[Any], Any] = _unchanged
         self._seq = itertools.count(start_seq + 1)
-        self._artifact_seq = itertools.count(1)
+        self._artifact_seq = itertools.count(start_artifact + 1)
+        self.latest: dict[str, str] = {}  # the newest artifact of each kind, by id
         self._lock = threading.Lock()
 
     def emit(
@@ -297,6 +306,7 @@ class Emitter:
 
     def artifact(self, kind: str, mime: str, content: bytes, name: str | None = None) -> str:
         artifact_id = f"{self.session_id}-{kind}-{next(self._artifact_seq)}"
+        self.latest[kind] = artifact_id
         self.bus.publish_artifact(
             Artifact(id=artifact_id, session_id=self.session_id, kind=kind, mime=mime,
                      content=content, name=name)

@@ -7,7 +7,7 @@ import getpass
 import signal
 import threading
 
-from goalbot import eventfmt
+from goalbot import eventfmt, plan_editing
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import Session, SessionResult
 from goalbot.events import Bus, Event, EventType
@@ -16,10 +16,10 @@ from goalbot.events import Bus, Event, EventType
 def run_printing(bus: Bus, session: Session, control: SessionControl) -> SessionResult:
     def show(event: Event) -> None:
         print(eventfmt.line(event), flush=True)
-        if event.type is EventType.PLAN_PROPOSED and not control.auto_approve:
-            threading.Thread(target=_ask_approval, args=(control,), daemon=True).start()
+        if event.type is EventType.PLAN_PROPOSED and not control.auto_approve and event.data["steps"]:
+            threading.Thread(target=_ask_approval, args=(control, event.data["steps"]), daemon=True).start()
         if event.type is EventType.APPROVAL_REQUEST and control.can_ask:
-            threading.Thread(target=_ask_consent, args=(control, event.data["what"]), daemon=True).start()
+            threading.Thread(target=_ask_consent, args=(control, event.data), daemon=True).start()
         if event.type is EventType.ASK_USER and control.can_ask:
             threading.Thread(target=_ask_question, args=(control, event.data), daemon=True).start()
 
@@ -43,9 +43,13 @@ def run_printing(bus: Bus, session: Session, control: SessionControl) -> Session
     return asyncio.run(go())
 
 
-def _ask_approval(control: SessionControl) -> None:
+def _ask_approval(control: SessionControl, proposed: list[str]) -> None:
+    prompt = "Approve this plan? [y = yes, e = edit the steps, anything else = reject with that feedback] "
     try:
-        answer = input("Approve this plan? [y = yes, anything else = reject with that feedback] ").strip()
+        answer = input(prompt).strip()
+        if answer.lower() in ("e", "edit"):
+            _edit_plan(control, proposed)
+            return
     except EOFError:
         answer = ""
     if answer.lower() in ("y", "yes"):
@@ -54,12 +58,38 @@ def _ask_approval(control: SessionControl) -> None:
         control.reject(answer)
 
 
-def _ask_consent(control: SessionControl, what: str) -> None:
+def _edit_plan(control: SessionControl, proposed: list[str]) -> None:
+    """Edits the steps one command at a time until the person approves (`y`) or rejects (`r …`)."""
+    steps = list(proposed)
+    print(f"{plan_editing.numbered(steps)}\n{plan_editing.HELP}", flush=True)
+    while True:
+        command = input("edit> ").strip()
+        if command.lower() in ("y", "yes"):
+            control.approve(steps)
+            return
+        if command.lower() == "r" or command.lower().startswith("r "):
+            control.reject(command[1:].strip())
+            return
+        try:
+            steps = plan_editing.apply(steps, command)
+        except plan_editing.EditError as exc:
+            print(exc, flush=True)
+            continue
+        print(plan_editing.numbered(steps), flush=True)
+
+
+def _ask_consent(control: SessionControl, request: dict[str, object]) -> None:
+    if request.get("risky"):
+        question = f"GO / NOT GO: {request['what']} on {request.get('where', '')}? [go = GO, anything else = NOT GO] "
+        yes = ("go", "y", "yes")
+    else:
+        question = f"{request['what']} [y = yes, anything else = no] "
+        yes = ("y", "yes")
     try:
-        answer = input(f"{what} [y = yes, anything else = no] ").strip()
+        answer = input(question).strip()
     except EOFError:
         answer = ""
-    if answer.lower() in ("y", "yes"):
+    if answer.lower() in yes:
         control.grant()
     else:
         control.deny()

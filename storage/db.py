@@ -83,6 +83,8 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
         db["sessions"].add_column("cost_usd", float)
     if "model_errors" not in columns:
         db["sessions"].add_column("model_errors", int, not_null_default=0)
+    if "report" not in columns:
+        db["sessions"].add_column("report", str)
 
 
 def _alive(pid: int) -> bool:

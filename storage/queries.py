@@ -47,3 +47,31 @@ def recent_events(
 def last_event_id(db: sqlite_utils.Database) -> int:
     row = next(db.query("select coalesce(max(id), 0) as id from events"))
     return int(row["id"])
+
+
+def session_row(db: sqlite_utils.Database, session_id: str) -> dict[str, Any] | None:
+    return next(db.query("select * from sessions where id = ?", [session_id]), None)
+
+
+def session_events(db: sqlite_utils.Database, session_id: str) -> list[Event]:
+    return [_event(row) for row in db.query(
+        "select * from events where session_id = ? order by seq", [session_id])]
+
+
+def artifact_count(db: sqlite_utils.Database, session_id: str) -> int:
+    """The highest artifact number the session used (its ids end in -N), so a resumed run goes on from it."""
+    numbers = [int(row["id"].rsplit("-", 1)[-1]) for row in db.query(
+        "select id from artifacts where session_id = ?", [session_id]) if row["id"].rsplit("-", 1)[-1].isdigit()]
+    return max(numbers, default=0)
+
+
+def last_url(events: list[Event]) -> str | None:
+    for event in reversed(events):
+        if event.type.value == "OBSERVATION" and str(event.data.get("url", "")).startswith("http"):
+            return str(event.data["url"])
+    return None
+
+
+def save_report(db: sqlite_utils.Database, session_id: str, markdown: str) -> None:
+    with db.conn:
+        db.execute("update sessions set report = ? where id = ?", [markdown, session_id])

@@ -129,6 +129,11 @@ class Recorder:
             sql, args = "update sessions set model_errors = coalesce(model_errors, 0) + 1 where id = ?", []
         elif event.type is EventType.STEP_START:
             sql, args = "update sessions set steps = steps + 1 where id = ?", []
+        elif event.type is EventType.TASK_RESUME and event.data.get("resumed"):
+            # `goalbot resume`: the same session, running again in this process.
+            sql = ("update sessions set status = 'running', finish_reason = NULL, ended_at = NULL, "
+                   "pid = ?, host = ? where id = ?")
+            args = [os.getpid(), socket.gethostname()]
         elif event.type in _STATUS:
             sql = "update sessions set status = ?, finish_reason = ?, answer = ?, ended_at = ? where id = ?"
             args = [_STATUS[event.type], event.data.get("reason", ""), event.data.get("answer", ""),

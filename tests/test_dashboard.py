@@ -128,3 +128,30 @@ async def test_ctrl_c_in_the_dashboard_stops_the_run_as_cancelled(site, model_se
         recorder.close()
     assert rows(db_path, "select status from sessions")[0]["status"] == "cancelled"
     assert site.state.snapshot()["signed_in"] == []
+
+
+async def test_pause_holds_the_run_until_resumed(site, model_server, db_path: Path) -> None:
+    """`p` pauses before the next action: the browser does nothing until `p` again."""
+    prepare_images()
+    app, recorder = _app(site, model_server(demo_script()), db_path)
+    seen: list[str] = []
+    app.bus.subscribe(lambda event: seen.append(event.type.value))
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await _until(pilot, lambda: app.control.awaiting_plan, "the plan")
+            await pilot.press("p")
+            await pilot.press("a")
+            await _until(pilot, lambda: "TASK_PAUSE" in seen, "the pause")
+            await pilot.pause(1.5)
+            assert site.state.snapshot()["signed_in"] == []  # held: nothing was typed or clicked
+            assert app.result is None
+            await pilot.press("p")
+            await _until(pilot, lambda: app.result is not None, "the session to end")
+            assert app.result.status is Status.OK
+            await pilot.press("q")
+    finally:
+        recorder.close()
+    kinds = [r["type"] for r in rows(db_path, "select type from events order by seq")]
+    paused, resumed = kinds.index("TASK_PAUSE"), kinds.index("TASK_RESUME")
+    assert "ACT_START" not in kinds[paused:resumed]
+    assert kinds.index("ACT_START") > resumed

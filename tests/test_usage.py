@@ -122,7 +122,8 @@ async def test_the_person_lets_the_run_go_on_from_the_dashboard(site, model_serv
         async with app.run_test(size=(160, 45)) as pilot:
             while app.result is None:
                 await pilot.pause(0.1)
-                if control.awaiting_consent and type(app.screen).__name__ == "ConsentScreen":
+                if (control.awaiting_consent and type(app.screen).__name__ == "ConsentScreen"
+                        and app.screen.query("#consent-question")):  # composed, not only pushed
                     question = str(app.screen.query_one("#consent-question").render())
                     assert "model calls; " in question and "(--max-calls 3 at a time)" in question
                     assert "paused" in str(app.screen_stack[-2].query_one("#status").render())

@@ -33,6 +33,7 @@ class GoalbotApp(App[None]):
     BINDINGS = [
         Binding("a", "approve", "Approve plan"),
         Binding("r", "reject", "Reject plan"),
+        Binding("p", "pause", "Pause/resume"),
         Binding("s", "stop", "Stop"),
         Binding("ctrl+c", "stop", "Stop", show=False, priority=True),
         Binding("q", "quit_dashboard", "Quit"),
@@ -48,6 +49,7 @@ class GoalbotApp(App[None]):
         self.run_screen = RunScreen(options.goal)
         self._quit_when_done = False
         self._screenshots: dict[str, bytes] = {}
+        self._consent_open: ConsentScreen | None = None
 
     def on_mount(self) -> None:
         # Publishers call these in their own context; posting a message never blocks them.
@@ -70,7 +72,10 @@ class GoalbotApp(App[None]):
         event = message.event
         self.run_screen.apply(event)
         if event.type is EventType.APPROVAL_REQUEST:
-            self._ask_consent(event.data["what"])
+            self._ask_consent(event.data)
+        if event.type in (EventType.APPROVAL_GRANTED, EventType.APPROVAL_DENIED) and self._consent_open is self.screen:
+            # Settled without this dialog (a timeout, say): it must not linger over the run.
+            self._consent_open.dismiss(None)
         if event.type is EventType.ASK_USER:
             self._ask_question(event.data["question"], bool(event.data.get("secret")))
         if event.type is EventType.OBSERVATION:
@@ -83,14 +88,22 @@ class GoalbotApp(App[None]):
         if message.artifact.kind == "screenshot":
             self._screenshots = {message.artifact.id: message.artifact.content}
 
-    def _ask_consent(self, question: str) -> None:
+    def _ask_consent(self, request: dict[str, object]) -> None:
         def send(granted: bool | None) -> None:
+            self._consent_open = None
+            if granted is None:
+                return
             if granted:
                 self.control.grant(by="dashboard")
             else:
                 self.control.deny(by="dashboard")
 
-        self.push_screen(ConsentScreen(question), send)
+        if request.get("risky"):
+            question = f"GO / NOT GO?\n{request['what']}\non {request.get('where', '')}"
+        else:
+            question = str(request["what"])
+        self._consent_open = ConsentScreen(question, risky=bool(request.get("risky")))
+        self.push_screen(self._consent_open, send)
 
     def _ask_question(self, question: str, secret: bool) -> None:
         def send(answer: str | None) -> None:
@@ -117,6 +130,16 @@ class GoalbotApp(App[None]):
                 self.control.reject(feedback, by="dashboard")
 
         self.push_screen(RejectScreen(), send)
+
+    def action_pause(self) -> None:
+        if self.result is not None:
+            return
+        if self.control.paused:
+            self.control.resume()
+            self.notify("Resuming")
+        else:
+            self.control.pause()
+            self.notify("Pausing before the next action… (p resumes)")
 
     def action_stop(self) -> None:
         if self.result is None:

@@ -1,5 +1,6 @@
-"""What the person can tell a running session: approve or reject a plan, allow or refuse what
-needs their consent (going over a budget), answer the agent's questions, stop.
+"""What the person can tell a running session: approve, edit or reject a plan, say GO or NOT GO
+to what needs their consent (a risky action, going over a budget), answer the agent's questions,
+pause, resume, stop.
 
 The dashboard and the command line only ever call these methods; they never touch the browser.
 Calls are safe from any thread.
@@ -65,12 +66,15 @@ class SessionControl:
         self._replies: _Mailbox[Reply] | None = None
         self._task: asyncio.Task[object] | None = None
         self._stop_requested = False
+        self._running: asyncio.Event | None = None
+        self._pause_wanted = False
 
     def bind(self) -> None:
         """Called by the session from its own task, so other threads can reach it later."""
         self._loop = asyncio.get_running_loop()
         self._plans, self._consents, self._replies = _Mailbox(), _Mailbox(), _Mailbox()
         self._task = asyncio.current_task()
+        self._running = asyncio.Event()
         if self._stop_requested:
             self._task.cancel()  # type: ignore[union-attr]
 
@@ -118,18 +122,40 @@ class SessionControl:
     def stop_requested(self) -> bool:
         return self._stop_requested
 
+    def pause(self) -> None:
+        """The session stops at its next safe point: before an action, a step or a plan."""
+        self._pause_wanted = True
+
+    def resume(self) -> None:
+        self._pause_wanted = False
+        if self._loop is not None and self._running is not None:
+            self._loop.call_soon_threadsafe(self._running.set)
+
+    @property
+    def paused(self) -> bool:
+        return self._pause_wanted
+
+    async def wait_while_paused(self) -> None:
+        """Returns once the person resumed (at once when nobody paused)."""
+        while self._pause_wanted and self._running is not None:
+            self._running.clear()
+            await self._running.wait()
+
     async def decide(self) -> PlanDecision:
         if self.auto_approve:
             return PlanDecision(approved=True, by="--yes")
         assert self._plans is not None
         return await self._plans.get()
 
-    async def consent(self) -> Consent:
-        """The person's yes or no; no when nobody can be asked."""
+    async def consent(self, timeout_s: float | None = None) -> Consent:
+        """The person's yes or no; no when nobody can be asked, or nobody answered in time."""
         if not self.can_ask:
             return Consent(granted=False, by="nobody to ask")
         assert self._consents is not None
-        return await self._consents.get()
+        try:
+            return await asyncio.wait_for(self._consents.get(), timeout_s)
+        except TimeoutError:
+            return Consent(granted=False, by=f"no answer within {timeout_s:g} s")
 
     async def reply(self) -> Reply:
         """The person's answer to the agent's question; declined when nobody can be asked."""

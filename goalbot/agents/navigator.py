@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from goalbot import actions as A
 from goalbot.actions import Action, Outcome, SavedFile
+from goalbot.agents.guards import ActionGuards
 from goalbot.agents.context import bullet_list, geometry_of, recent, untrusted_page, with_picture
 from goalbot.agents.observing import observe, picture_of
 from goalbot.agents.secrets import SecretError, Secrets
@@ -31,6 +32,14 @@ AskPerson = Callable[[str, int], Awaitable[str | None]]
 
 
 async def _nobody(_question: str, _step: int) -> str | None:
+    return None
+
+
+# Where a pause the person asked for takes effect.
+PausePoint = Callable[[int | None], Awaitable[None]]
+
+
+async def _no_pause(_step: int | None) -> None:
     return None
 
 
@@ -58,22 +67,35 @@ def _describe(shown: dict[str, object]) -> str:
     return f"{shown['name']}({args})"
 
 
+class TooManyFailures(Exception):
+    """`--max-failures` actions failed in a row."""
+
+
+class NavigatorLimits(BaseModel):
+    max_turns: int = Field(6, ge=1, description="Model answers per step.")
+    max_actions: int = Field(5, ge=1, description="Actions run from one answer.")
+    max_failures: int = Field(5, ge=1, description="Failed actions in a row before the run stops.")
+
+
 class Navigator:
     def __init__(
         self, dialogue: Dialogue, operator: Operator, emitter: Emitter,
-        saved_data: dict[str, str], max_turns: int = 6, vision: bool = False,
-        coords: Convention | None = None, secrets: Secrets | None = None,
-        ask_person: AskPerson = _nobody,
+        saved_data: dict[str, str], guards: ActionGuards, limits: NavigatorLimits | None = None,
+        vision: bool = False, coords: Convention | None = None, secrets: Secrets | None = None,
+        ask_person: AskPerson = _nobody, pause_point: PausePoint = _no_pause,
     ) -> None:
         self.dialogue = dialogue
         self.operator = operator
         self.emitter = emitter
         self.saved_data = saved_data
-        self.max_turns = max_turns
+        self.guards = guards
+        self.limits = limits or NavigatorLimits()
         self.vision = vision
         self.coords = coords
         self.secrets = secrets or Secrets()
         self.ask_person = ask_person
+        self.pause_point = pause_point
+        self.failures_in_a_row = 0
 
     async def _answer(
         self, description: str, done: list[str], observation: Observation, step: int
@@ -92,7 +114,8 @@ class Navigator:
 
     async def run_step(self, description: str, step: int, observation: Observation) -> StepReport:
         done: list[str] = []
-        for _turn in range(self.max_turns):
+        for _turn in range(self.limits.max_turns):
+            await self.pause_point(step)
             try:
                 actions = await self._answer(description, done, observation, step)
             except AnswerError as exc:
@@ -103,26 +126,66 @@ class Navigator:
                 )
                 return StepReport(success=False, summary=f"unusable model answer: {exc}", done=done,
                                   observation=observation)
-            for action in actions:
-                if isinstance(action, A.Finished):
-                    self.emitter.emit(
-                        EventType.ACT_OK, Actor.NAVIGATOR, step,
-                        action=await _shown(action, self.operator), message=action.summary,
-                    )
-                    return StepReport(
-                        success=action.success, summary=action.summary, done=done,
-                        observation=await observe(self.operator, self.emitter, step),
-                    )
-                ok, line = await self._act(action, step)
-                done.append(line)
-                if not ok:
-                    break  # the page is not what the rest of the batch assumed
+            if len(actions) > self.limits.max_actions:
+                dropped = len(actions) - self.limits.max_actions
+                actions = actions[:self.limits.max_actions]
+                done.append(f"(only the first {len(actions)} actions of that answer ran; {dropped} "
+                            f"left out: --max-actions-per-step is {self.limits.max_actions})")
+            finished = await self._run_batch(actions, observation, done, step)
+            if finished is not None:
+                return StepReport(
+                    success=finished.success, summary=finished.summary, done=done,
+                    observation=await observe(self.operator, self.emitter, step),
+                )
             observation = await observe(self.operator, self.emitter, step)
             done.append(f"(the page now: {observation.summary()})")
         return StepReport(
             success=False, done=done, observation=observation,
-            summary=f"the step did not finish within {self.max_turns} turns",
+            summary=f"the step did not finish within {self.limits.max_turns} turns",
         )
+
+    async def _run_batch(
+        self, actions: list[Action], observation: Observation, done: list[str], step: int
+    ) -> A.Finished | None:
+        """Runs one answer's actions in order, until one fails or the page changes under the rest."""
+        for position, action in enumerate(actions):
+            if isinstance(action, A.Finished):
+                self.emitter.emit(
+                    EventType.ACT_OK, Actor.NAVIGATOR, step,
+                    action=await _shown(action, self.operator), message=action.summary,
+                )
+                return action
+            await self.pause_point(step)
+            if isinstance(action, (A.SaveData, A.CallUser)):  # nothing happens to the page
+                ok, line = await self._act(action, step)
+                done.append(line)
+                continue
+            before = await self.operator.signature()
+            refusal = await self.guards.admit(action, observation, before, step)
+            if refusal is not None:
+                shown = await _shown(action, self.operator)
+                self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown,
+                                  message=refusal, error="Refused")
+                done.append(f"{_describe(shown)} -> REFUSED: {refusal}")
+                return None  # a refusal is the guard working, not an error of the page
+            ok, line = await self._act(action, step)
+            after = await self.operator.signature()
+            self.guards.ran(action, observation, before, after)
+            done.append(line)
+            self._count(ok)
+            if not ok:
+                return None  # the page is not what the rest of the batch assumed
+            left = len(actions) - position - 1
+            if left and (not after or after != before) and not isinstance(actions[position + 1], A.Finished):
+                done.append(f"(the page changed; the {left} remaining actions of that answer were not run, "
+                            "look at the page again)")
+                return None
+        return None
+
+    def _count(self, ok: bool) -> None:
+        self.failures_in_a_row = 0 if ok else self.failures_in_a_row + 1
+        if self.failures_in_a_row >= self.limits.max_failures:
+            raise TooManyFailures(f"{self.failures_in_a_row} actions failed in a row (--max-failures)")
 
     async def _act(self, action: Action, step: int) -> tuple[bool, str]:
         shown = await _shown(action, self.operator)

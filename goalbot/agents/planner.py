@@ -26,10 +26,14 @@ class Planner:
         feedback: str | None,
         step: int | None,
         picture: Picture | None = None,
+        clarifications: list[str] | None = None,
     ) -> PlanAnswer:
         def compose(level: int) -> list[dict[str, Any]]:
             lines = recent(history, level, cap=HISTORY_LINES)
-            parts = [f"Goal: {goal}", "What happened so far:\n" + bullet_list(lines)]
+            parts = [f"Goal: {goal}"]
+            if clarifications:  # the person's own words: they belong with the goal, never cut
+                parts.append("The person clarified:\n" + bullet_list(clarifications))
+            parts.append("What happened so far:\n" + bullet_list(lines))
             if feedback:
                 parts.append(f"Why a new plan is needed: {feedback}")
             parts.append(untrusted_page(observation, level))

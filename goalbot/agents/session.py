@@ -1,18 +1,27 @@
-"""The session loop: Planner → approval → Navigator → Validator, until the goal or a stop."""
+"""The session loop: clarify → plan → approval → Navigator → Validator, until the goal or a stop.
+
+The Planner re-plans when a step fails, when the Validator rejects the result, and every
+`planning_interval` steps. The safety policies that concern whole steps live here; the ones that
+concern single actions live in `guards`.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import traceback
-from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
 from goalbot.agents.control import SessionControl
-from goalbot.agents.navigator import Navigator
+from goalbot.agents.domains import Domains
+from goalbot.agents.guards import ActionGuards, NotGo
+from goalbot.agents.navigator import Navigator, NavigatorLimits, TooManyFailures
 from goalbot.agents.observing import observe, picture_of
-from goalbot.agents.planner import Planner
+from goalbot.agents.outcome import Finish, SessionResult, Status, finish
 from goalbot.agents.person import Person
+from goalbot.agents.planner import Planner
+from goalbot.agents.policies import SafetyPolicy, Streak
+from goalbot.agents.progress import RunState
 from goalbot.agents.secrets import Secrets
 from goalbot.agents.validator import Validator
 from goalbot.events import Actor, Emitter, EventType
@@ -24,6 +33,8 @@ from goalbot.llm.parsing import AnswerError
 from goalbot.llm.tools import PlanAnswer, VerdictAnswer
 from goalbot.operators.base import Observation, Operator, OperatorError
 
+__all__ = ["RunOptions", "Session", "SessionResult", "Status"]
+
 
 class RunOptions(BaseModel):
     goal: str
@@ -31,81 +42,73 @@ class RunOptions(BaseModel):
     max_steps: int = 20
     max_failures: int = 5
     max_turns_per_step: int = 6
+    max_actions_per_step: int = Field(5, ge=1, description="Actions run from one navigator answer.")
+    planning_interval: int = Field(0, ge=0, description="Re-plan every N steps; 0: only on failure.")
     vision: bool = Field(False, description="Send screenshots to the model.")
     coords: Convention | None = Field(None, description="How the model writes coordinates.")
     dialects: dict[str, Dialect] = Field(default_factory=dict, description="Per role; auto if absent.")
     answer_retries: int = Field(2, ge=0, description="Corrections asked for per unusable answer.")
-
-
-class Status(StrEnum):
-    OK = "ok"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
-
-class SessionResult(BaseModel):
-    status: Status
-    reason: str
-    answer: str = ""
-    detail: str = ""
-
-
-class _Finish(Exception):
-    def __init__(self, result: SessionResult) -> None:
-        self.result = result
+    allow_domains: list[str] = Field(default_factory=list, description="Globs; empty: anywhere.")
+    allow_risky: bool = Field(False, description="GO to risky actions without asking.")
+    approval_timeout_s: float | None = Field(300.0, description="No answer in time is NOT GO.")
+    policy: SafetyPolicy = Field(default_factory=SafetyPolicy)
 
 
 class Session:
     def __init__(
         self, options: RunOptions, operator: Operator, client: ModelClient,
         emitter: Emitter, control: SessionControl, secrets: Secrets | None = None,
+        domains: Domains | None = None, resume: RunState | None = None,
     ) -> None:
         self.options = options
         self.operator = operator
         self.client = client
         self.emitter = emitter
         self.control = control
-        self.saved_data: dict[str, str] = {}
-        self.history: list[str] = []
-        self.steps_run = 0
+        self.resumed = resume is not None
+        self.state = resume or RunState()
         self.failures = 0
-        self.plan_revision = 0
         self.secrets = secrets or Secrets()
+        self.domains = domains or Domains(options.allow_domains, options.url)
         # Nothing that leaves the process — events, prompts — may carry a secret's value.
         emitter.scrub = self.secrets.scrub
         client.redact = self.secrets.scrub
-        person = Person(emitter, control, self.secrets)
-        client.ask_budget = person.allow_more
+        self.person = Person(emitter, control, self.secrets, options.approval_timeout_s, options.allow_risky)
+        client.ask_budget = self.person.allow_more
         self.dialogue = Dialogue(client, DialectChoice(options.dialects), options.answer_retries)
         self.planner = Planner(self.dialogue)
         self.validator = Validator(self.dialogue)
+        guards = ActionGuards(options.policy, operator, emitter, self.person, self.domains)
         self.navigator = Navigator(
-            self.dialogue, operator, emitter, self.saved_data, options.max_turns_per_step,
+            self.dialogue, operator, emitter, self.state.saved_data, guards,
+            NavigatorLimits(max_turns=options.max_turns_per_step, max_actions=options.max_actions_per_step,
+                            max_failures=options.max_failures),
             vision=options.vision, coords=options.coords, secrets=self.secrets,
-            ask_person=person.answer
+            ask_person=self.person.answer, pause_point=self.person.pause_point,
         )
+        self.low_confidence = Streak(options.policy.low_confidence_limit)
+        self.stuck_pages: list[str] = []  # the page after each failed step in a row
+
+    @property
+    def history(self) -> list[str]:
+        return self.state.history
+
+    @property
+    def saved_data(self) -> dict[str, str]:
+        return self.state.saved_data
 
     async def run(self) -> SessionResult:
         self.control.bind()
-        o = self.options
-        self.emitter.emit(
-            EventType.TASK_START, Actor.SYSTEM, None, goal=o.goal, url=o.url,
-            model=self.client.config.model, base_url=self.client.config.base_url,
-            operator=self.operator.name, max_steps=o.max_steps,
-            models={role: self.client.config.model_for(role) for role in ROLES},
-            dialects={role: self.dialogue.dialects.asked(role).value for role in ROLES},
-        )
+        self._announce()
         try:
             result = await self._drive()
-        except _Finish as finish:
-            result = finish.result
+        except Finish as stop:
+            result = stop.result
         except asyncio.CancelledError:
             result = SessionResult(status=Status.CANCELLED, reason="stopped by the person")
-        except BudgetStop as exc:
+        except (BudgetStop, NotGo) as exc:
             result = SessionResult(status=Status.CANCELLED, reason=str(exc))
-        except OperatorError as exc:
-            result = SessionResult(status=Status.FAILED, reason=str(exc))
-        except ModelError as exc:
+        except (OperatorError, ModelError, TooManyFailures) as exc:
             result = SessionResult(status=Status.FAILED, reason=str(exc))
         except Exception as exc:  # a bug must still end the session on record, not leave it running
             result = SessionResult(
@@ -126,60 +129,106 @@ class Session:
         self.emitter.emit(kind, Actor.SYSTEM, None, reason=result.reason, answer=result.answer, **extra)
         return result
 
+    def _announce(self) -> None:
+        o = self.options
+        if self.resumed:
+            self.emitter.emit(EventType.TASK_RESUME, Actor.SYSTEM, self.state.steps_run or None,
+                              by="goalbot resume", resumed=True, after_step=self.state.steps_run,
+                              remaining=self.state.remaining)
+            return
+        self.emitter.emit(
+            EventType.TASK_START, Actor.SYSTEM, None, goal=o.goal, url=o.url,
+            model=self.client.config.model, base_url=self.client.config.base_url,
+            operator=self.operator.name, max_steps=o.max_steps,
+            models={role: self.client.config.model_for(role) for role in ROLES},
+            dialects={role: self.dialogue.dialects.asked(role).value for role in ROLES},
+            options=o.model_dump(mode="json", exclude={"goal", "url"}),
+        )
+
+    # -- the loop ----------------------------------------------------------------------------
+
     async def _drive(self) -> SessionResult:
         await self.operator.start(self.options.url)
-        observation = await observe(self.operator, self.emitter, None)
+        observation = await self._look()
         feedback: str | None = None
+        if self.state.remaining:  # resumed: the person approved these before the cut
+            observation, feedback = await self._run_steps(observation)
+            if feedback is None:
+                observation, feedback = await self._check_goal("", "every step passed")
         while True:
+            await self.person.pause_point(self.state.steps_run or None)
             plan = await self._plan(observation, feedback)
+            feedback = None
+            if plan.question and not plan.steps and not plan.done:
+                await self._clarify(plan.question)
+                continue
             if plan.done or not plan.web_task:
-                verdict, observation = await self._final_check(plan.final_answer)
-                if verdict.is_valid:
-                    return SessionResult(status=Status.OK, reason=verdict.reason, answer=verdict.answer)
-                feedback = f"the goal is not reached yet: {verdict.reason}"
-                self._count_failure(feedback)
+                observation, feedback = await self._check_goal(plan.final_answer, "the planner said done")
                 continue
             steps, rejection = await self._approved_steps(plan)
             if steps is None:
                 feedback = rejection
                 continue
-            observation, feedback = await self._run_steps(steps, observation)
+            self.state.plan, self.state.plan_done = steps, 0
+            observation, feedback = await self._run_steps(observation)
             if feedback is None:
-                verdict, observation = await self._final_check("")
-                if verdict.is_valid:
-                    return SessionResult(status=Status.OK, reason=verdict.reason, answer=verdict.answer)
-                feedback = f"every step passed but the goal is not reached: {verdict.reason}"
-                self._count_failure(feedback)
+                observation, feedback = await self._check_goal("", "every step passed")
+
+    async def _look(self) -> Observation:
+        return await observe(self.operator, self.emitter, self.state.steps_run or None)
+
+    async def _check_goal(self, planner_answer: str, why: str) -> tuple[Observation, str]:
+        """Ends the session when the Validator confirms the goal; else the reason to re-plan."""
+        verdict, observation = await self._final_check(planner_answer)
+        if verdict.is_valid:
+            raise Finish(SessionResult(status=Status.OK, reason=verdict.reason, answer=verdict.answer))
+        feedback = f"{why} but the goal is not reached: {verdict.reason}"
+        self._count_failure(feedback)
+        return observation, feedback
 
     async def _plan(self, observation: Observation, feedback: str | None) -> PlanAnswer:
-        try:
-            plan = await self.planner.plan(
-                self.options.goal, observation, self.history, feedback, self.steps_run or None,
-                await picture_of(observation, self.options.vision),
+        step = self.state.steps_run or None
+        while True:
+            try:
+                plan = await self.planner.plan(
+                    self.options.goal, observation, self.history, feedback, step,
+                    await picture_of(observation, self.options.vision), self.state.clarifications,
+                )
+            except AnswerError as exc:
+                raise finish(Status.FAILED, f"the planner's answers could not be used: {exc}") from exc
+            self.state.plan_revision += 1
+            self.emitter.emit(
+                EventType.PLAN_PROPOSED, Actor.PLANNER, step,
+                steps=plan.steps, reasoning=plan.reasoning, revision=self.state.plan_revision,
+                done=plan.done, observation=plan.observation, question=plan.question,
             )
-        except AnswerError as exc:
-            raise _Finish(SessionResult(
-                status=Status.FAILED, reason=f"the planner's answers could not be used: {exc}"
-            )) from exc
-        self.plan_revision += 1
-        self.emitter.emit(
-            EventType.PLAN_PROPOSED, Actor.PLANNER, self.steps_run or None,
-            steps=plan.steps, reasoning=plan.reasoning, revision=self.plan_revision,
-            done=plan.done, observation=plan.observation,
-        )
-        self.emitter.emit(
-            EventType.GOAL_STATUS, Actor.PLANNER, self.steps_run or None, achieved=False,
-            progress_percent=plan.progress_percent, confidence=plan.confidence,
-            description=plan.observation,
-        )
-        return plan
+            self.emitter.emit(
+                EventType.GOAL_STATUS, Actor.PLANNER, step, achieved=False,
+                progress_percent=plan.progress_percent, confidence=plan.confidence,
+                description=plan.observation,
+            )
+            if not await self._unsure(plan.confidence, step):
+                return plan
+            observation = await self._look()
+
+    async def _clarify(self, question: str) -> None:
+        """The goal lacks something only the person knows: ask before planning any further."""
+        step = self.state.steps_run or None
+        if not self.control.can_ask:
+            raise finish(Status.FAILED, f"the goal needs more before it can be planned: {question}")
+        answer = await self.person.answer(question, step or 0, Actor.PLANNER)
+        if answer is None:
+            raise finish(Status.CANCELLED, f"the person did not answer: {question}")
+        self.state.clarifications.append(f"{question} — {answer}")
 
     async def _approved_steps(self, plan: PlanAnswer) -> tuple[list[str] | None, str]:
         """The steps to run as the person approved them, or None and why they rejected the plan."""
         if not plan.steps:
-            raise _Finish(SessionResult(
-                status=Status.FAILED, reason="the planner proposed no steps and did not say done"
-            ))
+            raise finish(Status.FAILED, "the planner proposed no steps and did not say done")
+        if plan.steps == self.state.remaining:  # a re-plan that keeps what the person approved
+            self.emitter.emit(EventType.PLAN_APPROVED, Actor.SYSTEM, None, steps=plan.steps,
+                              by="unchanged since approved")
+            return plan.steps, ""
         decision = await self.control.decide()
         if not decision.approved:
             self.emitter.emit(
@@ -187,21 +236,31 @@ class Session:
                 feedback=decision.feedback, by=decision.by,
             )
             return None, f"the person rejected the plan: {decision.feedback or 'no reason given'}"
-        steps = decision.steps or plan.steps
-        self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps, by=decision.by)
+        steps = [s.strip() for s in decision.steps or plan.steps if s.strip()]
+        edited = steps != plan.steps
+        self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps, by=decision.by,
+                          edited=edited)
+        if edited:
+            self.history.append(f"the person edited the plan to: {'; '.join(steps)}")
         return steps, ""
 
-    async def _run_steps(
-        self, steps: list[str], observation: Observation
-    ) -> tuple[Observation, str | None]:
-        """Runs the approved steps in order; returns the reason to re-plan, or None when all passed."""
-        for position, description in enumerate(steps, 1):
-            if self.steps_run >= self.options.max_steps:
-                raise _Finish(SessionResult(
-                    status=Status.FAILED, reason=f"reached --max-steps ({self.options.max_steps})"
-                ))
-            self.steps_run += 1
-            step = self.steps_run
+    async def _run_steps(self, observation: Observation) -> tuple[Observation, str | None]:
+        """Runs the approved steps that remain; returns why to re-plan, or None when all passed."""
+        since_plan = 0
+        while self.state.remaining:
+            if since_plan and self.options.planning_interval and since_plan % self.options.planning_interval == 0:
+                return observation, (f"planning interval: {since_plan} steps since the last plan; "
+                                     "check that the remaining steps still fit the page")
+            await self.person.pause_point(self.state.steps_run or None)
+            if self.state.steps_run >= self.options.max_steps:
+                message = f"reached --max-steps ({self.options.max_steps})"
+                self._fired("max_steps", message)
+                raise finish(Status.FAILED, message)
+            description = self.state.remaining[0]
+            position = self.state.plan_done + 1
+            self.state.steps_run += 1
+            step = self.state.steps_run
+            since_plan += 1
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, step, index=position,
                               description=description)
             report = await self.navigator.run_step(description, step, observation)
@@ -211,23 +270,69 @@ class Session:
                 verdict = await self._judge(description, False, evidence, observation, step)
             else:  # the navigator gave up: nothing for the validator to judge
                 verdict = VerdictAnswer(is_valid=False, reason=report.summary, confidence=0.0)
-            reason = verdict.reason
-            done_share = int(100 * position / (len(steps) + 1))
             if verdict.is_valid:
-                self.failures = 0
-                self.history.append(f"step {step} '{description}': done ({reason})")
-                self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, step, index=position,
-                                  description=description, reason=reason)
-                self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, step, achieved=False,
-                                  progress_percent=done_share, confidence=verdict.confidence,
-                                  description=reason)
-                continue
-            self.history.append(f"step {step} '{description}': FAILED ({reason})")
-            self.emitter.emit(EventType.STEP_FAIL, Actor.VALIDATOR, step, index=position,
-                              description=description, reason=reason)
-            self._count_failure(reason)
-            return observation, f"step '{description}' failed: {reason}"
+                self._step_passed(description, position, verdict, step)
+            else:
+                return observation, await self._step_failed(description, position, verdict, step)
+            if await self._unsure(verdict.confidence, step):
+                observation = await self._look()
         return observation, None
+
+    def _step_passed(self, description: str, position: int, verdict: VerdictAnswer, step: int) -> None:
+        self.failures = 0
+        self.stuck_pages.clear()
+        self.state.plan_done += 1
+        self.history.append(f"step {step} '{description}': done ({verdict.reason})")
+        self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, step, index=position,
+                          description=description, reason=verdict.reason)
+        self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, step, achieved=False,
+                          progress_percent=self._progress(), confidence=verdict.confidence,
+                          description=verdict.reason)
+
+    async def _step_failed(self, description: str, position: int, verdict: VerdictAnswer, step: int) -> str:
+        reason = verdict.reason
+        self.history.append(f"step {step} '{description}': FAILED ({reason})")
+        self.emitter.emit(EventType.STEP_FAIL, Actor.VALIDATOR, step, index=position,
+                          description=description, reason=reason)
+        self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, step, achieved=False,
+                          progress_percent=self._progress(), confidence=verdict.confidence,
+                          description=f"step failed: {reason}")
+        self._count_failure(reason)  # an explicit --max-failures is the firmer limit
+        await self._check_progress(step)
+        return f"step '{description}' failed: {reason}"
+
+    def _progress(self) -> int:
+        """Share of the approved plan done, leaving room for the final check."""
+        total = len(self.state.plan) + 1
+        return int(100 * self.state.plan_done / total)
+
+    async def _check_progress(self, step: int) -> None:
+        """Failed steps in a row on a page that never changed: the run goes round in circles."""
+        self.stuck_pages.append(await self.operator.signature())
+        limit = self.options.policy.no_progress_steps
+        last = self.stuck_pages[-limit:]
+        if len(last) < limit or not last[0] or len(set(last)) != 1:
+            return
+        message = f"{limit} steps in a row failed and the page did not change"
+        self._fired("no_progress", message, step)
+        self.stuck_pages.clear()
+        if not await self.person.keep_trying(message, step):
+            raise finish(Status.FAILED, f"no progress: {message}; stopped")
+        self.failures = 0
+
+    async def _unsure(self, confidence: float, step: int | None) -> bool:
+        """Confidence too low too often: wait, then the caller looks at the page again."""
+        policy = self.options.policy
+        if not self.low_confidence.note(confidence < policy.low_confidence):
+            return False
+        self._fired("low_confidence", f"confidence below {policy.low_confidence} "
+                    f"{policy.low_confidence_limit} times in a row; waiting "
+                    f"{policy.low_confidence_wait_s:g} s and looking again", step)
+        await asyncio.sleep(policy.low_confidence_wait_s)
+        return True
+
+    def _fired(self, policy: str, message: str, step: int | None = None) -> None:
+        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=policy, message=message)
 
     async def _judge(
         self, target: str, final: bool, evidence: list[str], observation: Observation, step: int | None
@@ -251,8 +356,8 @@ class Session:
         evidence = list(self.history)
         if planner_answer:
             evidence.append(f"planner's answer: {planner_answer}")
-        step = self.steps_run or None
-        observation = await observe(self.operator, self.emitter, step)
+        step = self.state.steps_run or None
+        observation = await self._look()
         verdict = await self._judge(self.options.goal, True, evidence, observation, step)
         if verdict.is_valid:
             self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, step, achieved=True,
@@ -264,7 +369,6 @@ class Session:
     def _count_failure(self, reason: str) -> None:
         self.failures += 1
         if self.failures >= self.options.max_failures:
-            raise _Finish(SessionResult(
-                status=Status.FAILED,
-                reason=f"{self.failures} failures in a row (--max-failures); last: {reason}",
-            ))
+            message = f"{self.failures} failures in a row (--max-failures); last: {reason}"
+            self._fired("max_failures", message, self.state.steps_run or None)
+            raise finish(Status.FAILED, message)

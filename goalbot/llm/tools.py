@@ -18,6 +18,8 @@ class PlanAnswer(BaseModel):
     web_task: bool = Field(True, description="False when the goal needs no browser at all.")
     steps: list[str] = Field(default_factory=list, description="Remaining steps, in order.")
     final_answer: str = Field("", description="The answer to the goal, when done.")
+    question: str = Field("", description="Only when the goal lacks what only the person knows "
+                                          "(which site? which account?): ask it here, with no steps.")
     progress_percent: int = Field(0, ge=0, le=100)
     confidence: float = Field(0.5, ge=0, le=1)
 

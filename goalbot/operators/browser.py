@@ -22,6 +22,7 @@ from goalbot.actions import Action, ActionResult, Outcome
 from goalbot.operators import browser_checks as js
 from goalbot.operators import browser_widgets as widgets
 from goalbot.operators.base import ActionFailed, Observation, OperatorError
+from goalbot.operators.browser_guard import DomainGuard
 from goalbot.operators.browser_effects import EffectProbe, classify, first_line
 from goalbot.operators.browser_launch import BrowserOptions, Launched, launch, shut
 from goalbot.operators.browser_observe import PageObserver, Target
@@ -38,7 +39,7 @@ class BrowserOperator:
 
     def __init__(
         self, options: BrowserOptions | None = None, download_dir: Path | None = None,
-        budget: int = OBSERVATION_BUDGET,
+        budget: int = OBSERVATION_BUDGET, allows: Callable[[str], bool] | None = None,
     ) -> None:
         self.options = options or BrowserOptions()
         self.download_dir = download_dir or Path(tempfile.mkdtemp(prefix="goalbot-downloads-"))
@@ -50,6 +51,7 @@ class BrowserOperator:
         self._observer = PageObserver(TEXT_BUDGET)
         self._watcher = BrowserWatcher(self.download_dir, self._adopt_page)
         self._probe = EffectProbe(lambda: self.page, self._watcher, self._settle)
+        self._guard = DomainGuard(allows) if allows else None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -62,6 +64,8 @@ class BrowserOperator:
             raise
         context = self._launched.context
         self._watcher.attach_context(context)
+        if self._guard is not None:
+            await self._guard.attach(context)
         page = await context.new_page()
         self._launched.own_pages.append(page)
         self._page = page
@@ -147,11 +151,26 @@ class BrowserOperator:
             result = classify(exc)
             if result.outcome is Outcome.BROWSER_GONE:
                 return result
+        blocked = self._guard.blocked() if self._guard else []
+        if blocked:
+            await self._leave_error_page()
+            result = ActionResult(
+                outcome=Outcome.NAVIGATION_FAILED,
+                message=f"{result.message}; stopped: {', '.join(blocked)} is outside the allowed domains",
+            )
         result.files = await self._watcher.collect_downloads()
         news = self._watcher.notices()
         if news:
             result.message = "; ".join([result.message, *news])
         return result
+
+    async def _leave_error_page(self) -> None:
+        """Chromium shows an error page where a navigation was stopped: back to where the agent was."""
+        try:
+            if self.page.url.startswith("chrome-error:"):
+                await self.page.go_back(timeout=NAVIGATION_TIMEOUT_MS)
+        except PlaywrightError:
+            pass
 
     # -- elements and effects --------------------------------------------------------------
 
@@ -162,6 +181,20 @@ class BrowserOperator:
             return bool(await (await self._element(index)).evaluate(js.SECRET_JS))
         except (ActionFailed, PlaywrightError):
             return True  # cannot tell: hide the text rather than risk a password in the store
+
+    async def submit_label(self, index: int | None) -> str:
+        try:
+            if index is None:
+                return str(await self.page.evaluate(js.FOCUSED_SUBMITS_JS))
+            return str(await (await self._element(index)).evaluate(js.SUBMITS_JS))
+        except (ActionFailed, PlaywrightError):
+            return ""
+
+    async def signature(self) -> str:
+        try:
+            return str(await self.page.evaluate(js.SIGNATURE_JS))
+        except PlaywrightError:
+            return ""  # mid-navigation: unknown, which never equals a known signature
 
     async def _element(self, index: int) -> ElementHandle:
         if not 1 <= index <= len(self._targets):

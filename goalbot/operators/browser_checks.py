@@ -105,3 +105,25 @@ CHOSEN_JS = """(el, [option, wanted]) => {
   const shown = norm("value" in el && typeof el.value === "string" ? el.value : el.innerText);
   return shown.includes(want);
 }"""
+
+# What pressing Enter in this element (or the focused one) would submit: the labels of its form's
+# submit buttons and the form's address; "" outside a form.
+_SUBMITS = """(e) => {
+  const form = e && (e.form || (e.closest && e.closest('form')));
+  if (!form) return "";
+  const buttons = [...form.querySelectorAll("button:not([type]), button[type=submit], input[type=submit]")]
+    .map(b => (b.innerText || b.value || b.getAttribute("aria-label") || "").trim());
+  return [...buttons, form.getAttribute("action") || ""].filter(Boolean).join(" ");
+}"""
+SUBMITS_JS = _SUBMITS
+FOCUSED_SUBMITS_JS = """() => {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  return (""" + _SUBMITS + """)(el);
+}"""
+
+# Changes when the page changes under the agent (another address, elements come or go, text is
+# added or removed), not when a field's value changes.
+SIGNATURE_JS = """() => location.href + "|" +
+  document.querySelectorAll("a,button,input,select,textarea,[role],[onclick],[tabindex]").length + "|" +
+  (document.body ? document.body.innerText.length : 0)"""

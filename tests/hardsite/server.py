@@ -1,7 +1,12 @@
-"""Serves tests/hardsite/pages on two loopback ports, so iframes can be cross-origin for real."""
+"""Serves tests/hardsite/pages on two loopback ports, so iframes can be cross-origin for real.
+
+Every request is logged (port, method, path, body), so a test can prove what reached the site and
+what never did; `POST /api/…` stores its JSON body under that name, `GET /api/…` reads it back.
+"""
 
 from __future__ import annotations
 
+import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -28,6 +33,24 @@ def table_page(rows: int = 1000) -> str:
 class HardSite:
     def __init__(self) -> None:
         self._servers = [ThreadingHTTPServer(("127.0.0.1", 0), self._handler()) for _ in range(2)]
+        self.requests: list[tuple[int, str, str, str]] = []
+        self.posted: dict[str, object] = {}
+        self.lock = threading.Lock()
+
+    def port(self, which: int = 0) -> int:
+        return int(self._servers[which].server_address[1])
+
+    def reached(self, path: str, method: str | None = None, which: int | None = None) -> list[str]:
+        """Bodies of the requests for `path` (on one server, when `which` is given)."""
+        with self.lock:
+            return [body for port, verb, got, body in self.requests
+                    if got == path and (method is None or verb == method)
+                    and (which is None or port == self.port(which))]
+
+    def reset(self) -> None:
+        with self.lock:
+            self.requests.clear()
+            self.posted.clear()
 
     @property
     def url(self) -> str:
@@ -47,9 +70,25 @@ class HardSite:
             def log_message(self, *args: object) -> None:
                 pass
 
+            def do_POST(self) -> None:
+                path = urlsplit(self.path).path
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+                with site.lock:
+                    site.requests.append((self.server.server_address[1], "POST", path, body))
+                    if path.startswith("/api/"):
+                        site.posted[path[5:]] = json.loads(body or "null")
+                self._send(b'{"ok": true}', "application/json")
+
             def do_GET(self) -> None:
                 path = urlsplit(self.path).path
                 port = self.server.server_address[1]
+                with site.lock:
+                    site.requests.append((port, "GET", path, ""))
+                if path.startswith("/api/"):
+                    with site.lock:
+                        stored = site.posted.get(path[5:])
+                    self._send(json.dumps(stored).encode(), "application/json")
+                    return
                 other = site.other if port == site._servers[0].server_address[1] else site.url
                 if path == "/table.html":
                     self._send(table_page().encode(), "text/html")

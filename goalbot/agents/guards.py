@@ -1,0 +1,81 @@
+"""What stands between the navigator's answer and the operator: the safety policies and the
+GO / NOT GO gate. Every time one of them acts, a POLICY or APPROVAL event says so."""
+
+from __future__ import annotations
+
+import asyncio
+
+from goalbot import actions as A
+from goalbot.actions import Action
+from goalbot.agents.domains import Domains
+from goalbot.agents.person import Person
+from goalbot.agents.policies import ClickAt, RateLimiter, RepeatGuard, SafetyPolicy
+from goalbot.agents.risk import assess, submits_form, target_of
+from goalbot.events import Actor, Emitter, EventType
+from goalbot.operators.base import Observation, Operator
+
+_POINTER = (A.Click, A.DoubleClick, A.RightClick)
+
+
+class NotGo(Exception):
+    """The person (or the lack of one) said NOT GO: the run stops without doing it."""
+
+
+def click_of(action: Action, observation: Observation) -> ClickAt | None:
+    if not isinstance(action, _POINTER):
+        return None
+    element = target_of(action, observation)
+    if element is not None and element.box:
+        x, y, w, h = element.box
+        return ClickAt(action.index, (x + w / 2, y + h / 2))
+    point = (action.x, action.y) if action.x is not None and action.y is not None else None
+    return ClickAt(action.index, point)
+
+
+class ActionGuards:
+    def __init__(
+        self, policy: SafetyPolicy, operator: Operator, emitter: Emitter, person: Person,
+        domains: Domains,
+    ) -> None:
+        self.policy = policy
+        self.operator = operator
+        self.emitter = emitter
+        self.person = person
+        self.domains = domains
+        self.repeats = RepeatGuard(policy.repeat_radius_px, policy.repeat_limit)
+        self.rate = RateLimiter(policy)
+
+    def fired(self, policy: str, step: int | None, message: str, **data: object) -> None:
+        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=policy, message=message, **data)
+
+    async def admit(self, action: Action, observation: Observation, page: str, step: int) -> str | None:
+        """None when the action may run now; else why it was refused, in words for the model.
+
+        Raises NotGo when the person said NOT GO to a risky action.
+        """
+        click = click_of(action, observation)
+        if click is not None and self.repeats.refuses(click, page):
+            message = (f"refused: this would be the same click {self.policy.repeat_limit} times on a page "
+                       "that did not change; try something else (another element, scroll, another way)")
+            self.fired("repeat_click", step, message, action=action.name, index=click.index)
+            return message
+        submits = ""
+        if submits_form(action):
+            submits = await self.operator.submit_label(getattr(action, "index", None))
+        risk = assess(action, observation, self.domains, submits)
+        if risk is not None:
+            if not await self.person.go(risk, step, self.emitter.latest.get("screenshot")):
+                raise NotGo(f"NOT GO: {risk.what} on {risk.where}")
+            if risk.widens_domains:
+                self.domains.grant(risk.where)
+        seconds, why = self.rate.wait_before(click is not None)
+        if seconds > 0:
+            self.fired(why, step, f"waiting {seconds:.1f} s before the next action", wait_s=round(seconds, 2))
+            await asyncio.sleep(seconds)
+        return None
+
+    def ran(self, action: Action, observation: Observation, before: str, after: str) -> None:
+        click = click_of(action, observation)
+        self.rate.record(click is not None)
+        if click is not None:
+            self.repeats.record(click, before, after)

@@ -1,0 +1,115 @@
+"""The safety policies of seed 000 §4, enforced in code: each says when it fires and why, and the
+caller turns that into a POLICY event.
+
+- the same click (same element, or within `repeat_radius_px`) `repeat_limit` times without the
+  page changing is refused;
+- a minimum interval between actions, and a cap on clicks per minute;
+- confidence below `low_confidence` `low_confidence_limit` times in a row: wait, look again;
+- `no_progress_steps` failed steps in a row on a page that did not change: ask the person.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable
+
+from pydantic import BaseModel, Field
+
+
+class SafetyPolicy(BaseModel):
+    repeat_radius_px: float = Field(30.0, ge=0)
+    repeat_limit: int = Field(3, ge=2)
+    min_interval_s: float = Field(0.5, ge=0, description="Between two actions.")
+    clicks_per_minute: int = Field(20, ge=1)
+    low_confidence: float = Field(0.3, ge=0, le=1)
+    low_confidence_limit: int = Field(3, ge=1)
+    low_confidence_wait_s: float = Field(2.0, ge=0)
+    no_progress_steps: int = Field(3, ge=2)
+
+
+@dataclass(frozen=True)
+class ClickAt:
+    """Where a click lands: the element's index when it has one, and the point."""
+
+    index: int | None
+    point: tuple[float, float] | None
+
+    def same_place(self, other: ClickAt, radius: float) -> bool:
+        if self.index is not None and self.index == other.index:
+            return True
+        if self.point and other.point:
+            return math.dist(self.point, other.point) <= radius
+        return False
+
+
+class RepeatGuard:
+    """Counts the same click on a page that its clicks did not change."""
+
+    def __init__(self, radius: float, limit: int) -> None:
+        self.radius = radius
+        self.limit = limit
+        self._last: ClickAt | None = None
+        self._page_after = ""
+        self._streak = 0
+
+    def refuses(self, click: ClickAt, page_now: str) -> bool:
+        """Whether this click would be the `limit`-th on an unchanged page."""
+        return self._continues(click, page_now) and self._streak + 1 >= self.limit
+
+    def record(self, click: ClickAt, page_before: str, page_after: str) -> None:
+        unchanged = bool(page_before) and page_before == page_after
+        if self._continues(click, page_before) and unchanged:
+            self._streak += 1
+        else:
+            self._streak = 1 if unchanged else 0
+        self._last, self._page_after = click, page_after
+
+    def _continues(self, click: ClickAt, page_now: str) -> bool:
+        return (self._last is not None and bool(page_now) and page_now == self._page_after
+                and click.same_place(self._last, self.radius))
+
+
+class RateLimiter:
+    """How long to wait before the next action so neither the interval nor the click cap is broken."""
+
+    def __init__(self, policy: SafetyPolicy, clock: Callable[[], float] = time.monotonic) -> None:
+        self.policy = policy
+        self.clock = clock
+        self._last: float | None = None
+        self._clicks: deque[float] = deque()
+
+    def wait_before(self, click: bool) -> tuple[float, str]:
+        now = self.clock()
+        while self._clicks and now - self._clicks[0] >= 60.0:
+            self._clicks.popleft()
+        waits: list[tuple[float, str]] = []
+        if self._last is not None:
+            waits.append((self._last + self.policy.min_interval_s - now, "min_interval"))
+        if click and len(self._clicks) >= self.policy.clicks_per_minute:
+            waits.append((self._clicks[0] + 60.0 - now, "clicks_per_minute"))
+        seconds, why = max(waits, default=(0.0, ""))
+        return max(0.0, seconds), why
+
+    def record(self, click: bool) -> None:
+        now = self.clock()
+        self._last = now
+        if click:
+            self._clicks.append(now)
+
+
+class Streak:
+    """Counts a condition in a row; `note` says when the count reaches `limit` (and starts over)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.count = 0
+
+    def note(self, hit: bool) -> bool:
+        self.count = self.count + 1 if hit else 0
+        if self.count >= self.limit:
+            self.count = 0
+            return True
+        return False

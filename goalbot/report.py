@@ -1,0 +1,106 @@
+"""The Markdown report of a session (seed 002 §9), written from its events alone, so it reads the
+same for a run that just ended, one resumed after a crash, and one stored long ago."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from goalbot.events import Event, EventType as T
+
+_RESULT = {T.TASK_OK: "achieved", T.TASK_FAIL: "failed", T.TASK_CANCEL: "cancelled"}
+
+
+def _duration(events: list[Event]) -> str:
+    seconds = int((events[-1].ts - events[0].ts).total_seconds()) if events else 0
+    return f"{seconds // 60}m {seconds % 60:02d}s"
+
+
+def _when(ts: datetime) -> str:
+    return ts.astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def render(session: dict[str, Any], events: list[Event]) -> str:
+    end = next((e for e in reversed(events) if e.type in _RESULT), None)
+    result = f"{_RESULT[end.type]} — {end.data.get('reason', '')}" if end else "not finished (interrupted)"
+    calls = [e for e in events if e.type is T.LLM_CALL]
+    tokens_in = sum(int(e.data.get("tokens_in", 0)) for e in calls)
+    tokens_out = sum(int(e.data.get("tokens_out", 0)) for e in calls)
+    costs = [e.data["cost_usd"] for e in calls if e.data.get("cost_usd") is not None]
+    steps = [e for e in events if e.type is T.STEP_START]
+    passed = sum(1 for e in events if e.type is T.STEP_OK)
+    lines = [
+        f"# Run summary {session.get('id', '')}",
+        "",
+        f"- Goal: {session.get('goal', '')}",
+        f"- Result: {result}",
+        f"- Started: {_when(events[0].ts) if events else '–'}, took {_duration(events)}",
+        f"- Steps: {len(steps)} ({passed} passed) · model calls: {len(calls)} · "
+        f"tokens: {tokens_in} in, {tokens_out} out" + (f" · cost: ${sum(costs):.4f}" if costs else ""),
+    ]
+    answer = end.data.get("answer") if end else ""
+    if answer:
+        lines += ["", "## Answer", "", str(answer)]
+    lines += ["", "## What was done", ""] + (_steps(events) or ["(no step was run)"])
+    lines += ["", "## Retried or worked around", ""] + (_detours(events) or ["(nothing)"])
+    lines += ["", "## Decisions by the person", ""] + (_decisions(events) or ["(none)"])
+    saved = _saved(events)
+    if saved:
+        lines += ["", "## Saved data", ""] + saved
+    return "\n".join(lines) + "\n"
+
+
+def _steps(events: list[Event]) -> list[str]:
+    out: list[str] = []
+    for e in events:
+        d = e.data
+        if e.type is T.STEP_OK:
+            out.append(f"{len(out) + 1}. {d['description']} — done: {d.get('reason', '')}")
+        elif e.type is T.STEP_FAIL:
+            out.append(f"{len(out) + 1}. {d['description']} — failed: {d.get('reason', '')}; re-planned")
+        elif e.type is T.TASK_RESUME and d.get("resumed"):
+            out.append(f"{len(out) + 1}. (the run was cut off here and resumed with `goalbot resume`)")
+    return out
+
+
+def _detours(events: list[Event]) -> list[str]:
+    out: list[str] = []
+    errors = sum(1 for e in events if e.type is T.LLM_ERROR)
+    if errors:
+        out.append(f"- The model endpoint failed {errors} times; each was retried or reported.")
+    for e in events:
+        d = e.data
+        if e.type is T.ACT_FAIL:
+            name = (d.get("action") or {}).get("name", "answer")
+            out.append(f"- step {e.step}: {name} failed ({d.get('error')}): {d.get('message', '')}")
+        elif e.type is T.POLICY and d.get("policy") not in ("min_interval",):
+            out.append(f"- safety policy {d['policy']}: {d.get('message', '')}")
+        elif e.type is T.VALIDATE_FAIL:
+            out.append(f"- the validator rejected: {d.get('reason', '')}")
+    return out
+
+
+def _decisions(events: list[Event]) -> list[str]:
+    out: list[str] = []
+    for e in events:
+        d = e.data
+        if e.type is T.PLAN_APPROVED:
+            edited = " (edited by the person)" if d.get("edited") else ""
+            out.append(f"- plan approved by {d.get('by', 'user')}{edited}: {'; '.join(d.get('steps', []))}")
+        elif e.type is T.PLAN_REJECTED:
+            out.append(f"- plan rejected by {d.get('by', 'user')}: {d.get('feedback') or 'no reason given'}")
+        elif e.type in (T.APPROVAL_GRANTED, T.APPROVAL_DENIED):
+            verdict = "GO" if e.type is T.APPROVAL_GRANTED else "NOT GO"
+            out.append(f"- {verdict} ({d.get('kind', '')}) by {d.get('by') or 'user'}: {d.get('what', '')}")
+        elif e.type is T.USER_REPLY:
+            out.append("- a question was declined" if d.get("declined") else f"- answered: {d.get('answer', '')}")
+    return out
+
+
+def _saved(events: list[Event]) -> list[str]:
+    saved: dict[str, str] = {}
+    for e in events:
+        action = e.data.get("action") or {}
+        if e.type is T.ACT_OK and action.get("name") == "save_data":
+            saved[str(action.get("key"))] = str(action.get("value"))
+    return [f"- {key}: {value}" for key, value in saved.items()]

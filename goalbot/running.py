@@ -1,0 +1,189 @@
+"""Starting a run (`run`, `demo`) or continuing one that was cut off (`resume`): wiring the agents,
+the browser, the store and the dashboard or the printer together."""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from importlib.resources import files
+from pathlib import Path
+
+from pydantic import SecretStr
+
+from goalbot import report
+from goalbot.agents.control import SessionControl
+from goalbot.agents.domains import Domains
+from goalbot.agents.progress import RunState
+from goalbot.agents.replaying import state_from_events
+from goalbot.agents.secrets import SecretError, Secrets, parse_secret, read_secrets_file
+from goalbot.agents.session import RunOptions, Session, SessionResult, Status
+from goalbot.config import Settings
+from goalbot.events import Bus, Emitter, new_session_id
+from goalbot.llm.dialects import DialectError
+from goalbot.model_flags import build_client, dialects_of
+from goalbot.operators.browser import BrowserOperator
+from goalbot.printing import run_printing
+from goalbot.run_flags import browser_options, run_options
+from storage import queries
+from storage.db import StoreError, connect, mark_interrupted
+from storage.recorder import Recorder
+
+DEMO_GOAL = "sign in and turn on dark mode"
+
+
+def fail(message: str) -> int:
+    print(f"goalbot: {message}", file=sys.stderr)
+    return 2
+
+
+def has_terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def cmd_run(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    try:
+        options = run_options(settings, args.goal, args.url, dialects_of(settings))
+    except DialectError as exc:
+        return fail(str(exc))
+    return run_goal(args, settings, db_path, options)
+
+
+def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    from goalbot.demo.site import DemoSite
+    from goalbot.scripted.server import Script, ScriptedModelServer
+
+    script = Script.load(str(files("goalbot.demo").joinpath("script.json")))
+    if not has_terminal():
+        args.yes = True  # nobody can press a key here, and the demo must still show itself
+    with DemoSite() as site, ScriptedModelServer(script) as model:
+        print(f"goalbot demo: site {site.url}, scripted model {model.base_url}", flush=True)
+        demo_settings = settings.model_copy(
+            update={"base_url": model.base_url, "model": "scripted-demo", "api_key": SecretStr("")}
+        )
+        options = run_options(demo_settings, DEMO_GOAL, f"{site.url}/login", {})
+        code = run_goal(args, demo_settings, db_path, options)
+        print(f"goalbot demo: the site's own record says {site.state.snapshot()}")
+        return code
+
+
+def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    """Continues a session that was cut off, in the same session, from its last finished step."""
+    db = connect(db_path, create=False)
+    mark_interrupted(db)
+    row = queries.session_row(db, args.session)
+    if row is None:
+        db.close()
+        return fail(f"no session {args.session} in {db_path} (see goalbot sessions)")
+    if row["status"] != "interrupted":
+        db.close()
+        return fail(f"session {args.session} is {row['status']}, not interrupted: nothing to resume")
+    events = queries.session_events(db, args.session)
+    artifacts = queries.artifact_count(db, args.session)
+    db.close()
+    start = events[0].data if events else {}
+    try:
+        options = RunOptions.model_validate(
+            {**start.get("options", {}), "goal": row["goal"], "url": row["url"]}
+        ).model_copy(update={"url": queries.last_url(events) or row["url"]})
+        # The flags given now win for what the person decides (say, --yes, --allow-risky).
+        if args.allow_risky:
+            options.allow_risky = True
+        if args.approval_timeout_s:
+            options.approval_timeout_s = args.approval_timeout_s
+    except ValueError as exc:
+        return fail(f"session {args.session} cannot be resumed: {exc}")
+    state = state_from_events(events)
+    # The key is never stored: it comes from the flags or the environment again; the endpoint and
+    # the model are the session's own unless the flags name others.
+    settings = settings.model_copy(update={
+        "base_url": args.base_url or row["base_url"] or settings.base_url,
+        "model": args.model or row["model"] or settings.model,
+    })
+    emitter_start = (events[-1].seq if events else 0, artifacts)
+    return run_goal(args, settings, db_path, options, resume=(args.session, state, emitter_start),
+                    allow_domains=options.allow_domains)
+
+
+def run_goal(
+    args: argparse.Namespace, settings: Settings, db_path: Path, options: RunOptions,
+    resume: tuple[str, RunState, tuple[int, int]] | None = None, allow_domains: list[str] | None = None,
+) -> int:
+    use_tui = not args.no_tui
+    if use_tui and not has_terminal():
+        print("goalbot: no terminal for the dashboard; printing events instead", file=sys.stderr)
+        use_tui = False
+    if not use_tui and not args.yes and not sys.stdin.isatty():
+        return fail("nobody can approve the plan here: pass --yes, or run in a terminal")
+    domains = Domains(allow_domains if allow_domains is not None else options.allow_domains, options.url)
+    if options.url and not domains.allows(options.url):
+        return fail(f"the start page {options.url} is outside --allow-domain ({domains.describe()})")
+    try:
+        secrets = _secrets(args)
+    except SecretError as exc:
+        return fail(str(exc))
+    recorder = Recorder(db_path)
+    for session_id in mark_interrupted(recorder.db):
+        print(f"goalbot: session {session_id} was cut off; marked interrupted (goalbot resume {session_id})",
+              file=sys.stderr)
+    bus = Bus()
+    recorder.attach(bus)
+    if resume is not None:
+        session_id, state, (last_seq, artifacts) = resume
+        emitter = Emitter(bus, session_id, start_seq=last_seq, start_artifact=artifacts)
+    else:
+        state, emitter = None, Emitter(bus, new_session_id())
+    control = SessionControl(auto_approve=args.yes, can_ask=use_tui or sys.stdin.isatty())
+    client = build_client(settings, emitter)
+    operator = BrowserOperator(browser_options(args, settings), allows=domains.allows)
+    session = Session(options, operator, client, emitter, control, secrets, domains, resume=state)
+    try:
+        result = _run_dashboard(bus, session, control, options) if use_tui else run_printing(bus, session, control)
+    finally:
+        recorder.close()
+    store_report(db_path, emitter.session_id)
+    if result is None:
+        return 1
+    print(f"goalbot: session {emitter.session_id} {result.status.value}: {result.reason} "
+          f"(goalbot report {emitter.session_id})", file=sys.stderr)
+    if result.answer:
+        print(result.answer)
+    return 0 if result.status is Status.OK else 1
+
+
+def store_report(db_path: Path, session_id: str) -> str | None:
+    """Writes the session's Markdown report next to it; None when it cannot be read."""
+    try:
+        db = connect(db_path)
+    except StoreError as exc:
+        print(f"goalbot: the report was not written: {exc}", file=sys.stderr)
+        return None
+    try:
+        row = queries.session_row(db, session_id)
+        if row is None:
+            return None
+        markdown = report.render(row, queries.session_events(db, session_id))
+        try:
+            queries.save_report(db, session_id, markdown)
+        except sqlite3.Error as exc:  # a locked store keeps what it has; `goalbot report` retries
+            print(f"goalbot: the report was not stored ({exc}); goalbot report {session_id} makes it",
+                  file=sys.stderr)
+        return markdown
+    finally:
+        db.close()
+
+
+def _secrets(args: argparse.Namespace) -> Secrets:
+    values = read_secrets_file(args.secrets_file) if getattr(args, "secrets_file", None) else {}
+    values.update(parse_secret(text) for text in getattr(args, "secret", None) or [])
+    return Secrets(values)
+
+
+def _run_dashboard(bus: Bus, session: Session, control: SessionControl, options: RunOptions) -> SessionResult | None:
+    from tui.app import GoalbotApp
+    from tui.images import prepare_images
+
+    prepare_images()  # must happen before Textual owns the terminal
+    app = GoalbotApp(bus, session, control, options)
+    app.run()
+    return app.result

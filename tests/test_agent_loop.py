@@ -1,0 +1,154 @@
+"""The agent loop against the test site, as seed 000 §6 tells it: one click; settings then dark
+mode in 3–5 steps; a button that does not exist. Real Chromium, the scripted model over HTTP, a
+real store; the site's own request log says what really happened."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import answer, call, run_goal
+
+
+def plan(*steps: str, confidence: float = 0.7) -> dict:
+    return answer(call("plan", observation="page", steps=list(steps), progress_percent=0,
+                       confidence=confidence))
+
+
+def verdict(ok: bool, reason: str, confidence: float = 0.9, answer_text: str = "") -> dict:
+    return answer(call("verdict", is_valid=ok, reason=reason, confidence=confidence, answer=answer_text))
+
+
+def finished(ok: bool = True, summary: str = "done") -> dict:
+    return answer(call("finished", success=ok, summary=summary))
+
+
+def element(name: str) -> dict:
+    return {"$element": name}
+
+
+def types(events: list[dict]) -> list[str]:
+    return [e["type"] for e in events]
+
+
+def test_one_click_in_the_middle_of_the_screen(hardsite, model_server, db_path: Path) -> None:
+    hardsite.reset()
+    script = {
+        "planner": [plan("Click the button in the middle of the screen")],
+        # A vision model points at pixels: the middle of the 1280×800 viewport.
+        "navigator": [answer(call("click", x=640, y=400)), finished(summary="clicked Start")],
+        "validator": [verdict(True, "the page says Started!"),
+                      verdict(True, "Started! is shown", answer_text="clicked Start")],
+    }
+    result, events = run_goal(db_path, model_server(script), hardsite.page("center"),
+                              "click the button in the middle of the screen")
+    assert result.returncode == 0, result.stderr
+    assert hardsite.reached("/api/start", "POST") == ['{"clicked":true}']
+    assert types(events).count("STEP_START") == 1
+    statuses = [e for e in events if e["type"] == "GOAL_STATUS"]
+    assert statuses[-1]["achieved"] is True and statuses[-1]["progress_percent"] == 100
+
+
+def test_settings_then_dark_mode_in_four_steps(hardsite, model_server, db_path: Path) -> None:
+    hardsite.reset()
+    steps = ["Open the settings", "Open the Display section", "Turn on Dark mode", "Save the settings"]
+    script = {
+        "planner": [plan(*steps)],
+        "navigator": [
+            answer(call("click", index=element("Settings"))), finished(summary="settings open"),
+            answer(call("click", index=element("Display"))), finished(summary="display open"),
+            answer(call("click", index=element("Dark mode"))), finished(summary="dark mode checked"),
+            answer(call("click", index=element("Save"))), finished(summary="saved"),
+        ],
+        "validator": [verdict(True, f"{s}: done") for s in steps]
+        + [verdict(True, "dark mode is on and saved", answer_text="Dark mode is on.")],
+    }
+    result, events = run_goal(db_path, model_server(script), hardsite.page("home"),
+                              "open the settings and turn on dark mode")
+    assert result.returncode == 0, result.stderr
+    assert 3 <= types(events).count("STEP_OK") <= 5
+    assert hardsite.posted["display"] == {"dark": True}
+    progress = [e["progress_percent"] for e in events if e["type"] == "GOAL_STATUS"]
+    assert progress == sorted(progress) and progress[-1] == 100  # goal status after every step
+    assert len(progress) == 1 + len(steps) + 1
+
+
+def test_a_button_that_does_not_exist(hardsite, model_server, db_path: Path) -> None:
+    """Two tries fail, the third identical click is refused by the guard, and after three failed
+    steps on a page that never changed the run stops cleanly with nobody to ask."""
+    hardsite.reset()
+    missing = answer(call("click", index=42))
+    give_up = finished(False, "there is no Launch button")
+    script = {
+        "planner": [plan("Click the Launch button")] * 3,
+        "navigator": [missing, missing, missing, give_up, missing, give_up, missing, give_up],
+    }
+    result, events = run_goal(db_path, model_server(script), hardsite.page("center"),
+                              "click the Launch button")
+    assert result.returncode == 1
+    fails = [e for e in events if e["type"] == "ACT_FAIL"]
+    assert [f["error"] for f in fails[:3]] == ["TargetNotFound", "TargetNotFound", "Refused"]
+    policies = [e["policy"] for e in events if e["type"] == "POLICY" and e["policy"] != "min_interval"]
+    assert policies == ["repeat_click", "repeat_click", "repeat_click", "no_progress"]
+    assert types(events).count("STEP_FAIL") == 3
+    denied = [e for e in events if e["type"] == "APPROVAL_DENIED"]
+    assert denied and denied[0]["kind"] == "no_progress" and denied[0]["by"] == "nobody to ask"
+    assert events[-1]["type"] == "TASK_FAIL" and "no progress" in events[-1]["reason"]
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_a_validator_rejection_is_re_planned_and_then_succeeds(hardsite, model_server, db_path: Path) -> None:
+    hardsite.reset()
+    script = {
+        "planner": [plan("Turn on Dark mode"), plan("Save the settings")],
+        "navigator": [answer(call("click", index=element("Dark mode"))), finished(summary="checked"),
+                      answer(call("click", index=element("Save"))), finished(summary="saved")],
+        "validator": [verdict(False, "the box is checked but nothing says it was saved", 0.6),
+                      verdict(True, "Display settings saved."),
+                      verdict(True, "dark mode saved")],
+    }
+    model = model_server(script)
+    result, events = run_goal(db_path, model, hardsite.page("display"), "turn on dark mode and keep it")
+    assert result.returncode == 0, result.stderr
+    assert types(events).count("PLAN_PROPOSED") == 2
+    second_plan = [r for r in model.requests if r["role"] == "planner"][1]
+    assert "nothing says it was saved" in second_plan["messages"][-1]["content"]
+    assert hardsite.posted["display"] == {"dark": True}
+
+
+def test_planning_interval_re_plans_after_every_step(hardsite, model_server, db_path: Path) -> None:
+    hardsite.reset()
+    script = {
+        # The second plan keeps what was approved, so nobody is asked again.
+        "planner": [plan("Turn on Dark mode", "Save the settings"), plan("Save the settings")],
+        "navigator": [answer(call("click", index=element("Dark mode"))), finished(),
+                      answer(call("click", index=element("Save"))), finished()],
+        "validator": [verdict(True, "checked"), verdict(True, "saved"), verdict(True, "done")],
+    }
+    result, events = run_goal(db_path, model_server(script), hardsite.page("display"),
+                              "turn on dark mode", "--planning-interval", "1")
+    assert result.returncode == 0, result.stderr
+    assert types(events).count("PLAN_PROPOSED") == 2
+    approvals = [e["by"] for e in events if e["type"] == "PLAN_APPROVED"]
+    assert approvals == ["--yes", "unchanged since approved"]
+
+
+def test_max_actions_per_step_and_a_page_that_changes_under_the_batch(
+    hardsite, model_server, db_path: Path
+) -> None:
+    hardsite.reset()
+    script = {
+        "planner": [plan("Go to the display settings")],
+        # Three actions in one answer: the first changes the page, so the rest must not run blind.
+        "navigator": [answer(call("click", index=element("Settings")), call("click", index=1),
+                             call("click", index=2)),
+                      answer(call("click", index=element("Display"))), finished()],
+        "validator": [verdict(True, "display page open"), verdict(True, "done")],
+    }
+    model = model_server(script)
+    result, events = run_goal(db_path, model, hardsite.page("home"), "open the display settings",
+                              "--max-actions-per-step", "2")
+    assert result.returncode == 0, result.stderr
+    assert types(events).count("ACT_START") == 2  # one from each answer
+    second = [r for r in model.requests if r["role"] == "navigator"][1]["messages"][-1]["content"]
+    assert "only the first 2 actions of that answer ran; 1 left out" in second
+    assert "the page changed; the 1 remaining actions of that answer were not run" in second

@@ -1,0 +1,93 @@
+"""A run cut off with kill -9 is marked interrupted, and `goalbot resume ID` finishes it in the
+same session from its last finished step: every event stored once, the report tells the story."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import REPO, answer, call, rows, run_cli, stored_events
+from test_agent_loop import element, finished, plan, verdict
+
+STEPS = ["Open the settings", "Open the Display section", "Turn on Dark mode", "Save the settings"]
+
+
+def _wait(predicate, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise AssertionError("the run never got there")
+
+
+def test_kill_9_then_resume_finishes_with_every_event_once(hardsite, model_server, db_path: Path) -> None:
+    hardsite.reset()
+    script = {
+        "planner": [plan(*STEPS)],
+        "navigator": [
+            answer(call("click", index=element("Settings"))), finished(),
+            answer(call("click", index=element("Display"))), finished(),
+            {"fault": "hang", "seconds": 60},  # step 3 waits on the model: that is when the cut comes
+            answer(call("click", index=element("Dark mode"))), finished(),
+            answer(call("click", index=element("Save"))), finished(),
+        ],
+        "validator": [verdict(True, f"{s}: done") for s in STEPS] + [verdict(True, "dark mode saved")],
+    }
+    model = model_server(script)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "goalbot", "--db", str(db_path), "run", "turn on dark mode",
+         "--url", hardsite.page("home"), "--no-tui", "--yes", "--base-url", model.base_url,
+         "--model", "scripted"],
+        cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        _wait(lambda: db_path.exists() and bool(rows(db_path, "select 1 from events where type = 'STEP_START' and step = 3")))
+        _wait(lambda: sum(r["role"] == "navigator" for r in model.requests) >= 5)
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait(10)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    session_id = rows(db_path, "select id from sessions")[0]["id"]
+    before = stored_events(db_path)
+
+    result = run_cli("--db", str(db_path), "resume", session_id, "--no-tui", "--yes")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+
+    after = stored_events(db_path)
+    assert after[:len(before)] == before  # history kept as it was…
+    seqs = [r["seq"] for r in rows(db_path, "select seq from events order by seq")]
+    assert seqs == list(range(1, len(seqs) + 1))  # …and nothing stored twice
+    types = [e["type"] for e in after]
+    assert types.count("TASK_START") == 1 and types.count("TASK_OK") == 1
+    resumed = next(e for e in after if e["type"] == "TASK_RESUME")
+    assert resumed["resumed"] is True and resumed["remaining"] == STEPS[2:]
+    passed = [e["description"] for e in after if e["type"] == "STEP_OK"]
+    assert passed == STEPS  # steps 1 and 2 once, before the cut; 3 and 4 after it
+    starts = [e["step"] for e in after if e["type"] == "STEP_START"]
+    assert starts == sorted(set(starts))  # the cut-off step is run again under a new number
+    assert hardsite.posted["display"] == {"dark": True}
+    session = rows(db_path, "select status, steps from sessions")[0]
+    assert session["status"] == "ok"
+
+    report = run_cli("--db", str(db_path), "report", session_id)
+    assert "cut off here and resumed" in report.stdout
+    assert "- Result: achieved" in report.stdout
+
+
+def test_only_an_interrupted_session_can_be_resumed(site, model_server, db_path: Path) -> None:
+    from conftest import demo_script, run_goal
+
+    run_goal(db_path, model_server(demo_script()), f"{site.url}/login", "sign in and turn on dark mode")
+    session_id = rows(db_path, "select id from sessions")[0]["id"]
+    done = run_cli("--db", str(db_path), "resume", session_id, "--no-tui", "--yes")
+    assert done.returncode == 2 and "is ok, not interrupted" in done.stderr
+    missing = run_cli("--db", str(db_path), "resume", "nope", "--no-tui", "--yes")
+    assert missing.returncode == 2 and "no session nope" in missing.stderr
