@@ -152,3 +152,41 @@ def test_max_actions_per_step_and_a_page_that_changes_under_the_batch(
     second = [r for r in model.requests if r["role"] == "navigator"][1]["messages"][-1]["content"]
     assert "only the first 2 actions of that answer ran; 1 left out" in second
     assert "the page changed; the 1 remaining actions of that answer were not run" in second
+
+
+def test_low_confidence_three_times_waits_and_looks_again(hardsite, model_server, db_path: Path) -> None:
+    hardsite.reset()
+    unsure = 0.2
+    script = {
+        "planner": [plan("Turn on Dark mode", "Save the settings", confidence=unsure)],
+        "navigator": [answer(call("click", index=element("Dark mode"))), finished(),
+                      answer(call("click", index=element("Save"))), finished()],
+        "validator": [verdict(True, "probably checked", unsure), verdict(True, "probably saved", unsure),
+                      verdict(True, "saved")],
+    }
+    result, events = run_goal(db_path, model_server(script), hardsite.page("display"), "turn on dark mode")
+    assert result.returncode == 0, result.stderr
+    fired = [i for i, e in enumerate(events) if e["type"] == "POLICY" and e["policy"] == "low_confidence"]
+    assert len(fired) == 1  # plan, step 1, step 2: three in a row
+    assert events[fired[0] + 1]["type"] == "OBSERVATION"  # then it looks at the page again
+
+
+def test_min_interval_spaces_the_actions(hardsite, model_server, db_path: Path) -> None:
+    from datetime import datetime
+
+    from conftest import rows
+
+    hardsite.reset()
+    script = {
+        "planner": [plan("Turn on Dark mode and save")],
+        "navigator": [answer(call("click", index=element("Dark mode")), call("click", index=element("Save"))),
+                      finished()],
+        "validator": [verdict(True, "saved"), verdict(True, "saved")],
+    }
+    result, events = run_goal(db_path, model_server(script), hardsite.page("display"), "turn on dark mode",
+                              "--min-interval", "1.5")
+    assert result.returncode == 0, result.stderr
+    starts = [datetime.fromisoformat(r["ts"]) for r in rows(db_path, "select ts from events where type = 'ACT_START'")]
+    assert (starts[1] - starts[0]).total_seconds() >= 1.4
+    waits = [e for e in events if e["type"] == "POLICY" and e["policy"] == "min_interval"]
+    assert waits and waits[0]["wait_s"] > 1.0

@@ -155,3 +155,37 @@ async def test_pause_holds_the_run_until_resumed(site, model_server, db_path: Pa
     paused, resumed = kinds.index("TASK_PAUSE"), kinds.index("TASK_RESUME")
     assert "ACT_START" not in kinds[paused:resumed]
     assert kinds.index("ACT_START") > resumed
+
+
+async def test_not_go_in_the_dashboard_keeps_the_purchase_off_the_shop(hardsite, model_server, db_path: Path) -> None:
+    from test_agent_loop import element, plan
+
+    hardsite.reset()
+    prepare_images()
+    model = model_server({"planner": [plan("Buy the kit")],
+                          "navigator": [answer(call("click", index=element("Buy now")))]})
+    recorder = Recorder(db_path)
+    bus = Bus()
+    recorder.attach(bus)
+    emitter = Emitter(bus, new_session_id())
+    control = SessionControl(auto_approve=True)
+    options = RunOptions(goal="buy the kit", url=hardsite.page("shop"))
+    client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
+    session = Session(options, BrowserOperator(BrowserOptions(headless=True)), client, emitter, control)
+    app = GoalbotApp(bus, session, control, options)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await _until(pilot, lambda: control.awaiting_consent and type(app.screen).__name__ == "ConsentScreen"
+                         and bool(app.screen.query("#consent-question")), "the GO / NOT GO question")
+            question = _text(app, "#consent-question")
+            assert "GO / NOT GO?" in question and "Buy now" in question and hardsite.page("shop") in question
+            assert "NOT GO" in _text(app, "#consent-keys")
+            await pilot.press("n")
+            await _until(pilot, lambda: app.result is not None, "the session to end")
+            assert app.result.status is Status.CANCELLED and "NOT GO" in app.result.reason
+            await pilot.press("q")
+    finally:
+        recorder.close()
+    assert hardsite.reached("/api/buy") == []
+    denied = rows(db_path, "select data from events where type = 'APPROVAL_DENIED'")
+    assert '"by": "dashboard"' in denied[0]["data"]

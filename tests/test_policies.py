@@ -1,0 +1,127 @@
+"""The rules behind the safety policies, the GO / NOT GO gate, the allowed domains and plan
+editing, worked through with numbers and words a person would use."""
+
+from __future__ import annotations
+
+import pytest
+
+from goalbot import actions as A
+from goalbot import plan_editing
+from goalbot.agents.domains import Domains
+from goalbot.agents.policies import ClickAt, RateLimiter, RepeatGuard, SafetyPolicy, Streak
+from goalbot.agents.risk import RiskKind, assess, words_risk
+from goalbot.operators.base import Element, Observation
+
+
+def test_the_third_same_click_on_an_unchanged_page_is_refused() -> None:
+    guard = RepeatGuard(radius=30, limit=3)
+    here = ClickAt(None, (100, 100))
+    for _ in range(2):
+        assert not guard.refuses(here, "page-a")
+        guard.record(here, "page-a", "page-a")
+    assert guard.refuses(ClickAt(None, (120, 118)), "page-a")  # 27 px away is the same place
+    assert not guard.refuses(ClickAt(None, (140, 100)), "page-a")  # 40 px away is not
+    assert not guard.refuses(here, "page-b")  # the page changed meanwhile
+
+
+def test_clicks_that_change_the_page_never_add_up() -> None:
+    guard = RepeatGuard(radius=30, limit=3)
+    button = ClickAt(4, (10, 10))
+    for n in range(5):
+        assert not guard.refuses(button, f"page-{n}")
+        guard.record(button, f"page-{n}", f"page-{n + 1}")
+
+
+def test_the_same_index_is_the_same_place_wherever_it_was_drawn() -> None:
+    guard = RepeatGuard(radius=30, limit=2)
+    guard.record(ClickAt(7, None), "p", "p")
+    assert guard.refuses(ClickAt(7, (900, 900)), "p")
+
+
+def test_rate_limits_with_a_clock_we_control() -> None:
+    now = [0.0]
+    limiter = RateLimiter(SafetyPolicy(min_interval_s=2, clicks_per_minute=3), clock=lambda: now[0])
+    assert limiter.wait_before(click=True) == (0.0, "")
+    limiter.record(click=True)
+    now[0] = 0.5
+    assert limiter.wait_before(click=True) == (1.5, "min_interval")
+    for t in (10.0, 20.0):
+        now[0] = t
+        limiter.record(click=True)
+    now[0] = 30.0
+    assert limiter.wait_before(click=True) == (30.0, "clicks_per_minute")  # the one at 0 s ages out at 60
+    assert limiter.wait_before(click=False) == (0.0, "min_interval")  # typing is not a click
+    now[0] = 60.0
+    assert limiter.wait_before(click=True) == (0.0, "min_interval")
+
+
+def test_low_confidence_counts_in_a_row_only() -> None:
+    streak = Streak(3)
+    assert [streak.note(hit) for hit in (True, True, False, True, True, True, True)] == [
+        False, False, False, False, False, True, False]
+
+
+@pytest.mark.parametrize("label, kind", [
+    ("Buy now", RiskKind.PAYMENT), ("Place order", RiskKind.PAYMENT), ("Proceed to checkout", RiskKind.PAYMENT),
+    ("결제하기", RiskKind.PAYMENT), ("구매", RiskKind.PAYMENT),
+    ("Delete account", RiskKind.DELETE), ("Remove from list", RiskKind.DELETE), ("삭제", RiskKind.DELETE),
+    ("Send", RiskKind.SEND), ("Post comment", RiskKind.SEND), ("메시지 보내기", RiskKind.SEND),
+    ("Add to cart", None), ("Sign in", None), ("Save", None), ("Payments history", None),
+    ("Display", None), ("Sender details", None),
+])
+def test_what_counts_as_risky(label: str, kind: RiskKind | None) -> None:
+    assert words_risk(label) is kind
+
+
+def _page(*elements: Element, url: str = "https://shop.example.com/cart") -> Observation:
+    return Observation(url=url, title="t", items=list(elements))
+
+
+def test_the_gate_judges_the_element_a_click_lands_on() -> None:
+    buy = Element(index=3, role="button", name="Buy now", box=(100, 100, 80, 30))
+    page = _page(Element(index=1, role="button", name="Add to cart", box=(100, 50, 80, 30)), buy)
+    domains = Domains()
+    assert assess(A.Click(index=3), page, domains).kind is RiskKind.PAYMENT
+    assert assess(A.Click(x=140, y=115), page, domains).kind is RiskKind.PAYMENT  # by pixels too
+    assert assess(A.Click(index=1), page, domains) is None
+    assert assess(A.Key(key="Enter"), page, domains, submits="Buy now /order").kind is RiskKind.PAYMENT
+    assert assess(A.UploadFile(index=1, path="/tmp/cv.pdf"), page, domains).kind is RiskKind.UPLOAD
+
+
+def test_domains_and_where_secrets_may_go() -> None:
+    open_web = Domains(start_url="https://bank.example.com/login")
+    assert open_web.allows("https://anywhere.org/")
+    assert open_web.allows_secrets("https://bank.example.com/2fa")
+    assert not open_web.allows_secrets("https://bank-example.com.evil.org/login")
+
+    fenced = Domains(["*.example.com", "127.0.0.1:8000"])
+    assert fenced.allows("https://example.com/") and fenced.allows("https://shop.example.com/x")
+    assert not fenced.allows("https://example.com.evil.org/")
+    assert fenced.allows("http://127.0.0.1:8000/a") and not fenced.allows("http://127.0.0.1:9000/a")
+    assert fenced.allows("about:blank")
+    risk = assess(A.Navigate(url="https://evil.org/"), _page(), fenced)
+    assert risk.kind is RiskKind.LEAVE_DOMAIN and risk.widens_domains
+    fenced.grant("https://evil.org/login")  # only the person's GO does this
+    assert fenced.allows("https://evil.org/other")
+
+
+def test_secrets_typed_on_a_new_site_need_a_go() -> None:
+    domains = Domains(start_url="https://bank.example.com/")
+    typing = A.Type(text="<secret:PIN>", index=2)
+    assert assess(typing, _page(url="https://bank.example.com/pin"), domains) is None
+    risk = assess(typing, _page(url="https://phish.example.net/pin"), domains)
+    assert risk.kind is RiskKind.SECRET_ON_NEW_SITE
+
+
+def test_plan_editing_commands() -> None:
+    steps = ["Save", "Turn on dark mode", "Open privacy"]
+    steps = plan_editing.apply(steps, "m 2 1")
+    assert steps == ["Turn on dark mode", "Save", "Open privacy"]
+    steps = plan_editing.apply(steps, "d 3")
+    steps = plan_editing.apply(steps, "a Check the colours")
+    steps = plan_editing.apply(steps, "i 1 Open the settings")
+    steps = plan_editing.apply(steps, "2 Turn on the Dark mode switch")
+    assert steps == ["Open the settings", "Turn on the Dark mode switch", "Save", "Check the colours"]
+    for bad in ("d 9", "m 1 7", "x", "0 nothing"):
+        with pytest.raises(plan_editing.EditError):
+            plan_editing.apply(steps, bad)
