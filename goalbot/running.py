@@ -9,7 +9,7 @@ import sys
 from importlib.resources import files
 from pathlib import Path
 
-from pydantic import SecretStr
+from pydantic import BaseModel, SecretStr
 
 from goalbot import report
 from goalbot.agents.control import SessionControl
@@ -30,6 +30,16 @@ from storage.db import StoreError, connect, mark_interrupted
 from storage.recorder import Recorder
 
 DEMO_GOAL = "sign in and turn on dark mode"
+
+
+class ResumePoint(BaseModel):
+    """Where a cut-off session takes up again."""
+
+    session_id: str
+    state: RunState
+    last_seq: int
+    last_artifact: int
+    start_url: str | None  # secrets stay with the host the run first started on
 
 
 def fail(message: str) -> int:
@@ -79,13 +89,13 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
         db.close()
         return fail(f"session {args.session} is {row['status']}, not interrupted: nothing to resume")
     events = queries.session_events(db, args.session)
-    artifacts = queries.artifact_count(db, args.session)
+    last_artifact = queries.last_artifact_number(db, args.session)
     db.close()
     start = events[0].data if events else {}
     try:
-        options = RunOptions.model_validate(
-            {**start.get("options", {}), "goal": row["goal"], "url": row["url"]}
-        ).model_copy(update={"url": queries.last_url(events) or row["url"]})
+        options = RunOptions.model_validate({  # at the page it was on when it was cut off
+            **start.get("options", {}), "goal": row["goal"], "url": queries.last_url(events) or row["url"],
+        })
         # The flags given now win for what the person decides (say, --yes, --allow-risky).
         if args.allow_risky:
             options.allow_risky = True
@@ -93,21 +103,20 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
             options.approval_timeout_s = args.approval_timeout_s
     except ValueError as exc:
         return fail(f"session {args.session} cannot be resumed: {exc}")
-    state = state_from_events(events)
+    point = ResumePoint(session_id=args.session, state=state_from_events(events),
+                        last_seq=events[-1].seq if events else 0, last_artifact=last_artifact, start_url=row["url"])
     # The key is never stored: it comes from the flags or the environment again; the endpoint and
     # the model are the session's own unless the flags name others.
     settings = settings.model_copy(update={
         "base_url": args.base_url or row["base_url"] or settings.base_url,
         "model": args.model or row["model"] or settings.model,
     })
-    emitter_start = (events[-1].seq if events else 0, artifacts)
-    return run_goal(args, settings, db_path, options, resume=(args.session, state, emitter_start),
-                    allow_domains=options.allow_domains)
+    return run_goal(args, settings, db_path, options, resume=point)
 
 
 def run_goal(
     args: argparse.Namespace, settings: Settings, db_path: Path, options: RunOptions,
-    resume: tuple[str, RunState, tuple[int, int]] | None = None, allow_domains: list[str] | None = None,
+    resume: ResumePoint | None = None,
 ) -> int:
     use_tui = not args.no_tui
     if use_tui and not has_terminal():
@@ -115,7 +124,7 @@ def run_goal(
         use_tui = False
     if not use_tui and not args.yes and not sys.stdin.isatty():
         return fail("nobody can approve the plan here: pass --yes, or run in a terminal")
-    domains = Domains(allow_domains if allow_domains is not None else options.allow_domains, options.url)
+    domains = Domains(options.allow_domains, resume.start_url if resume else options.url)
     if options.url and not domains.allows(options.url):
         return fail(f"the start page {options.url} is outside --allow-domain ({domains.describe()})")
     try:
@@ -129,14 +138,14 @@ def run_goal(
     bus = Bus()
     recorder.attach(bus)
     if resume is not None:
-        session_id, state, (last_seq, artifacts) = resume
-        emitter = Emitter(bus, session_id, start_seq=last_seq, start_artifact=artifacts)
+        emitter = Emitter(bus, resume.session_id, start_seq=resume.last_seq, start_artifact=resume.last_artifact)
     else:
-        state, emitter = None, Emitter(bus, new_session_id())
+        emitter = Emitter(bus, new_session_id())
     control = SessionControl(auto_approve=args.yes, can_ask=use_tui or sys.stdin.isatty())
     client = build_client(settings, emitter)
     operator = BrowserOperator(browser_options(args, settings), allows=domains.allows)
-    session = Session(options, operator, client, emitter, control, secrets, domains, resume=state)
+    session = Session(options, operator, client, emitter, control, secrets, domains,
+                      resume=resume.state if resume else None)
     try:
         result = _run_dashboard(bus, session, control, options) if use_tui else run_printing(bus, session, control)
     finally:

@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 import sqlite_utils
 
-from goalbot.events import Event
+from goalbot.events import Event, EventType
 
 
 def list_sessions(db: sqlite_utils.Database, limit: int = 50, status: str | None = None) -> list[dict[str, Any]]:
@@ -58,7 +58,7 @@ def session_events(db: sqlite_utils.Database, session_id: str) -> list[Event]:
         "select * from events where session_id = ? order by seq", [session_id])]
 
 
-def artifact_count(db: sqlite_utils.Database, session_id: str) -> int:
+def last_artifact_number(db: sqlite_utils.Database, session_id: str) -> int:
     """The highest artifact number the session used (its ids end in -N), so a resumed run goes on from it."""
     numbers = [int(row["id"].rsplit("-", 1)[-1]) for row in db.query(
         "select id from artifacts where session_id = ?", [session_id]) if row["id"].rsplit("-", 1)[-1].isdigit()]
@@ -67,7 +67,7 @@ def artifact_count(db: sqlite_utils.Database, session_id: str) -> int:
 
 def last_url(events: list[Event]) -> str | None:
     for event in reversed(events):
-        if event.type.value == "OBSERVATION" and str(event.data.get("url", "")).startswith("http"):
+        if event.type is EventType.OBSERVATION and str(event.data.get("url", "")).startswith("http"):
             return str(event.data["url"])
     return None
 

@@ -190,3 +190,32 @@ def test_min_interval_spaces_the_actions(hardsite, model_server, db_path: Path) 
     assert (starts[1] - starts[0]).total_seconds() >= 1.4
     waits = [e for e in events if e["type"] == "POLICY" and e["policy"] == "min_interval"]
     assert waits and waits[0]["wait_s"] > 1.0
+
+
+def test_the_report_tells_what_was_done_retried_decided_and_saved(hardsite, model_server, db_path: Path) -> None:
+    from conftest import rows, run_cli
+
+    hardsite.reset()
+    script = {
+        "planner": [plan("Note the price", "Add the kit to the cart"), plan("Add the kit to the cart")],
+        "navigator": [answer(call("save_data", key="price", value="₩18,900")), finished(summary="noted"),
+                      answer(call("click", index=element("Add to cart"))), finished(summary="added"),
+                      answer(call("click", index=99)), finished(summary="added for real")],
+        "validator": [verdict(True, "price noted"), verdict(False, "the cart still says empty", 0.5),
+                      verdict(True, "Cart: 1 × Kimchi stew kit"),
+                      verdict(True, "in the cart", answer_text="The kit costs ₩18,900 and is in the cart.")],
+    }
+    result, _ = run_goal(db_path, model_server(script), hardsite.page("shop"), "price the kit and add it to the cart")
+    assert result.returncode == 0, result.stderr
+    session_id = rows(db_path, "select id from sessions")[0]["id"]
+    assert f"goalbot report {session_id}" in result.stderr
+    report = run_cli("--db", str(db_path), "report", session_id).stdout
+    assert rows(db_path, "select report from sessions")[0]["report"] == report  # stored with the session
+    assert "- Result: achieved" in report
+    assert "## Answer\n\nThe kit costs ₩18,900 and is in the cart." in report
+    assert "2. Add the kit to the cart — failed: the cart still says empty; re-planned" in report
+    assert "click failed (TargetNotFound)" in report and "the validator rejected: the cart still says empty" in report
+    assert "- plan approved by --yes: Note the price; Add the kit to the cart" in report
+    assert "## Saved data\n\n- price: ₩18,900" in report
+    assert "- Steps: 3 (2 passed) · model calls: 12 ·" in report
+    assert run_cli("--db", str(db_path), "report").stdout == report  # the latest, by default
