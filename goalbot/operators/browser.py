@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
-import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -20,16 +19,17 @@ from playwright.async_api import async_playwright
 from goalbot import actions as A
 from goalbot.actions import Action, ActionResult, Outcome
 from goalbot.operators import browser_checks as js
+from goalbot.operators import browser_pages as pages
+from goalbot.operators.browser_pages import NAVIGATION_TIMEOUT_MS
 from goalbot.operators import browser_widgets as widgets
 from goalbot.operators.base import ActionFailed, Observation, OperatorError
-from goalbot.operators.browser_guard import DomainGuard
 from goalbot.operators.browser_effects import EffectProbe, classify, first_line
+from goalbot.operators.browser_guard import DomainGuard
 from goalbot.operators.browser_launch import BrowserOptions, Launched, launch, shut
 from goalbot.operators.browser_observe import PageObserver, Target
 from goalbot.operators.browser_watch import BrowserWatcher
 
 ACTION_TIMEOUT_MS = 5_000
-NAVIGATION_TIMEOUT_MS = 30_000
 TEXT_BUDGET = 80
 OBSERVATION_BUDGET = 8_000
 
@@ -151,9 +151,8 @@ class BrowserOperator:
             result = classify(exc)
             if result.outcome is Outcome.BROWSER_GONE:
                 return result
-        blocked = self._guard.blocked() if self._guard else []
+        blocked = await self._guard.stopped(self.page) if self._guard else []
         if blocked:
-            await self._leave_error_page()
             result = ActionResult(
                 outcome=Outcome.NAVIGATION_FAILED,
                 message=f"{result.message}; stopped: {', '.join(blocked)} is outside the allowed domains",
@@ -164,31 +163,23 @@ class BrowserOperator:
             result.message = "; ".join([result.message, *news])
         return result
 
-    async def _leave_error_page(self) -> None:
-        """Chromium shows an error page where a navigation was stopped: back to where the agent was."""
-        try:
-            if self.page.url.startswith("chrome-error:"):
-                await self.page.go_back(timeout=NAVIGATION_TIMEOUT_MS)
-        except PlaywrightError:
-            pass
-
     # -- elements and effects --------------------------------------------------------------
 
     async def is_secret_field(self, index: int | None) -> bool:
-        try:
-            if index is None:
-                return bool(await self.page.evaluate(js.FOCUSED_SECRET_JS))
-            return bool(await (await self._element(index)).evaluate(js.SECRET_JS))
-        except (ActionFailed, PlaywrightError):
-            return True  # cannot tell: hide the text rather than risk a password in the store
+        # unsure=True: hide the text rather than risk a password in the store
+        return bool(await self._ask(index, js.SECRET_JS, js.FOCUSED_SECRET_JS, unsure=True))
 
     async def submit_label(self, index: int | None) -> str:
+        return str(await self._ask(index, js.SUBMITS_JS, js.FOCUSED_SUBMITS_JS, unsure=""))
+
+    async def _ask(self, index: int | None, of_element: str, of_focused: str, unsure: object) -> object:
+        """A script's answer about element `index`, or else the focused one."""
         try:
             if index is None:
-                return str(await self.page.evaluate(js.FOCUSED_SUBMITS_JS))
-            return str(await (await self._element(index)).evaluate(js.SUBMITS_JS))
+                return await self.page.evaluate(of_focused)
+            return await (await self._element(index)).evaluate(of_element)
         except (ActionFailed, PlaywrightError):
-            return ""
+            return unsure
 
     async def signature(self) -> str:
         try:
@@ -370,13 +361,12 @@ class BrowserOperator:
         await self._settle(self.page)
 
     async def _do_key(self, action: A.Key) -> str:
-        before = await self._probe.signature()
-        await self.page.keyboard.press(action.key)
-        changed = await self._probe.changed_since(before)
-        return f"pressed {action.key}" + ("" if changed else "; no change seen on the page")
+        return await self._press_keys(action.key)
 
     async def _do_hotkey(self, action: A.Hotkey) -> str:
-        combo = "+".join(action.keys)
+        return await self._press_keys("+".join(action.keys))
+
+    async def _press_keys(self, combo: str) -> str:
         before = await self._probe.signature()
         await self.page.keyboard.press(combo)
         changed = await self._probe.changed_since(before)
@@ -385,67 +375,21 @@ class BrowserOperator:
     # -- pages and tabs --------------------------------------------------------------------
 
     async def _do_navigate(self, action: A.Navigate) -> str:
-        try:
-            response = await self.page.goto(action.url, wait_until="load", timeout=NAVIGATION_TIMEOUT_MS)
-        except PlaywrightError as exc:
-            if "download is starting" in str(exc).lower():
-                return f"{action.url} is a file: it is being downloaded"
-            raise ActionFailed(Outcome.NAVIGATION_FAILED, f"could not open {action.url}: {first_line(exc)}") from exc
-        if response is not None and response.status >= 400:
-            raise ActionFailed(Outcome.NAVIGATION_FAILED, f"{action.url} answered HTTP {response.status}")
-        return f"opened {self.page.url}"
+        return await pages.navigate(self.page, action)
 
     async def _do_go_back(self, action: A.GoBack) -> str:
-        if await self.page.go_back(timeout=NAVIGATION_TIMEOUT_MS) is None:
-            raise ActionFailed(Outcome.NO_EFFECT, "there is no previous page in this tab")
-        return f"went back to {self.page.url}"
-
-    def _tab(self, number: int) -> Page:
-        pages = self.page.context.pages
-        if not 1 <= number <= len(pages):
-            raise ActionFailed(Outcome.TARGET_NOT_FOUND, f"there is no tab {number}; {len(pages)} are open")
-        return pages[number - 1]
+        return await pages.go_back(self.page)
 
     async def _do_switch_tab(self, action: A.SwitchTab) -> str:
-        self._page = self._tab(action.tab)
-        await self._page.bring_to_front()
-        return f"switched to tab {action.tab}: {self._page.url}"
+        message, self._page = await pages.switch_tab(self.page, action)
+        return message
 
     async def _do_close_tab(self, action: A.CloseTab) -> str:
-        pages = self.page.context.pages
-        page = self._tab(action.tab) if action.tab is not None else self.page
-        if len(pages) == 1:
-            raise ActionFailed(Outcome.NOT_ACTIONABLE, "this is the only tab; navigate instead of closing it")
-        number = pages.index(page) + 1
-        await page.close()
-        remaining = self.page.context.pages
-        if self._page is page or self._page not in remaining:
-            self._page = remaining[-1]
-        await self.page.bring_to_front()
-        return f"closed tab {number}; the current tab is now {self.page.url}"
+        message, self._page = await pages.close_tab(self.page, action)
+        return message
 
     async def _do_wait(self, action: A.Wait) -> str:
-        if not action.text:
-            await asyncio.sleep(action.patience)
-            return f"waited {action.patience:g}s"
-        deadline = time.monotonic() + action.patience
-        while True:
-            if await self._text_shows(action.text):
-                return f"the text {action.text!r} is on the page"
-            if time.monotonic() >= deadline:
-                raise ActionFailed(
-                    Outcome.TIMEOUT, f"the text {action.text!r} did not appear within {action.patience:g}s"
-                )
-            await asyncio.sleep(0.2)
-
-    async def _text_shows(self, text: str) -> bool:
-        for frame in self.page.frames:
-            try:
-                if await frame.evaluate(js.HAS_TEXT_JS, text):
-                    return True
-            except PlaywrightError:
-                continue
-        return False
+        return await pages.wait(self.page, action)
 
     # -- widgets and files -----------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from playwright.async_api import BrowserContext, Request, Route
+from playwright.async_api import BrowserContext, Page, Request, Route
 from playwright.async_api import Error as PlaywrightError
 
 
@@ -31,7 +31,13 @@ class DomainGuard:
         except PlaywrightError:
             pass  # the page closed while the request waited: nothing left to guard
 
-    def blocked(self) -> list[str]:
-        """Addresses stopped since the last call."""
+    async def stopped(self, page: Page) -> list[str]:
+        """Addresses stopped since the last call. Chromium shows an error page where a navigation
+        was stopped: the tab goes back to where the agent was."""
         blocked, self._blocked = self._blocked, []
+        if blocked and page.url.startswith("chrome-error:"):
+            try:
+                await page.go_back(timeout=30_000)
+            except PlaywrightError:
+                pass
         return blocked
