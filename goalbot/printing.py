@@ -16,7 +16,7 @@ from goalbot.events import Bus, Event, EventType
 def run_printing(bus: Bus, session: Session, control: SessionControl) -> SessionResult:
     def show(event: Event) -> None:
         print(eventfmt.line(event), flush=True)
-        if event.type is EventType.PLAN_PROPOSED and not control.auto_approve and event.data["steps"]:
+        if event.type is EventType.PLAN_PROPOSED and event.data.get("asks_approval"):
             threading.Thread(target=_ask_approval, args=(control, event.data["steps"]), daemon=True).start()
         if event.type is EventType.APPROVAL_REQUEST and control.can_ask:
             threading.Thread(target=_ask_consent, args=(control, event.data), daemon=True).start()

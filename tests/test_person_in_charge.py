@@ -60,6 +60,7 @@ def test_the_edited_plan_is_the_one_executed(hardsite, model_server, db_path: Pa
     events = _events(db_path)
     edited = ["Turn on the Dark mode switch", "Save the settings"]
     assert [e["description"] for e in events if e["type"] == "STEP_START"] == edited
+    assert next(e for e in events if e["type"] == "PLAN_PROPOSED")["asks_approval"] is True
     approved = next(e for e in events if e["type"] == "PLAN_APPROVED")
     assert approved["steps"] == edited and approved["edited"] is True
     assert hardsite.posted["display"] == {"dark": True}

@@ -59,8 +59,9 @@ class DashboardState:
                         old.state = StepState.REPLANNED
                 self.plan.extend(PlanStep(text) for text in d["steps"])
                 self.plan_revision = d.get("revision", self.plan_revision + 1)
-                self.awaiting_approval = True
-                self.status = "awaiting approval"
+                # Older stores lack the flag: then every plan waited for approval.
+                if d.get("asks_approval", True):
+                    self.awaiting_approval, self.status = True, "awaiting approval"
             case T.PLAN_APPROVED:
                 settled = [s for s in self.plan if s.state is not StepState.PENDING]
                 pending = [s.text for s in self.plan if s.state is StepState.PENDING]

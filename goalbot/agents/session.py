@@ -197,10 +197,14 @@ class Session:
             except AnswerError as exc:
                 raise finish(Status.FAILED, f"the planner's answers could not be used: {exc}") from exc
             self.state.plan_revision += 1
+            # Viewers prompt for approval only when the person will be asked.
+            asks_approval = (bool(plan.steps) and plan.web_task and not plan.done
+                             and plan.steps != self.state.remaining and not self.control.auto_approve)
             self.emitter.emit(
                 EventType.PLAN_PROPOSED, Actor.PLANNER, step,
                 steps=plan.steps, reasoning=plan.reasoning, revision=self.state.plan_revision,
                 done=plan.done, observation=plan.observation, question=plan.question,
+                asks_approval=asks_approval,
             )
             self.emitter.emit(
                 EventType.GOAL_STATUS, Actor.PLANNER, step, achieved=False,
