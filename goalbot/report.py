@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from goalbot.events import Event, EventType as T
+from goalbot.events import Actor, Event, EventType as T
 
 _RESULT = {T.TASK_OK: "achieved", T.TASK_FAIL: "failed", T.TASK_CANCEL: "cancelled"}
 
@@ -84,7 +84,9 @@ def _decisions(events: list[Event]) -> list[str]:
     out: list[str] = []
     for e in events:
         d = e.data
-        if e.type is T.PLAN_APPROVED:
+        if e.type is T.PLAN_APPROVED and e.actor is Actor.SYSTEM:
+            out.append(f"- re-plan kept the approved steps: {'; '.join(d.get('steps', []))}")
+        elif e.type is T.PLAN_APPROVED:
             edited = " (edited by the person)" if d.get("edited") else ""
             out.append(f"- plan approved by {d.get('by', 'user')}{edited}: {'; '.join(d.get('steps', []))}")
         elif e.type is T.PLAN_REJECTED:

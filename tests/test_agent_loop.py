@@ -130,6 +130,10 @@ def test_planning_interval_re_plans_after_every_step(hardsite, model_server, db_
     assert types(events).count("PLAN_PROPOSED") == 2
     approvals = [e["by"] for e in events if e["type"] == "PLAN_APPROVED"]
     assert approvals == ["--yes", "unchanged since approved"]
+    assert [e["asks_approval"] for e in events if e["type"] == "PLAN_PROPOSED"] == [False, False]
+    from conftest import run_cli
+    report = run_cli("--db", str(db_path), "report").stdout
+    assert "- re-plan kept the approved steps: Save the settings" in report
 
 
 def test_max_actions_per_step_and_a_page_that_changes_under_the_batch(
