@@ -24,13 +24,16 @@ from tui.images import prepare_images
 GOAL = "sign in and turn on dark mode"
 
 
-def _app(site, model, db_path: Path) -> tuple[GoalbotApp, Recorder]:
+def dashboard_app(
+    url: str, goal: str, model, db_path: Path, control: SessionControl | None = None
+) -> tuple[GoalbotApp, Recorder]:
+    """The dashboard on a real session: the scripted model over HTTP, Chromium, a SQLite store."""
     recorder = Recorder(db_path)
     bus = Bus()
     recorder.attach(bus)
     emitter = Emitter(bus, new_session_id())
-    control = SessionControl()
-    options = RunOptions(goal=GOAL, url=f"{site.url}/login")
+    control = control or SessionControl()
+    options = RunOptions(goal=goal, url=url)
     client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
     session = Session(options, BrowserOperator(BrowserOptions(headless=True)), client, emitter, control)
     return GoalbotApp(bus, session, control, options), recorder
@@ -50,7 +53,7 @@ def _text(app: GoalbotApp, selector: str) -> str:
 
 async def test_approve_with_the_key_and_watch_it_finish(site, model_server, db_path: Path) -> None:
     prepare_images()  # as the command line does before the app starts
-    app, recorder = _app(site, model_server(demo_script()), db_path)
+    app, recorder = dashboard_app(f"{site.url}/login", GOAL, model_server(demo_script()), db_path)
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             await _until(pilot, lambda: app.control.awaiting_plan, "the plan to wait for approval")
@@ -91,7 +94,7 @@ async def test_reject_with_feedback_gets_a_new_plan(site, model_server, db_path:
     ], progress_percent=0, confidence=0.8))
     script["planner"].append(replan)
     model = model_server(script)
-    app, recorder = _app(site, model, db_path)
+    app, recorder = dashboard_app(f"{site.url}/login", GOAL, model, db_path)
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             await _until(pilot, lambda: app.control.awaiting_plan, "the first plan")
@@ -114,7 +117,7 @@ async def test_reject_with_feedback_gets_a_new_plan(site, model_server, db_path:
 
 
 async def test_ctrl_c_in_the_dashboard_stops_the_run_as_cancelled(site, model_server, db_path: Path) -> None:
-    app, recorder = _app(site, model_server(demo_script()), db_path)
+    app, recorder = dashboard_app(f"{site.url}/login", GOAL, model_server(demo_script()), db_path)
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             await _until(pilot, lambda: app.control.awaiting_plan, "the plan")
@@ -133,7 +136,7 @@ async def test_ctrl_c_in_the_dashboard_stops_the_run_as_cancelled(site, model_se
 async def test_pause_holds_the_run_until_resumed(site, model_server, db_path: Path) -> None:
     """`p` pauses before the next action: the browser does nothing until `p` again."""
     prepare_images()
-    app, recorder = _app(site, model_server(demo_script()), db_path)
+    app, recorder = dashboard_app(f"{site.url}/login", GOAL, model_server(demo_script()), db_path)
     seen: list[str] = []
     app.bus.subscribe(lambda event: seen.append(event.type.value))
     try:
@@ -164,15 +167,8 @@ async def test_not_go_in_the_dashboard_keeps_the_purchase_off_the_shop(hardsite,
     prepare_images()
     model = model_server({"planner": [plan("Buy the kit")],
                           "navigator": [answer(call("click", index=element("Buy now")))]})
-    recorder = Recorder(db_path)
-    bus = Bus()
-    recorder.attach(bus)
-    emitter = Emitter(bus, new_session_id())
     control = SessionControl(auto_approve=True)
-    options = RunOptions(goal="buy the kit", url=hardsite.page("shop"))
-    client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
-    session = Session(options, BrowserOperator(BrowserOptions(headless=True)), client, emitter, control)
-    app = GoalbotApp(bus, session, control, options)
+    app, recorder = dashboard_app(hardsite.page("shop"), "buy the kit", model, db_path, control)
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             await _until(pilot, lambda: control.awaiting_consent and type(app.screen).__name__ == "ConsentScreen"

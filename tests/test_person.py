@@ -8,13 +8,8 @@ from pathlib import Path
 
 from conftest import answer, call, demo_script, run_cli, stored_events
 from goalbot.agents.control import SessionControl
-from goalbot.agents.session import RunOptions, Session, Status
-from goalbot.events import Bus, Emitter, new_session_id
-from goalbot.llm.client import ModelClient, ModelConfig
-from goalbot.operators.browser import BrowserOperator
-from goalbot.operators.browser_launch import BrowserOptions
-from storage.recorder import Recorder
-from tui.app import GoalbotApp
+from goalbot.agents.session import Status
+from test_dashboard import dashboard_app
 from tui.images import prepare_images
 
 CODE = "424242"
@@ -38,15 +33,8 @@ async def test_a_one_time_code_asked_in_the_dashboard_is_typed_but_never_kept(
         ],
         "validator": [verdict, verdict],
     })
-    recorder = Recorder(db_path)
-    bus = Bus()
-    recorder.attach(bus)
-    emitter = Emitter(bus, new_session_id())
     control = SessionControl(auto_approve=True)
-    options = RunOptions(goal="verify the sign-in", url=hardsite.page("otp"))
-    client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
-    operator = BrowserOperator(BrowserOptions(headless=True))
-    app = GoalbotApp(bus, Session(options, operator, client, emitter, control), control, options)
+    app, recorder = dashboard_app(hardsite.page("otp"), "verify the sign-in", model, db_path, control)
     try:
         async with app.run_test(size=(160, 45)) as pilot:
             while not control.awaiting_reply:
