@@ -13,7 +13,9 @@ from goalbot import eventfmt, observe_cli
 from goalbot.config import ConfigError, Settings, load_settings
 from goalbot.events import Event
 from goalbot.model_flags import add_model_flags
-from goalbot.run_flags import add_browser_flags, add_person_flags, add_run_flags, browser_options
+from goalbot.run_flags import (
+    add_browser_flags, add_operator_flags, add_person_flags, add_run_flags, browser_options,
+)
 from goalbot.running import cmd_demo, cmd_resume, cmd_run, fail, store_report
 from storage import queries
 from storage.db import StoreError, connect, default_path
@@ -30,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--url", help="page to start from")
     add_model_flags(run)
     add_browser_flags(run)
+    add_operator_flags(run)
     add_run_flags(run)
 
     demo = sub.add_parser("demo", help="watch goalbot sign in and turn on dark mode on a bundled site")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError
 
@@ -43,6 +43,9 @@ class Settings(BaseModel):
     vision: bool = False
     max_calls: int | None = Field(None, ge=1)
     max_tokens: int | None = Field(None, ge=1)
+    operator: Literal["browser", "desktop"] = "browser"
+    monitor: int = Field(1, ge=1, description="The desktop operator's monitor, counted from 1.")
+    grid: bool = Field(False, description="Draw a labelled grid on the desktop's screenshots.")
     max_actions_per_step: int = Field(5, ge=1)
     planning_interval: int = Field(0, ge=0)
     min_interval_s: float = Field(0.5, ge=0)

@@ -35,6 +35,14 @@ def browser_options(args: argparse.Namespace, settings: Settings) -> BrowserOpti
     )
 
 
+def add_operator_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--operator", choices=["browser", "desktop"],
+                   help="drive a browser (default) or the whole screen with PyAutoGUI")
+    p.add_argument("--monitor", type=int, metavar="N", help="the desktop's monitor, counted from 1 (default 1)")
+    p.add_argument("--grid", action="store_true", default=None,
+                   help="draw a labelled grid on the desktop's screenshots, for models without grounding")
+
+
 def add_person_flags(p: argparse.ArgumentParser) -> None:
     """What the person decides, and how long the run waits for them."""
     p.add_argument("--yes", "-y", action="store_true", help="approve plans without asking (not risky actions)")
@@ -72,7 +80,8 @@ def run_options(settings: Settings, goal: str, url: str | None, dialects: dict[s
     return RunOptions(
         goal=goal, url=url, max_steps=settings.max_steps, max_failures=settings.max_failures,
         max_actions_per_step=settings.max_actions_per_step, planning_interval=settings.planning_interval,
-        vision=settings.vision, coords=settings.coords, dialects=dialects,
+        # The desktop has nothing but pixels: its model always sees the screen.
+        vision=settings.vision or settings.operator == "desktop", coords=settings.coords, dialects=dialects,
         allow_domains=settings.allow_domain, allow_risky=settings.allow_risky,
         approval_timeout_s=settings.approval_timeout_s, policy=policy,
     )

@@ -22,6 +22,8 @@ from goalbot.config import Settings
 from goalbot.events import Bus, Emitter, new_session_id
 from goalbot.llm.dialects import DialectError
 from goalbot.model_flags import build_client, dialects_of
+from goalbot.operators.base import Operator, OperatorError
+from goalbot.operators.desktop_screen import check_display
 from goalbot.operators.browser import BrowserOperator
 from goalbot.printing import run_printing
 from goalbot.run_flags import browser_options, run_options
@@ -124,6 +126,11 @@ def run_goal(
         use_tui = False
     if not use_tui and not args.yes and not sys.stdin.isatty():
         return fail("nobody can approve the plan here: pass --yes, or run in a terminal")
+    if settings.operator == "desktop":
+        try:
+            check_display()
+        except OperatorError as exc:
+            return fail(str(exc))
     domains = Domains(options.allow_domains, resume.start_url if resume else options.url)
     if options.url and not domains.allows(options.url):
         return fail(f"the start page {options.url} is outside --allow-domain ({domains.describe()})")
@@ -143,7 +150,7 @@ def run_goal(
         emitter = Emitter(bus, new_session_id())
     control = SessionControl(auto_approve=args.yes, can_ask=use_tui or sys.stdin.isatty())
     client = build_client(settings, emitter)
-    operator = BrowserOperator(browser_options(args, settings), allows=domains.allows)
+    operator = _operator(args, settings, domains)
     session = Session(options, operator, client, emitter, control, secrets, domains,
                       resume=resume.state if resume else None)
     try:
@@ -158,6 +165,14 @@ def run_goal(
     if result.answer:
         print(result.answer)
     return 0 if result.status is Status.OK else 1
+
+
+def _operator(args: argparse.Namespace, settings: Settings, domains: Domains) -> Operator:
+    if settings.operator == "desktop":
+        from goalbot.operators.desktop import DesktopOperator
+
+        return DesktopOperator(settings.monitor, settings.grid)
+    return BrowserOperator(browser_options(args, settings), allows=domains.allows)
 
 
 def store_report(db_path: Path, session_id: str) -> str | None:

@@ -8,6 +8,8 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
+from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterator
@@ -87,6 +89,23 @@ def model_server() -> Iterator[Callable[[dict[str, Any]], ScriptedModelServer]]:
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "store" / "goalbot.db"
+
+
+@contextmanager
+def xvfb(size: str = "1366x900x24") -> Iterator[str]:
+    """A real X display of its own; yields its DISPLAY name."""
+    number = 90 + (os.getpid() + len(size)) % 9
+    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", size, "-nolisten", "tcp"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    socket = f"/tmp/.X11-unix/X{number}"
+    deadline = time.monotonic() + 10
+    while not os.path.exists(socket) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    try:
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(10)
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -2,31 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import time
 from typing import Iterator
 
 import pytest
 
-from conftest import demo_script, rows, run_cli
+from conftest import demo_script, rows, run_cli, xvfb
 
 pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is not installed")
 
 
 @pytest.fixture
 def display() -> Iterator[str]:
-    number = 90 + os.getpid() % 9
-    server = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1366x900x24", "-nolisten", "tcp"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    socket = f"/tmp/.X11-unix/X{number}"
-    deadline = time.monotonic() + 10
-    while not os.path.exists(socket) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    yield f":{number}"
-    server.terminate()
-    server.wait(10)
+    with xvfb() as name:
+        yield name
 
 
 def test_run_opens_a_browser_window_when_there_is_a_display(site, model_server, db_path, display) -> None:

@@ -125,3 +125,30 @@ def test_plan_editing_commands() -> None:
     for bad in ("d 9", "m 1 7", "x", "0 nothing"):
         with pytest.raises(plan_editing.EditError):
             plan_editing.apply(steps, bad)
+
+
+def test_desktop_coordinates_land_on_the_chosen_monitor() -> None:
+    from goalbot.agents.context import geometry_of
+    from goalbot.llm.coordinates import Convention
+    from goalbot.llm.vision import Picture
+
+    # Monitor 2 sits right of a 1920-wide one; it is HiDPI: 2560×1440 pixels for 1280×720 pointer units.
+    observation = Observation(url="screen:2", title="Monitor 2", viewport_width=1280, viewport_height=720,
+                              device_pixel_ratio=2.0, offset_x=1920, offset_y=0)
+    sent = Picture(data_url="data:,", width=1280, height=720)  # resized for the model
+    geometry = geometry_of(observation, sent)
+    assert geometry.to_target(640, 360, Convention.PIXELS) == (1920 + 640, 360)
+    assert geometry.to_target(1000, 1000, Convention.RELATIVE_1000) == (1920 + 1280, 720)
+
+
+def test_the_grid_is_drawn_every_hundred_pixels() -> None:
+    from PIL import Image
+
+    from goalbot.operators.desktop_screen import fingerprint, with_grid
+
+    blank = Image.new("RGB", (320, 200), "white")
+    gridded = with_grid(blank)
+    assert gridded.getpixel((100, 150)) == (255, 0, 255) and gridded.getpixel((150, 100)) == (255, 0, 255)
+    assert gridded.getpixel((150, 150)) == (255, 255, 255)
+    assert blank.getpixel((100, 150)) == (255, 255, 255)  # the original stays as it was
+    assert fingerprint(blank, coarse=True) != fingerprint(gridded, coarse=True)

@@ -46,4 +46,5 @@ def geometry_of(observation: Observation, picture: Picture | None) -> Geometry:
     width = observation.viewport_width or 1280
     height = observation.viewport_height or 800
     sent = (picture.width, picture.height) if picture else (width, height)
-    return Geometry.for_screenshot((width, height), observation.device_pixel_ratio, sent=sent)
+    return Geometry.for_screenshot((width, height), observation.device_pixel_ratio, sent=sent,
+                                   offset=(observation.offset_x, observation.offset_y))

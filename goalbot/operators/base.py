@@ -113,6 +113,8 @@ class Observation(BaseModel):
     viewport_width: int = 0
     viewport_height: int = 0
     device_pixel_ratio: float = 1.0
+    offset_x: int = Field(0, description="Where the target starts on the desktop (a monitor's left edge).")
+    offset_y: int = 0
     items: list[Item] = Field(default_factory=list)
     hidden: Hidden = Field(default_factory=Hidden)
     challenge: Literal["captcha", "2fa"] | None = None

@@ -1,0 +1,194 @@
+"""The desktop operator: the whole screen, seen with mss and driven with PyAutoGUI.
+
+Vision only: there are no elements, so the model points with coordinates on the screenshot.
+Every action compares the screen before and after, and says "nothing changed" when nothing did.
+PyAutoGUI's fail-safe stays on: throwing the mouse into a screen corner stops the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from typing import Any, Awaitable, Callable
+
+from goalbot import actions as A
+from goalbot.actions import Action, ActionResult, Outcome
+from goalbot.operators.base import ActionFailed, Observation, OperatorError, Text
+from goalbot.operators.desktop_screen import (
+    NO_DISPLAY, Screen, allow_unauthenticated_x, check_display, fingerprint, jpeg, with_grid,
+)
+
+SETTLE_S = 0.3  # how long an application gets to redraw before the screen is compared
+_KEYS = {"Control": "ctrl", "Meta": "winleft", "Alt": "alt", "Shift": "shift", "Enter": "enter",
+         "Escape": "esc", "ArrowUp": "up", "ArrowDown": "down", "ArrowLeft": "left", "ArrowRight": "right",
+         "PageUp": "pageup", "PageDown": "pagedown", "Backspace": "backspace", "Delete": "delete",
+         "Space": "space", "Tab": "tab", "Home": "home", "End": "end", "Insert": "insert"}
+_QUIET = (A.Hover, A.Wait)  # actions after which an unchanged screen is no failure
+_NOTE = ("This is the whole screen, seen only as the screenshot: there are no element indices. "
+         "Point with x, y on the screenshot.")
+
+
+def _key(name: str) -> str:
+    return _KEYS.get(name, name.lower())
+
+
+class DesktopOperator:
+    name = "desktop"
+
+    def __init__(self, monitor: int = 1, grid: bool = False) -> None:
+        self.monitor_number = monitor
+        self.grid = grid
+        self._screen: Screen | None = None
+        self._gui: Any = None
+
+    async def start(self, url: str | None) -> None:
+        check_display()
+        self._screen = await asyncio.to_thread(Screen, self.monitor_number)
+        allow_unauthenticated_x()
+        try:
+            import pyautogui
+        except Exception as exc:  # Xlib refuses the display, or it went away
+            raise OperatorError(f"{NO_DISPLAY} ({type(exc).__name__}: {exc})") from exc
+        pyautogui.FAILSAFE = True
+        pyautogui.PAUSE = 0.05
+        self._gui = pyautogui
+
+    async def close(self) -> None:
+        if self._screen is not None:
+            self._screen.close()
+        self._screen = None
+
+    @property
+    def screen(self) -> Screen:
+        if self._screen is None:
+            raise OperatorError("the desktop operator was not started")
+        return self._screen
+
+    async def observe(self, screenshot: bool = True) -> Observation:
+        image = await asyncio.to_thread(self.screen.grab)
+        scale = self.screen.scale(image)
+        m = self.screen.monitor
+        shown = with_grid(image) if self.grid else image
+        return Observation(
+            url=f"screen:{m.number}", title=f"Monitor {m.number}, {m.width}×{m.height} at ({m.left}, {m.top})",
+            viewport_width=m.width, viewport_height=m.height, device_pixel_ratio=scale,
+            offset_x=m.left, offset_y=m.top, items=[Text(text=_NOTE)],
+            screenshot=await asyncio.to_thread(jpeg, shown) if screenshot else None,
+        )
+
+    async def signature(self) -> str:
+        return fingerprint(await asyncio.to_thread(self.screen.grab), coarse=True)
+
+    async def _look(self) -> str:
+        return fingerprint(await asyncio.to_thread(self.screen.grab))
+
+    async def is_secret_field(self, index: int | None) -> bool:
+        return False  # pixels cannot tell; secrets are typed by reference, behind a GO
+
+    async def submit_label(self, index: int | None) -> str:
+        return ""
+
+    async def execute(self, action: Action) -> ActionResult:
+        handler: Callable[[Any], Awaitable[str]] | None = getattr(self, f"_do_{action.name}", None)
+        if handler is None:
+            return ActionResult(outcome=Outcome.UNSUPPORTED,
+                                message=f"the desktop cannot {action.name}; it clicks, types, scrolls and presses keys")
+        before = await self._look()
+        try:
+            message = await handler(action)
+        except ActionFailed as exc:
+            return ActionResult(outcome=exc.outcome, message=str(exc))
+        except self._gui.FailSafeException as exc:
+            raise OperatorError("PyAutoGUI's fail-safe: the mouse went to a corner of the screen; stopped") from exc
+        await asyncio.sleep(SETTLE_S)
+        if not isinstance(action, _QUIET) and await self._look() == before:
+            return ActionResult(outcome=Outcome.NO_EFFECT, message=f"{message}; nothing changed on the screen")
+        return ActionResult(outcome=Outcome.OK, message=message)
+
+    async def _run(self, function: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        # PyAutoGUI blocks: in a thread, the event loop (and the stop key) stays responsive.
+        await asyncio.to_thread(function, *args, **kwargs)
+
+    @staticmethod
+    def _point(action: Any) -> tuple[int, int]:
+        if action.x is None or action.y is None:
+            raise ActionFailed(Outcome.TARGET_NOT_FOUND,
+                               "the desktop has no element indices: give x and y on the screenshot")
+        return round(action.x), round(action.y)
+
+    async def _do_click(self, action: A.Click) -> str:
+        x, y = self._point(action)
+        await self._run(self._gui.click, x, y)
+        return f"clicked at ({x}, {y})"
+
+    async def _do_double_click(self, action: A.DoubleClick) -> str:
+        x, y = self._point(action)
+        await self._run(self._gui.doubleClick, x, y)
+        return f"double-clicked at ({x}, {y})"
+
+    async def _do_right_click(self, action: A.RightClick) -> str:
+        x, y = self._point(action)
+        await self._run(self._gui.rightClick, x, y)
+        return f"right-clicked at ({x}, {y})"
+
+    async def _do_hover(self, action: A.Hover) -> str:
+        x, y = self._point(action)
+        await self._run(self._gui.moveTo, x, y)
+        return f"moved the mouse to ({x}, {y})"
+
+    async def _do_drag(self, action: A.Drag) -> str:
+        if None in (action.x, action.y, action.to_x, action.to_y):
+            raise ActionFailed(Outcome.TARGET_NOT_FOUND, "the desktop drags from x, y to to_x, to_y")
+        start, end = (round(action.x), round(action.y)), (round(action.to_x), round(action.to_y))  # type: ignore[arg-type]
+        await self._run(self._gui.moveTo, *start)
+        await self._run(self._gui.dragTo, *end, duration=0.4, button="left")
+        return f"dragged from {start} to {end}"
+
+    async def _do_scroll(self, action: A.Scroll) -> str:
+        if action.x is not None and action.y is not None:
+            await self._run(self._gui.moveTo, round(action.x), round(action.y))
+        clicks = max(1, (action.amount or 500) // 100)
+        direction = action.direction.value
+        if direction in ("up", "down"):
+            await self._run(self._gui.scroll, clicks if direction == "up" else -clicks)
+        else:
+            await self._run(self._gui.hscroll, clicks if direction == "right" else -clicks)
+        return f"scrolled {direction} {clicks} notches"
+
+    async def _do_type(self, action: A.Type) -> str:
+        if action.index is not None:
+            raise ActionFailed(Outcome.TARGET_NOT_FOUND,
+                               "the desktop has no element indices: click the field first, then type")
+        if action.text.isascii():
+            await self._run(self._gui.write, action.text, interval=0.01)
+        else:
+            await self._type_unicode(action.text)
+        if action.submit:
+            await self._run(self._gui.press, "enter")
+        return f"typed {len(action.text)} characters" + (" and pressed Enter" if action.submit else "")
+
+    async def _type_unicode(self, text: str) -> None:
+        # PyAutoGUI only knows the keys on the keyboard; xdotool maps any character to a spare key.
+        xdotool = shutil.which("xdotool")
+        if xdotool is None:
+            raise ActionFailed(Outcome.UNSUPPORTED, "typing text beyond ASCII needs xdotool (apt-get install xdotool)")
+        process = await asyncio.create_subprocess_exec(
+            xdotool, "type", "--delay", "30", "--", text, stderr=subprocess.PIPE)
+        _, error = await process.communicate()
+        if process.returncode:
+            raise ActionFailed(Outcome.UNSUPPORTED, f"xdotool could not type: {error.decode().strip()}")
+
+    async def _do_key(self, action: A.Key) -> str:
+        await self._run(self._gui.press, _key(action.key))
+        return f"pressed {action.key}"
+
+    async def _do_hotkey(self, action: A.Hotkey) -> str:
+        await self._run(self._gui.hotkey, *[_key(k) for k in action.keys])
+        return f"pressed {'+'.join(action.keys)}"
+
+    async def _do_wait(self, action: A.Wait) -> str:
+        if action.text:
+            raise ActionFailed(Outcome.UNSUPPORTED, "the desktop cannot read text; wait without `text`")
+        await asyncio.sleep(action.patience)
+        return f"waited {action.patience:g}s"

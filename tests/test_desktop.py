@@ -1,0 +1,186 @@
+"""The desktop operator on a real X display (Xvfb) against a Tk application of the tests' own
+that records every click and key: scripted answers in each dialect aim at its widgets, and the
+application's own record says where each click and each typed text landed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from conftest import REPO, answer, call, run_cli, stored_events, xvfb
+from test_agent_loop import finished, plan, verdict
+
+pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is not installed")
+
+WIDTH, HEIGHT = 1280, 800
+
+
+class TkApp:
+    def __init__(self, log: Path) -> None:
+        self.log = log
+
+    def records(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.log.read_text(encoding="utf-8").splitlines()]
+
+    def centre(self, widget: str) -> tuple[int, int]:
+        x, y, w, h = self.records()[0]["widgets"][widget]
+        return x + w // 2, y + h // 2
+
+    def events(self, kind: str) -> list[dict[str, Any]]:
+        return [r for r in self.records() if r["event"] == kind]
+
+
+@pytest.fixture
+def display() -> Iterator[str]:
+    with xvfb(f"{WIDTH}x{HEIGHT}x24") as name:
+        yield name
+
+
+@pytest.fixture
+def app(display: str, tmp_path: Path) -> Iterator[TkApp]:
+    log = tmp_path / "app.jsonl"
+    process = subprocess.Popen([sys.executable, "-m", "desktop.app", str(log)], cwd=REPO / "tests",
+                               env={**os.environ, "DISPLAY": display})
+    deadline = time.monotonic() + 15
+    while not (log.exists() and '"ready"' in log.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert log.exists(), "the Tk application did not start"
+    yield TkApp(log)
+    process.terminate()
+    process.wait(10)
+
+
+def _run(db_path: Path, model, display: str, goal: str, *flags: str):
+    result = run_cli("--db", str(db_path), "run", goal, "--operator", "desktop", "--no-tui", "--yes",
+                     "--base-url", model.base_url, "--model", "scripted", "--min-interval", "0", *flags,
+                     env={"DISPLAY": display})
+    assert "Traceback" not in result.stderr, result.stderr
+    return result, stored_events(db_path)
+
+
+def test_tool_calls_click_and_type_unicode_into_the_right_widgets(app: TkApp, display, model_server, db_path) -> None:
+    name_x, name_y = app.centre("name")
+    ok_x, ok_y = app.centre("ok")
+    text = "Kimchi 김치찌개 ✓"
+    script = {
+        "planner": [plan("Type the name and press OK")],
+        "navigator": [answer(call("click", x=name_x, y=name_y), call("type", text=text)),
+                      answer(call("click", x=ok_x, y=ok_y)), finished(summary="typed and pressed OK")],
+        "validator": [verdict(True, "Done shows"), verdict(True, "done")],
+    }
+    model = model_server(script)
+    result, events = _run(db_path, model, display, "type the name and press OK")
+    assert result.returncode == 0, result.stderr
+    assert [c["widget"] for c in app.events("click")] == ["name", "ok"]
+    assert app.events("text")[-1]["value"] == text
+    assert app.events("pressed") == [{"event": "pressed", "widget": "ok"}]
+    shots = [e for e in events if e["type"] == "OBSERVATION"]
+    assert shots[0]["url"] == "screen:1" and shots[0]["screenshot"]
+    sent = model.requests[1]["messages"][-1]["content"]
+    assert any(part.get("type") == "image_url" for part in sent)  # vision only: the model sees the screen
+
+
+def test_uitars_relative_boxes_double_right_click_scroll_and_drag(app: TkApp, display, model_server, db_path) -> None:
+    def rel(x: int, y: int) -> str:
+        return f"({round(x / WIDTH * 1000)},{round(y / HEIGHT * 1000)})"
+
+    name, canvas = app.centre("name"), app.centre("canvas")
+    drag_to = (canvas[0] + 120, canvas[1])
+    script = {
+        "planner": [plan("Work the widgets")],
+        "navigator": [
+            {"content": f"Thought: open the field\nAction: left_double(start_box='{rel(*name)}')"},
+            {"content": f"Thought: the canvas menu\nAction: right_single(start_box='{rel(*canvas)}')"},
+            {"content": f"Thought: scroll it\nAction: scroll(start_box='{rel(*canvas)}', direction='down')"},
+            {"content": f"Thought: drag\nAction: drag(start_box='{rel(*canvas)}', end_box='{rel(*drag_to)}')"},
+            {"content": "Thought: done\nAction: finished(content='worked every widget')"},
+        ],
+        "validator": [verdict(True, "all done"), verdict(True, "all done")],
+    }
+    result, _ = _run(db_path, model_server(script), display, "work the widgets", "--dialect", "navigator=uitars")
+    assert result.returncode == 0, result.stderr
+    assert [d["widget"] for d in app.events("double")] == ["name"]
+    assert [r["widget"] for r in app.events("right")] == ["canvas"]
+    assert app.events("scroll") and all(s["widget"] == "canvas" for s in app.events("scroll"))
+    drags = [d for d in app.events("drag") if d["dx"]]
+    assert drags and abs(drags[0]["dx"] - 120) <= 3 and abs(drags[0]["dy"]) <= 3
+
+
+def test_json_text_keys_and_hotkeys_reach_the_focused_field(app: TkApp, display, model_server, db_path) -> None:
+    x, y = app.centre("name")
+    actions = [{"action": "click", "x": x, "y": y}, {"action": "type", "text": "abc"},
+               {"action": "hotkey", "keys": ["shift", "Home"]}]
+    # Selecting the text changes the screen, so the batch ends there and the erase comes next.
+    erase = [{"action": "key", "key": "BackSpace"}]
+    done = [{"action": "finished", "success": True, "summary": "erased"}]
+    script = {
+        "planner": [plan("Type and erase")],
+        "navigator": [{"content": json.dumps(actions)}, {"content": json.dumps(erase)}, {"content": json.dumps(done)}],
+        "validator": [verdict(True, "empty again"), verdict(True, "done")],
+    }
+    result, _ = _run(db_path, model_server(script), display, "type and erase", "--dialect", "json")
+    assert result.returncode == 0, result.stderr
+    keys = [k["keysym"] for k in app.events("key") if k["widget"] == "name"]
+    assert keys[:3] == ["a", "b", "c"] and "Home" in keys and "BackSpace" in keys
+    assert app.events("text")[-1]["value"] == ""
+
+
+def test_a_click_that_changes_nothing_is_said_so_and_the_third_is_refused(app: TkApp, display, model_server, db_path) -> None:
+    empty = (WIDTH - 40, HEIGHT - 40)  # the bare root window: nothing there reacts
+    script = {
+        "planner": [plan("Click the corner")],
+        "navigator": [answer(call("click", x=empty[0], y=empty[1]))] * 3 + [finished(False, "nothing there")],
+    }
+    result, events = _run(db_path, model_server(script), display, "click the corner", "--max-steps", "1",
+                          "--grid")
+    fails = [e for e in events if e["type"] == "ACT_FAIL"]
+    assert [f["error"] for f in fails] == ["NoEffect", "NoEffect", "Refused"]
+    assert "nothing changed on the screen" in fails[0]["message"]
+    assert any(e["type"] == "POLICY" and e["policy"] == "repeat_click" for e in events)
+    # --grid: what the model saw carries a labelled line every 100 px.
+    from io import BytesIO
+
+    from PIL import Image
+
+    from conftest import rows
+    shot = Image.open(BytesIO(rows(db_path, "select content from artifacts limit 1")[0]["content"]))
+    r, g, b = shot.convert("RGB").getpixel((300, 750))
+    assert r - g > 60 and b - g > 60  # magenta, through JPEG's blur
+    assert shot.convert("RGB").getpixel((350, 750)) != (r, g, b)
+
+
+def test_no_display_is_one_line_with_the_way_out(db_path: Path) -> None:
+    result = run_cli("--db", str(db_path), "run", "click OK", "--operator", "desktop", "--no-tui", "--yes")
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0 and "Xvfb" in result.stderr and "DISPLAY" in result.stderr
+
+
+def test_the_fail_safe_corner_stops_the_run(app: TkApp, display, model_server, db_path) -> None:
+    x, y = app.centre("ok")
+    script = {"planner": [plan("Press OK")],
+              "navigator": [answer(call("hover", x=0, y=0), call("click", x=x, y=y))]}
+    result, events = _run(db_path, model_server(script), display, "press OK")
+    assert result.returncode == 1
+    assert events[-1]["type"] == "TASK_FAIL" and "fail-safe" in events[-1]["reason"]
+    assert app.events("pressed") == []
+
+
+def test_typing_a_secret_on_the_desktop_needs_a_go(app: TkApp, display, model_server, db_path) -> None:
+    x, y = app.centre("name")
+    script = {"planner": [plan("Type the PIN")],
+              "navigator": [answer(call("click", x=x, y=y)), answer(call("type", text="<secret:PIN>"))]}
+    result, events = _run(db_path, model_server(script), display, "type the PIN", "--secret", "PIN=8642")
+    assert result.returncode == 1
+    request = next(e for e in events if e["type"] == "APPROVAL_REQUEST")
+    assert request["kind"] == "secret_on_new_site" and request["where"] == "screen:1"
+    assert events[-1]["type"] == "TASK_CANCEL"
+    assert app.events("text") == []  # nothing was typed
+    assert b"8642" not in db_path.read_bytes()
