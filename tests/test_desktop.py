@@ -66,6 +66,7 @@ def _run(db_path: Path, model, display: str, goal: str, *flags: str):
     return result, stored_events(db_path)
 
 
+@pytest.mark.skipif(shutil.which("xdotool") is None, reason="xdotool types text beyond ASCII")
 def test_tool_calls_click_and_type_unicode_into_the_right_widgets(app: TkApp, display, model_server, db_path) -> None:
     name_x, name_y = app.centre("name")
     ok_x, ok_y = app.centre("ok")
@@ -184,3 +185,28 @@ def test_typing_a_secret_on_the_desktop_needs_a_go(app: TkApp, display, model_se
     assert events[-1]["type"] == "TASK_CANCEL"
     assert app.events("text") == []  # nothing was typed
     assert b"8642" not in db_path.read_bytes()
+
+
+def test_ctrl_c_stops_a_desktop_run_at_once(app: TkApp, display, model_server, db_path) -> None:
+    import signal
+
+    from conftest import rows
+
+    script = {"planner": [plan("Wait for the report")], "navigator": [answer(call("wait", seconds=60))]}
+    model = model_server(script)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "goalbot", "--db", str(db_path), "run", "wait", "--operator", "desktop",
+         "--no-tui", "--yes", "--base-url", model.base_url, "--model", "scripted"],
+        cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "DISPLAY": display},
+    )
+    deadline = time.monotonic() + 30
+    while not (db_path.exists() and rows(db_path, "select 1 from events where type = 'ACT_START'")):
+        assert time.monotonic() < deadline, "the wait never started"
+        time.sleep(0.2)
+    interrupted = time.monotonic()
+    run.send_signal(signal.SIGINT)
+    _, stderr = run.communicate(timeout=20)
+    assert time.monotonic() - interrupted < 5  # not the 60 s the wait asked for
+    assert run.returncode == 1 and "Traceback" not in stderr
+    assert rows(db_path, "select status from sessions")[0]["status"] == "cancelled"
