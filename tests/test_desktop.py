@@ -210,3 +210,47 @@ def test_ctrl_c_stops_a_desktop_run_at_once(app: TkApp, display, model_server, d
     assert time.monotonic() - interrupted < 5  # not the 60 s the wait asked for
     assert run.returncode == 1 and "Traceback" not in stderr
     assert rows(db_path, "select status from sessions")[0]["status"] == "cancelled"
+
+
+async def test_a_monitor_away_from_the_origin_gets_its_offset(app: TkApp, display, model_server, db_path, monkeypatch) -> None:
+    """A second monitor starts where the first ends: the model points on that monitor's own
+    screenshot, and the click must land at the monitor's offset plus the point."""
+    from goalbot.agents.control import SessionControl
+    from goalbot.agents.session import RunOptions, Session, Status
+    from goalbot.events import Bus, Emitter, new_session_id
+    from goalbot.llm.client import ModelClient, ModelConfig
+    from goalbot.operators.desktop import DesktopOperator
+    from goalbot.operators.desktop_screen import Monitor, Screen
+    from storage.recorder import Recorder
+
+    monkeypatch.setenv("DISPLAY", display)
+    left, top = 300, 50
+    # Xvfb has one monitor; this carves a second one out of it, as a side-by-side layout would place it.
+    original = Screen.__init__
+
+    def second_monitor(self: Screen, number: int = 1) -> None:
+        original(self, 1)
+        self.monitor = Monitor(number=2, left=left, top=top, width=640, height=500)
+
+    monkeypatch.setattr(Screen, "__init__", second_monitor)
+    ok_x, ok_y = app.centre("ok")
+    model = model_server({
+        "planner": [plan("Press OK")],
+        "navigator": [answer(call("click", x=ok_x - left, y=ok_y - top)), finished()],
+        "validator": [verdict(True, "Done"), verdict(True, "Done")],
+    })
+    recorder = Recorder(db_path)
+    bus = Bus()
+    recorder.attach(bus)
+    emitter = Emitter(bus, new_session_id())
+    client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
+    options = RunOptions(goal="press OK", vision=True)
+    session = Session(options, DesktopOperator(monitor=2), client, emitter, SessionControl(auto_approve=True))
+    try:
+        result = await session.run()
+    finally:
+        await client.close()
+        recorder.close()
+    assert result.status is Status.OK, result.reason
+    assert app.events("pressed") == [{"event": "pressed", "widget": "ok"}]
+    assert stored_events(db_path)[1]["title"] == "Monitor 2, 640×500 at (300, 50)"
