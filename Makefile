@@ -36,6 +36,7 @@ bench: tools
 	$(BIN)/python bench/run_loop.py
 	$(BIN)/python bench/observe.py
 	$(BIN)/python bench/model_layer.py
+	$(BIN)/python bench/desktop.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -63,6 +63,7 @@ def _run(db_path: Path, model, display: str, goal: str, *flags: str):
                      "--base-url", model.base_url, "--model", "scripted", "--min-interval", "0", *flags,
                      env={"DISPLAY": display})
     assert "Traceback" not in result.stderr, result.stderr
+    assert "Xlib" not in result.stdout  # stdout carries events and the answer, nothing else
     return result, stored_events(db_path)
 
 

@@ -8,6 +8,8 @@ PyAutoGUI's fail-safe stays on: throwing the mouse into a screen corner stops th
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import shutil
 import subprocess
 from typing import Any, Awaitable, Callable
@@ -47,7 +49,9 @@ class DesktopOperator:
         self._screen = await asyncio.to_thread(Screen, self.monitor_number)
         allow_unauthenticated_x()
         try:
-            import pyautogui
+            # python-xlib prints a warning about the empty Xauthority to stdout, where answers go.
+            with contextlib.redirect_stdout(io.StringIO()):
+                import pyautogui
         except Exception as exc:  # Xlib refuses the display, or it went away
             raise OperatorError(f"{NO_DISPLAY} ({type(exc).__name__}: {exc})") from exc
         pyautogui.FAILSAFE = True
