@@ -15,11 +15,13 @@ install: $(BIN)/goalbot
 
 # A configured browser (GOALBOT_BROWSER), else a system Chromium, else Playwright's own; installs
 # Debian's chromium as root, Playwright's build otherwise. tmux and Xvfb serve the tests of the
-# real terminal, a headed browser and the desktop; xdotool types text beyond ASCII on the desktop.
+# real terminal, a headed browser and the desktop; on the desktop xdotool types text beyond ASCII
+# and tesseract reads the words under a click for the GO / NOT GO gate.
 tools: install
 	$(BIN)/python -m goalbot.operators.browser_locate --install
 	@missing=""; command -v tmux >/dev/null || missing="tmux"; command -v Xvfb >/dev/null || missing="$$missing xvfb"; \
 	command -v xdotool >/dev/null || missing="$$missing xdotool"; \
+	command -v tesseract >/dev/null || missing="$$missing tesseract-ocr tesseract-ocr-kor"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \

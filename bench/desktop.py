@@ -1,6 +1,6 @@
 """Figures for the desktop operator on an Xvfb screen of its own: how long a look at the screen
-takes (capture + JPEG), the change fingerprint, and a click from start to its verdict (which
-includes the 0.3 s the application gets to redraw).
+takes (capture + JPEG), the change fingerprint, reading the words under a click (tesseract), and
+a click from start to its verdict (which includes the 0.3 s the application gets to redraw).
 
     python bench/desktop.py [--size 1920x1080]
 
@@ -28,7 +28,7 @@ from goalbot.operators.desktop import DesktopOperator  # noqa: E402
 async def measure(runs: int) -> dict[str, list[float]]:
     operator = DesktopOperator()
     await operator.start(None)
-    figures: dict[str, list[float]] = {"observe": [], "fingerprint": [], "click": []}
+    figures: dict[str, list[float]] = {"observe": [], "fingerprint": [], "click": [], "read": []}
     for _ in range(runs):
         started = time.perf_counter()
         await operator.observe()
@@ -36,6 +36,9 @@ async def measure(runs: int) -> dict[str, list[float]]:
         started = time.perf_counter()
         await operator.signature()
         figures["fingerprint"].append(time.perf_counter() - started)
+        started = time.perf_counter()
+        await operator.label_at(A.Click(x=400, y=300))
+        figures["read"].append(time.perf_counter() - started)
         started = time.perf_counter()
         await operator.execute(A.Click(x=400, y=300))
         figures["click"].append(time.perf_counter() - started)
@@ -62,6 +65,7 @@ def main() -> None:
     print(f"desktop, {args.size} screen, medians of {args.runs}: "
           f"look (capture + JPEG) {statistics.median(figures['observe']) * 1000:.0f} ms, "
           f"change fingerprint {statistics.median(figures['fingerprint']) * 1000:.0f} ms, "
+          f"reading the words under a click (OCR, for the GO gate) {statistics.median(figures['read']) * 1000:.0f} ms, "
           f"click to verdict {statistics.median(figures['click']) * 1000:.0f} ms (0.3 s of it is the redraw wait)")
 
 

@@ -246,3 +246,12 @@ class ActionResult(BaseModel):
     @property
     def ok(self) -> bool:
         return self.outcome is Outcome.OK
+
+
+def submits_form(action: Action) -> bool:
+    """Whether the action may submit the form it types in (Enter, or `type` with `submit`)."""
+    if isinstance(action, Type):
+        return action.submit
+    if isinstance(action, Key):
+        return action.key.lower() in ("enter", "return")
+    return False

@@ -23,6 +23,7 @@ from goalbot.events import Bus, Emitter, new_session_id
 from goalbot.llm.dialects import DialectError
 from goalbot.model_flags import build_client, dialects_of
 from goalbot.operators.base import Operator, OperatorError
+from goalbot.operators import desktop_read
 from goalbot.operators.desktop_screen import check_display
 from goalbot.operators.browser import BrowserOperator
 from goalbot.printing import run_printing
@@ -131,6 +132,7 @@ def run_goal(
             check_display()
         except OperatorError as exc:
             return fail(str(exc))
+        desktop_read.warn_if_missing()
     domains = Domains(options.allow_domains, resume.start_url if resume else options.url)
     if options.url and not domains.allows(options.url):
         return fail(f"the start page {options.url} is outside --allow-domain ({domains.describe()})")

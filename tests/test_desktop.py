@@ -190,6 +190,7 @@ def test_typing_a_secret_on_the_desktop_needs_a_go(app: TkApp, display, model_se
 
 def test_ctrl_c_stops_a_desktop_run_at_once(app: TkApp, display, model_server, db_path) -> None:
     import signal
+    import sqlite3
 
     from conftest import rows
 
@@ -201,8 +202,14 @@ def test_ctrl_c_stops_a_desktop_run_at_once(app: TkApp, display, model_server, d
         cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "DISPLAY": display},
     )
+    def waiting() -> bool:
+        try:
+            return bool(rows(db_path, "select 1 from events where type = 'ACT_START'"))
+        except sqlite3.Error:  # the store is still being made
+            return False
+
     deadline = time.monotonic() + 30
-    while not (db_path.exists() and rows(db_path, "select 1 from events where type = 'ACT_START'")):
+    while not waiting():
         assert time.monotonic() < deadline, "the wait never started"
         time.sleep(0.2)
     interrupted = time.monotonic()
@@ -255,3 +262,39 @@ async def test_a_monitor_away_from_the_origin_gets_its_offset(app: TkApp, displa
     assert result.status is Status.OK, result.reason
     assert app.events("pressed") == [{"event": "pressed", "widget": "ok"}]
     assert stored_events(db_path)[1]["title"] == "Monitor 2, 640×500 at (300, 50)"
+
+
+needs_ocr = pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract reads the screen's words")
+
+
+@needs_ocr
+def test_a_click_on_delete_waits_for_a_go_read_off_the_screen(app: TkApp, display, model_server, db_path) -> None:
+    x, y = app.centre("delete")
+    script = {"planner": [plan("Clear the canvas")], "navigator": [answer(call("click", x=x, y=y))]}
+    result, events = _run(db_path, model_server(script), display, "clear the canvas")
+    assert result.returncode == 1
+    request = next(e for e in events if e["type"] == "APPROVAL_REQUEST")
+    assert request["kind"] == "delete" and "Delete" in request["what"] and request["screenshot"]
+    assert events[-1]["type"] == "TASK_CANCEL"
+    assert app.events("pressed") == [] and app.events("click") == []  # never clicked
+
+
+@needs_ocr
+def test_typing_into_a_password_field_needs_a_go_and_stays_hidden(app: TkApp, display, model_server, db_path) -> None:
+    x, y = app.centre("password")
+    typed = "hunter2-on-screen"
+    script = {"planner": [plan("Fill in the password")],
+              "navigator": [answer(call("click", x=x, y=y)), answer(call("type", text=typed)), finished()],
+              "validator": [verdict(True, "filled"), verdict(True, "filled")]}
+    refused, events = _run(db_path, model_server(script), display, "fill in the password")
+    request = next(e for e in events if e["type"] == "APPROVAL_REQUEST")
+    assert request["kind"] == "secret_field" and "Password" in request["what"]
+    assert refused.returncode == 1 and [t for t in app.events("text") if t["widget"] == "password"] == []
+
+    allowed, _ = _run(db_path, model_server(script), display, "fill in the password", "--allow-risky")
+    assert allowed.returncode == 0, allowed.stderr
+    assert app.events("text")[-1] == {"event": "text", "widget": "password", "value": typed}
+    shown = [e["action"]["text"] for e in stored_events(db_path) if e["type"] == "ACT_START"
+             and e["action"]["name"] == "type"]
+    assert shown == ["•••"]
+    assert typed.encode() not in db_path.read_bytes() and typed not in allowed.stdout

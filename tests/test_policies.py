@@ -84,7 +84,7 @@ def test_the_gate_judges_the_element_a_click_lands_on() -> None:
     assert assess(A.Click(index=3), page, domains).kind is RiskKind.PAYMENT
     assert assess(A.Click(x=140, y=115), page, domains).kind is RiskKind.PAYMENT  # by pixels too
     assert assess(A.Click(index=1), page, domains) is None
-    assert assess(A.Key(key="Enter"), page, domains, submits="Buy now /order").kind is RiskKind.PAYMENT
+    assert assess(A.Key(key="Enter"), page, domains, label="Buy now /order").kind is RiskKind.PAYMENT
     assert assess(A.UploadFile(index=1, path="/tmp/cv.pdf"), page, domains).kind is RiskKind.UPLOAD
 
 

@@ -10,7 +10,7 @@ from goalbot.actions import Action
 from goalbot.agents.domains import Domains
 from goalbot.agents.person import Person
 from goalbot.agents.policies import ClickAt, RateLimiter, RepeatGuard, SafetyPolicy
-from goalbot.agents.risk import assess, submits_form, target_of
+from goalbot.agents.risk import assess, target_of
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.operators.base import Observation, Operator
 
@@ -59,10 +59,7 @@ class ActionGuards:
                        "that did not change; try something else (another element, scroll, another way)")
             self.fired("repeat_click", step, message, action=action.name, index=click.index)
             return message
-        submits = ""
-        if submits_form(action):
-            submits = await self.operator.submit_label(getattr(action, "index", None))
-        risk = assess(action, observation, self.domains, submits)
+        risk = assess(action, observation, self.domains, await self.operator.label_at(action))
         if risk is not None:
             if not await self.person.go(risk, step, self.emitter.latest.get("screenshot")):
                 raise NotGo(f"NOT GO: {risk.what} on {risk.where}")

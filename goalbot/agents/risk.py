@@ -13,9 +13,9 @@ from enum import StrEnum
 from pydantic import BaseModel
 
 from goalbot import actions as A
-from goalbot.actions import Action
+from goalbot.actions import Action, submits_form
 from goalbot.agents.domains import Domains, host_of
-from goalbot.operators.base import Element, Observation
+from goalbot.operators.base import SECRET_WORDS, Element, Observation
 
 
 class RiskKind(StrEnum):
@@ -25,6 +25,7 @@ class RiskKind(StrEnum):
     UPLOAD = "upload"
     LEAVE_DOMAIN = "leave_domain"
     SECRET_ON_NEW_SITE = "secret_on_new_site"
+    SECRET_FIELD = "secret_field"
 
 
 class Risk(BaseModel):
@@ -79,10 +80,11 @@ def _label(element: Element) -> str:
 
 
 def assess(
-    action: Action, observation: Observation, domains: Domains, submits: str = ""
+    action: Action, observation: Observation, domains: Domains, label: str = ""
 ) -> Risk | None:
-    """The risk of `action` on the page `observation` shows; `submits` is the label of the button
-    (and the address) a form would submit, when the action would submit one."""
+    """The risk of `action` on the page `observation` shows. `label` is what a person would read
+    where the action lands when no listed element says it (`Operator.label_at`): the buttons of
+    the form it submits, or the words on the screen around it."""
     where = observation.url
     if isinstance(action, A.Navigate):
         if not domains.allows(action.url):
@@ -101,17 +103,11 @@ def assess(
             kind = words_risk(_label(element))
             if kind is not None:
                 return Risk(kind=kind, where=where, what=f"{action.name} {element.role} {element.name!r}")
-    if submits:
-        kind = words_risk(submits)
-        if kind is not None:
-            return Risk(kind=kind, where=where, what=f"submit the form of {submits!r}")
+        elif label and (kind := words_risk(label)) is not None:
+            return Risk(kind=kind, where=where, what=f"{action.name} at ({action.x:.0f}, {action.y:.0f}) on {label!r}")
+        return None
+    if isinstance(action, A.Type) and not submits_form(action) and SECRET_WORDS.search(label):
+        return Risk(kind=RiskKind.SECRET_FIELD, where=where, what=f"type into the password field by {label!r}")
+    if label and submits_form(action) and (kind := words_risk(label)) is not None:
+        return Risk(kind=kind, where=where, what=f"submit the form of {label!r}")
     return None
-
-
-def submits_form(action: Action) -> bool:
-    """Whether the action may submit the form it types in."""
-    if isinstance(action, A.Type):
-        return action.submit
-    if isinstance(action, A.Key):
-        return action.key.lower() in ("enter", "return")
-    return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Literal, Protocol
 
 from pydantic import BaseModel, Field
@@ -90,6 +91,9 @@ class FrameMark(BaseModel):
 
 
 Item = Annotated[Element | Text | FrameMark, Field(discriminator="kind")]
+
+# Words that mark a field for a secret, as a person reads them next to it.
+SECRET_WORDS = re.compile(r"password|passcode|passwort|\bpin\b|비밀번호|암호", re.I)
 
 CHALLENGE_NOTES = {
     "captcha": "This page shows a CAPTCHA. goalbot does not solve CAPTCHAs: ask the person "
@@ -209,8 +213,9 @@ class Operator(Protocol):
         """Whether text typed now, into `index` or else the focused element, is a secret."""
         ...
 
-    async def submit_label(self, index: int | None) -> str:
-        """What Enter in `index` (else the focused element) would submit: its form's buttons."""
+    async def label_at(self, action: Action) -> str:
+        """What a person would read where `action` lands, when the observation's elements cannot
+        say: the buttons of the form a key press submits, the words under a click on the screen."""
         ...
 
     async def signature(self) -> str:

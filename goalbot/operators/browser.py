@@ -17,7 +17,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import async_playwright
 
 from goalbot import actions as A
-from goalbot.actions import Action, ActionResult, Outcome
+from goalbot.actions import Action, ActionResult, Outcome, submits_form
 from goalbot.operators import browser_checks as js
 from goalbot.operators import browser_pages as pages
 from goalbot.operators.browser_pages import NAVIGATION_TIMEOUT_MS
@@ -169,7 +169,10 @@ class BrowserOperator:
         # unsure=True: hide the text rather than risk a password in the store
         return bool(await self._ask(index, js.SECRET_JS, js.FOCUSED_SECRET_JS, unsure=True))
 
-    async def submit_label(self, index: int | None) -> str:
+    async def label_at(self, action: Action) -> str:
+        if not submits_form(action):
+            return ""  # the observation's elements carry every other label
+        index = getattr(action, "index", None)
         return str(await self._ask(index, js.SUBMITS_JS, js.FOCUSED_SUBMITS_JS, unsure=""))
 
     async def _ask(self, index: int | None, of_element: str, of_focused: str, unsure: object) -> object:

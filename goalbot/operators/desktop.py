@@ -16,7 +16,8 @@ from typing import Any, Awaitable, Callable
 
 from goalbot import actions as A
 from goalbot.actions import Action, ActionResult, Outcome
-from goalbot.operators.base import ActionFailed, Observation, OperatorError, Text
+from goalbot.operators.base import SECRET_WORDS, ActionFailed, Observation, OperatorError, Text
+from goalbot.operators.desktop_read import crop_around, read_words
 from goalbot.operators.desktop_screen import (
     NO_DISPLAY, Screen, allow_unauthenticated_x, check_display, fingerprint, jpeg, with_grid,
 )
@@ -27,6 +28,7 @@ _KEYS = {"Control": "ctrl", "Meta": "winleft", "Alt": "alt", "Shift": "shift", "
          "PageUp": "pageup", "PageDown": "pagedown", "Backspace": "backspace", "Delete": "delete",
          "Space": "space", "Tab": "tab", "Home": "home", "End": "end", "Insert": "insert"}
 _QUIET = (A.Hover, A.Wait)  # actions after which an unchanged screen is no failure
+_POINTED = (A.Click, A.DoubleClick, A.RightClick)
 _NOTE = ("This is the whole screen, seen only as the screenshot: there are no element indices. "
          "Point with x, y on the screenshot.")
 
@@ -43,6 +45,8 @@ class DesktopOperator:
         self.grid = grid
         self._screen: Screen | None = None
         self._gui: Any = None
+        self._last_point: tuple[int, int] | None = None  # where the last click landed: the field typed into
+        self._field_cache: tuple[tuple[int, int] | None, str] = (None, "")
 
     async def start(self, url: str | None) -> None:
         check_display()
@@ -88,10 +92,28 @@ class DesktopOperator:
         return fingerprint(await asyncio.to_thread(self.screen.grab))
 
     async def is_secret_field(self, index: int | None) -> bool:
-        return False  # pixels cannot tell; secrets are typed by reference, behind a GO
+        """Whether the words by the field last clicked say password (or PIN, 비밀번호…)."""
+        return bool(SECRET_WORDS.search(await self._field_words()))
 
-    async def submit_label(self, index: int | None) -> str:
+    async def label_at(self, action: Action) -> str:
+        if isinstance(action, _POINTED) and action.x is not None and action.y is not None:
+            image = await asyncio.to_thread(self.screen.grab)
+            # A button's label sits around the point: a generous button's width each way.
+            return await read_words(crop_around(image, self.screen.monitor, action.x, action.y, 130, 130, 24))
+        if isinstance(action, A.Type):
+            return await self._field_words()
         return ""
+
+    async def _field_words(self) -> str:
+        """The words by the field last clicked: a label is usually to its left or on it."""
+        if self._last_point is None:
+            return ""
+        if self._field_cache[0] != self._last_point:
+            image = await asyncio.to_thread(self.screen.grab)
+            x, y = self._last_point
+            words = await read_words(crop_around(image, self.screen.monitor, x, y, 320, 60, 22))
+            self._field_cache = (self._last_point, words)
+        return self._field_cache[1]
 
     async def execute(self, action: Action) -> ActionResult:
         handler: Callable[[Any], Awaitable[str]] | None = getattr(self, f"_do_{action.name}", None)
@@ -123,11 +145,13 @@ class DesktopOperator:
 
     async def _do_click(self, action: A.Click) -> str:
         x, y = self._point(action)
+        self._last_point = (x, y)
         await self._run(self._gui.click, x, y)
         return f"clicked at ({x}, {y})"
 
     async def _do_double_click(self, action: A.DoubleClick) -> str:
         x, y = self._point(action)
+        self._last_point = (x, y)
         await self._run(self._gui.doubleClick, x, y)
         return f"double-clicked at ({x}, {y})"
 

@@ -23,15 +23,21 @@ def main(log_path: str) -> None:
 
     root = tk.Tk()
     root.title("goalbot desktop test")
-    root.geometry("600x400+100+80")
-    name = tk.Entry(root, font=("TkDefaultFont", 14))
-    name.place(x=20, y=20, width=300, height=36)
-    ok = tk.Button(root, text="OK")
-    ok.place(x=340, y=20, width=100, height=36)
+    root.geometry("640x460+100+80")
+    font = ("DejaVu Sans", 16)
+    name = tk.Entry(root, font=font)
+    name.place(x=20, y=20, width=300, height=40)
+    ok = tk.Button(root, text="OK", font=font)
+    ok.place(x=340, y=20, width=100, height=40)
+    delete = tk.Button(root, text="Delete all", font=font)
+    delete.place(x=460, y=20, width=160, height=40)
     canvas = tk.Canvas(root, bg="white")
-    canvas.place(x=20, y=80, width=560, height=300)
+    canvas.place(x=20, y=80, width=600, height=300)
     mark = canvas.create_rectangle(10, 10, 60, 60, fill="orange")
-    widgets = {"name": name, "ok": ok, "canvas": canvas}
+    tk.Label(root, text="Password", font=font).place(x=20, y=400, height=40)
+    password = tk.Entry(root, font=font, show="*")
+    password.place(x=160, y=400, width=260, height=40)
+    widgets = {"name": name, "ok": ok, "delete": delete, "canvas": canvas, "password": password}
 
     for label, widget in widgets.items():
         widget.bind("<Button-1>", lambda e, w=label: record("click", widget=w, x=e.x, y=e.y), add="+")
@@ -39,7 +45,9 @@ def main(log_path: str) -> None:
         widget.bind("<Button-3>", lambda e, w=label: (record("right", widget=w), canvas.itemconfig(mark, fill="blue")), add="+")
         widget.bind("<KeyPress>", lambda e, w=label: record("key", widget=w, keysym=e.keysym), add="+")
     ok.configure(command=lambda: (record("pressed", widget="ok"), ok.configure(text="Done")))
-    name.bind("<KeyRelease>", lambda e: record("text", widget="name", value=name.get()), add="+")
+    delete.configure(command=lambda: (record("pressed", widget="delete"), canvas.delete("all")))
+    for label, entry in (("name", name), ("password", password)):
+        entry.bind("<KeyRelease>", lambda e, w=label, f=entry: record("text", widget=w, value=f.get()), add="+")
     for sequence in ("<Button-4>", "<Button-5>", "<MouseWheel>"):
         canvas.bind(sequence, lambda e: (record("scroll", widget="canvas", num=e.num), canvas.move(mark, 0, 10)), add="+")
     start: dict[str, int] = {}
