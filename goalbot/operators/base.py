@@ -219,7 +219,8 @@ class Operator(Protocol):
         ...
 
     async def signature(self) -> str:
-        """Changes when the page changes under the agent; "" when it cannot be told."""
+        """Changes when the page changes under the agent; "" when it cannot be told (mid-navigation,
+        say), which callers never take for "unchanged"."""
         ...
 
     async def close(self) -> None: ...

@@ -175,20 +175,17 @@ class BrowserOperator:
         index = getattr(action, "index", None)
         return str(await self._ask(index, js.SUBMITS_JS, js.FOCUSED_SUBMITS_JS, unsure=""))
 
-    async def _ask(self, index: int | None, of_element: str, of_focused: str, unsure: object) -> object:
-        """A script's answer about element `index`, or else the focused one."""
+    async def signature(self) -> str:
+        return str(await self._ask(None, "", js.SIGNATURE_JS, unsure=""))
+
+    async def _ask(self, index: int | None, of_element: str, of_page: str, unsure: object) -> object:
+        """A script's answer about element `index`, or else the page's (such as its focused element)."""
         try:
             if index is None:
-                return await self.page.evaluate(of_focused)
+                return await self.page.evaluate(of_page)
             return await (await self._element(index)).evaluate(of_element)
         except (ActionFailed, PlaywrightError):
             return unsure
-
-    async def signature(self) -> str:
-        try:
-            return str(await self.page.evaluate(js.SIGNATURE_JS))
-        except PlaywrightError:
-            return ""  # mid-navigation: unknown, which never equals a known signature
 
     async def _element(self, index: int) -> ElementHandle:
         if not 1 <= index <= len(self._targets):
