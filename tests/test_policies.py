@@ -86,6 +86,11 @@ def test_the_gate_judges_the_element_a_click_lands_on() -> None:
     assert assess(A.Click(index=1), page, domains) is None
     assert assess(A.Key(key="Enter"), page, domains, label="Buy now /order").kind is RiskKind.PAYMENT
     assert assess(A.UploadFile(index=1, path="/tmp/cv.pdf"), page, domains).kind is RiskKind.UPLOAD
+    # No listed element there (the desktop): the words read off the screen decide.
+    assert assess(A.Click(x=900, y=700), page, domains, label="Delete all").kind is RiskKind.DELETE
+    assert assess(A.Click(index=9), page, domains, label="Delete all").kind is RiskKind.DELETE
+    assert assess(A.Type(text="hunter2"), page, domains, label="Password").kind is RiskKind.SECRET_FIELD
+    assert assess(A.Type(text="kimchi"), page, domains, label="Search") is None
 
 
 def test_domains_and_where_secrets_may_go() -> None:

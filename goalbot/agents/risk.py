@@ -104,7 +104,7 @@ def assess(
             if kind is not None:
                 return Risk(kind=kind, where=where, what=f"{action.name} {element.role} {element.name!r}")
         elif label and (kind := words_risk(label)) is not None:
-            return Risk(kind=kind, where=where, what=f"{action.name} at ({action.x:.0f}, {action.y:.0f}) on {label!r}")
+            return Risk(kind=kind, where=where, what=f"{action.name} on {label!r}")
         return None
     if isinstance(action, A.Type) and not submits_form(action) and SECRET_WORDS.search(label):
         return Risk(kind=RiskKind.SECRET_FIELD, where=where, what=f"type into the password field by {label!r}")
