@@ -16,7 +16,8 @@ from goalbot.model_flags import add_model_flags
 from goalbot.run_flags import (
     add_browser_flags, add_operator_flags, add_person_flags, add_run_flags, browser_options,
 )
-from goalbot.running import cmd_demo, cmd_resume, cmd_run, fail, store_report
+from goalbot.dashboard_cli import add_image_flag, cmd_attach, cmd_dashboard, cmd_replay, cmd_sessions_screen
+from goalbot.running import cmd_demo, cmd_resume, cmd_run, fail, has_terminal, store_report
 from storage import queries
 from storage.db import StoreError, connect, default_path
 
@@ -25,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="goalbot", description="Reach a goal in a real browser: plan, approve, act, validate."
     )
     parser.add_argument("--db", type=Path, help="SQLite store (env GOALBOT_DB)")
+    add_image_flag(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="reach a goal")
@@ -34,10 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_browser_flags(run)
     add_operator_flags(run)
     add_run_flags(run)
+    add_image_flag(run)
 
     demo = sub.add_parser("demo", help="watch goalbot sign in and turn on dark mode on a bundled site")
     add_browser_flags(demo)
     add_run_flags(demo)
+    add_image_flag(demo)
 
     resume = sub.add_parser("resume", help="continue an interrupted session from its last finished step")
     resume.add_argument("session", metavar="ID")
@@ -46,6 +50,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_person_flags(resume)
     resume.add_argument("--secret", action="append", metavar="NAME=VALUE", help="the run's secrets, again")
     resume.add_argument("--secrets-file", type=Path, metavar="FILE")
+    add_image_flag(resume)
+
+    attach = sub.add_parser("attach", help="open the dashboard on a session running in another process")
+    attach.add_argument("session", metavar="ID", nargs="?", help="default: the latest running session")
+    add_image_flag(attach)
+
+    replay = sub.add_parser("replay", help="redraw a stored session in the dashboard, step by step")
+    replay.add_argument("session", metavar="ID", nargs="?", help="default: the latest session")
+    add_image_flag(replay)
 
     report = sub.add_parser("report", help="print a session's Markdown report")
     report.add_argument("session", metavar="ID", nargs="?", help="default: the latest session")
@@ -53,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     sessions = sub.add_parser("sessions", help="list stored sessions")
     sessions.add_argument("--status", choices=["running", "ok", "failed", "cancelled", "interrupted"])
     sessions.add_argument("--limit", type=int, default=30)
+    sessions.add_argument("--plain", action="store_true", help="print the list, even in a terminal")
+    sessions.add_argument("--export-dir", type=Path, metavar="DIR",
+                          help="where the sessions screen writes exports (default: here)")
+    add_image_flag(sessions)
 
     tail = sub.add_parser("tail", help="print stored events; -f to follow a running session")
     tail.add_argument("-f", "--follow", action="store_true", help="keep printing new events")
@@ -69,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command is None:
+    if args.command is None and not has_terminal():
         build_parser().print_help()
         return 0
     flags = {k: v for k, v in vars(args).items() if v is not None}
@@ -79,12 +96,13 @@ def main(argv: list[str] | None = None) -> int:
         return fail(str(exc))
     db_path = settings.db or default_path()
     handlers: dict[str, Callable[[argparse.Namespace, Settings, Path], int]] = {
+        "dashboard": cmd_dashboard, "attach": cmd_attach, "replay": cmd_replay,
         "run": cmd_run, "demo": cmd_demo, "resume": cmd_resume, "report": cmd_report,
         "sessions": cmd_sessions, "tail": cmd_tail, "doctor": cmd_doctor,
         "observe": lambda a, s, _db: observe_cli.run(a, browser_options(a, s)),
     }
     try:
-        return handlers[args.command](args, settings, db_path)
+        return handlers[args.command or "dashboard"](args, settings, db_path)
     except StoreError as exc:
         return fail(str(exc))
     except KeyboardInterrupt:
@@ -95,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cmd_sessions(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    if has_terminal() and not args.plain:
+        return cmd_sessions_screen(args, settings, db_path)
     db = connect(db_path, create=False)
     rows = queries.list_sessions(db, limit=args.limit, status=args.status)
     if not rows:

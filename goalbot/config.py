@@ -53,6 +53,8 @@ class Settings(BaseModel):
     allow_domain: list[str] = Field(default_factory=list, description="Host globs the browser stays on.")
     allow_risky: bool = False
     approval_timeout_s: float = Field(300.0, gt=0)
+    images: Literal["auto", "sixel", "halfcell", "none"] = Field(
+        "auto", description="How the dashboard draws screenshots: sixel where the terminal has it, else half-cell.")
     prices: dict[str, Price] = Field(default_factory=dict, description="Dollars per million tokens.")
 
     def role_models(self) -> dict[str, str]:

@@ -115,6 +115,9 @@ class ObservationData(_Data):
     title: str
     screenshot: str | None = None
     elements: int = 0
+    marks: list[tuple[int, int, int, int, int]] = Field(
+        default_factory=list, description="Set-of-Mark boxes: index, x, y, width, height (CSS px).")
+    viewport_width: int = 0
 
 
 class GoalStatusData(_Data):

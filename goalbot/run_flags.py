@@ -47,6 +47,9 @@ def add_person_flags(p: argparse.ArgumentParser) -> None:
     """What the person decides, and how long the run waits for them."""
     p.add_argument("--yes", "-y", action="store_true", help="approve plans without asking (not risky actions)")
     p.add_argument("--no-tui", action="store_true", help="print events instead of the dashboard")
+    p.add_argument("--await-attach", action="store_true",
+                   help="with no terminal here, wait for the plan's approval (and any question) "
+                        "from goalbot attach")
     p.add_argument("--allow-risky", action="store_true", default=None,
                    help="GO to paying, deleting, sending and uploading without asking "
                         "(leaving --allow-domain still asks)")

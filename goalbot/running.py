@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import sys
+from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
@@ -13,11 +14,12 @@ from pydantic import BaseModel, SecretStr
 
 from goalbot import report
 from goalbot.agents.control import SessionControl
+from goalbot.attach_inbox import CommandInbox
 from goalbot.agents.domains import Domains
 from goalbot.agents.progress import RunState
 from goalbot.agents.replaying import state_from_events
 from goalbot.agents.secrets import SecretError, Secrets, parse_secret, read_secrets_file
-from goalbot.agents.session import RunOptions, Session, SessionResult, Status
+from goalbot.agents.session import RunOptions, Session, Status
 from goalbot.config import Settings
 from goalbot.events import Bus, Emitter, new_session_id
 from goalbot.llm.dialects import DialectError
@@ -117,29 +119,47 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     return run_goal(args, settings, db_path, options, resume=point)
 
 
-def run_goal(
+@dataclass
+class Wiring:
+    """One run, wired: its bus feeds the store, and its inbox takes what `goalbot attach` says."""
+
+    bus: Bus
+    session: Session
+    control: SessionControl
+    recorder: Recorder
+    inbox: CommandInbox
+
+    @property
+    def session_id(self) -> str:
+        return self.session.emitter.session_id
+
+    def close(self, db_path: Path) -> None:
+        self.inbox.close()
+        self.recorder.close()
+        store_report(db_path, self.session_id)
+
+
+class WiringError(Exception):
+    """The run cannot start; the message says why, for the person."""
+
+
+def wire_run(
     args: argparse.Namespace, settings: Settings, db_path: Path, options: RunOptions,
-    resume: ResumePoint | None = None,
-) -> int:
-    use_tui = not args.no_tui
-    if use_tui and not has_terminal():
-        print("goalbot: no terminal for the dashboard; printing events instead", file=sys.stderr)
-        use_tui = False
-    if not use_tui and not args.yes and not sys.stdin.isatty():
-        return fail("nobody can approve the plan here: pass --yes, or run in a terminal")
+    can_ask: bool, resume: ResumePoint | None = None,
+) -> Wiring:
     if settings.operator == "desktop":
         try:
             check_display()
         except OperatorError as exc:
-            return fail(str(exc))
+            raise WiringError(str(exc)) from exc
         desktop_read.warn_if_missing()
     domains = Domains(options.allow_domains, resume.start_url if resume else options.url)
     if options.url and not domains.allows(options.url):
-        return fail(f"the start page {options.url} is outside --allow-domain ({domains.describe()})")
+        raise WiringError(f"the start page {options.url} is outside --allow-domain ({domains.describe()})")
     try:
         secrets = _secrets(args)
     except SecretError as exc:
-        return fail(str(exc))
+        raise WiringError(str(exc)) from exc
     recorder = Recorder(db_path)
     for session_id in mark_interrupted(recorder.db):
         print(f"goalbot: session {session_id} was cut off; marked interrupted (goalbot resume {session_id})",
@@ -150,20 +170,47 @@ def run_goal(
         emitter = Emitter(bus, resume.session_id, start_seq=resume.last_seq, start_artifact=resume.last_artifact)
     else:
         emitter = Emitter(bus, new_session_id())
-    control = SessionControl(auto_approve=args.yes, can_ask=use_tui or sys.stdin.isatty())
-    client = build_client(settings, emitter)
-    operator = _operator(args, settings, domains)
-    session = Session(options, operator, client, emitter, control, secrets, domains,
-                      resume=resume.state if resume else None)
+    control = SessionControl(auto_approve=bool(getattr(args, "yes", False)), can_ask=can_ask)
+    session = Session(options, _operator(args, settings, domains), build_client(settings, emitter), emitter,
+                      control, secrets, domains, resume=resume.state if resume else None)
+    inbox = CommandInbox(db_path, emitter.session_id, control,
+                         said=lambda text: print(f"goalbot: {text}", file=sys.stderr))
+    inbox.start()
+    return Wiring(bus=bus, session=session, control=control, recorder=recorder, inbox=inbox)
+
+
+def run_goal(
+    args: argparse.Namespace, settings: Settings, db_path: Path, options: RunOptions,
+    resume: ResumePoint | None = None,
+) -> int:
+    use_tui = not args.no_tui
+    if use_tui and not has_terminal():
+        print("goalbot: no terminal for the dashboard; printing events instead", file=sys.stderr)
+        use_tui = False
+    await_attach = bool(getattr(args, "await_attach", False))
+    if not use_tui and not args.yes and not sys.stdin.isatty() and not await_attach:
+        return fail("nobody can approve the plan here: pass --yes, or --await-attach and approve it "
+                    "with goalbot attach, or run in a terminal")
     try:
-        result = _run_dashboard(bus, session, control, options) if use_tui else run_printing(bus, session, control)
+        wiring = wire_run(args, settings, db_path, options, use_tui or sys.stdin.isatty() or await_attach, resume)
+    except WiringError as exc:
+        return fail(str(exc))
+    if await_attach:
+        print(f"goalbot: session {wiring.session_id} waits for goalbot attach {wiring.session_id}",
+              file=sys.stderr, flush=True)
+    try:
+        if use_tui:
+            from goalbot.dashboard_cli import run_dashboard
+
+            result = run_dashboard(wiring, db_path, settings)
+        else:
+            result = run_printing(wiring.bus, wiring.session, wiring.control)
     finally:
-        recorder.close()
-    store_report(db_path, emitter.session_id)
+        wiring.close(db_path)
     if result is None:
         return 1
-    print(f"goalbot: session {emitter.session_id} {result.status.value}: {result.reason} "
-          f"(goalbot report {emitter.session_id})", file=sys.stderr)
+    print(f"goalbot: session {wiring.session_id} {result.status.value}: {result.reason} "
+          f"(goalbot report {wiring.session_id})", file=sys.stderr)
     if result.answer:
         print(result.answer)
     return 0 if result.status is Status.OK else 1
@@ -203,13 +250,3 @@ def _secrets(args: argparse.Namespace) -> Secrets:
     values = read_secrets_file(args.secrets_file) if getattr(args, "secrets_file", None) else {}
     values.update(parse_secret(text) for text in getattr(args, "secret", None) or [])
     return Secrets(values)
-
-
-def _run_dashboard(bus: Bus, session: Session, control: SessionControl, options: RunOptions) -> SessionResult | None:
-    from tui.app import GoalbotApp
-    from tui.images import prepare_images
-
-    prepare_images()  # must happen before Textual owns the terminal
-    app = GoalbotApp(bus, session, control, options)
-    app.run()
-    return app.result

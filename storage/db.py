@@ -75,6 +75,11 @@ def ensure_schema(db: sqlite_utils.Database) -> None:
         if_not_exists=True,
     )
     db["artifacts"].create_index(["session_id"], if_not_exists=True)
+    # What `goalbot attach` tells a run in another process; the run takes each row once.
+    db["commands"].create(
+        {"id": int, "session_id": str, "ts": str, "kind": str, "payload": str, "by": str, "taken_at": str},
+        pk="id", not_null={"session_id", "ts", "kind"}, if_not_exists=True,
+    )
     # Columns added after the first stores were made; older files get them on open.
     if "name" not in db["artifacts"].columns_dict:
         db["artifacts"].add_column("name", str)

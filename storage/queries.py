@@ -75,3 +75,60 @@ def last_url(events: list[Event]) -> str | None:
 def save_report(db: sqlite_utils.Database, session_id: str, markdown: str) -> None:
     with db.conn:
         db.execute("update sessions set report = ? where id = ?", [markdown, session_id])
+
+
+def find_sessions(
+    db: sqlite_utils.Database, text: str = "", status: str | None = None, limit: int = 500
+) -> list[dict[str, Any]]:
+    """Sessions whose goal, id or finish reason contain `text`, newest first, without their reports."""
+    clauses, args = [], []
+    if status:
+        clauses.append("status = ?")
+        args.append(status)
+    if text:
+        clauses.append("(goal like ? or id like ? or coalesce(finish_reason, '') like ?)")
+        args += [f"%{text}%"] * 3
+    where = f"where {' and '.join(clauses)}" if clauses else ""
+    return list(db.query(
+        "select id, goal, url, status, finish_reason, model, started_at, ended_at, steps, model_calls, "
+        f"tokens_in, tokens_out, cost_usd from sessions {where} order by started_at desc limit ?",
+        [*args, limit],
+    ))
+
+
+def delete_session(db: sqlite_utils.Database, session_id: str) -> None:
+    with db.conn:
+        for table in ("events", "artifacts", "commands"):
+            db.execute(f"delete from {table} where session_id = ?", [session_id])
+        db.execute("delete from sessions where id = ?", [session_id])
+
+
+def artifact_content(db: sqlite_utils.Database, artifact_id: str) -> bytes | None:
+    row = next(db.query("select content from artifacts where id = ?", [artifact_id]), None)
+    return row["content"] if row else None
+
+
+def latest_session_id(db: sqlite_utils.Database, status: str | None = None) -> str | None:
+    rows = list_sessions(db, limit=1, status=status)
+    return rows[0]["id"] if rows else None
+
+
+def post_command(db: sqlite_utils.Database, session_id: str, kind: str, payload: dict[str, Any], by: str) -> None:
+    with db.conn:
+        db["commands"].insert({
+            "session_id": session_id, "ts": datetime.now().astimezone().isoformat(), "kind": kind,
+            "payload": json.dumps(payload, ensure_ascii=False), "by": by,
+        })
+
+
+def take_commands(db: sqlite_utils.Database, session_id: str) -> list[tuple[str, dict[str, Any], str]]:
+    """The session's commands not taken yet, oldest first; each is marked taken and its payload
+    dropped, so an answer lives in the file no longer than it takes to deliver it."""
+    with db.conn:
+        rows = list(db.query(
+            "select id, kind, payload, by from commands where session_id = ? and taken_at is null order by id",
+            [session_id]))
+        now = datetime.now().astimezone().isoformat()
+        for row in rows:
+            db.execute("update commands set taken_at = ?, payload = '{}' where id = ?", [now, row["id"]])
+    return [(row["kind"], json.loads(row["payload"] or "{}"), row["by"] or "attach") for row in rows]

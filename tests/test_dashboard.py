@@ -1,85 +1,55 @@
-"""The dashboard, driven through Textual's Pilot, on a real run: real browser, real model
-endpoint, real store."""
+"""The run screen and its dialogs, driven through Textual's Pilot on real runs: real browser,
+real model endpoint, real store."""
 
 from __future__ import annotations
 
-import asyncio
+import json
 from pathlib import Path
-from typing import Any, Callable
 
-from textual.pilot import Pilot
 from textual.widgets import Input
 
 from conftest import answer, call, demo_script, rows
+from dashboard_kit import GOAL, dashboard_app, log_rows, on_top, screen_text, text, until
 from goalbot.agents.control import SessionControl
-from goalbot.agents.session import RunOptions, Session, Status
-from goalbot.events import Bus, Emitter, new_session_id
-from goalbot.llm.client import ModelClient, ModelConfig
-from goalbot.operators.browser import BrowserOperator
-from goalbot.operators.browser_launch import BrowserOptions
-from storage.recorder import Recorder
-from tui.app import GoalbotApp
+from goalbot.agents.session import Status
+from goalbot.llm.usage import Limits
 from tui.images import prepare_images
 
-GOAL = "sign in and turn on dark mode"
 
-
-def dashboard_app(
-    url: str, goal: str, model, db_path: Path, control: SessionControl | None = None
-) -> tuple[GoalbotApp, Recorder]:
-    """The dashboard on a real session: the scripted model over HTTP, Chromium, a SQLite store."""
-    recorder = Recorder(db_path)
-    bus = Bus()
-    recorder.attach(bus)
-    emitter = Emitter(bus, new_session_id())
-    control = control or SessionControl()
-    options = RunOptions(goal=goal, url=url)
-    client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
-    session = Session(options, BrowserOperator(BrowserOptions(headless=True)), client, emitter, control)
-    return GoalbotApp(bus, session, control, options), recorder
-
-
-async def _until(pilot: Pilot[Any], condition: Callable[[], bool], what: str, seconds: float = 60) -> None:
-    deadline = asyncio.get_running_loop().time() + seconds
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.1)
-
-
-def _text(app: GoalbotApp, selector: str) -> str:
-    return str(app.screen.query_one(selector).render())
-
-
-async def test_approve_with_the_key_and_watch_it_finish(site, model_server, db_path: Path) -> None:
-    prepare_images()  # as the command line does before the app starts
+async def test_approve_in_the_plan_dialog_and_watch_it_finish(site, model_server, db_path: Path) -> None:
+    prepare_images("halfcell")  # as the command line does before the app starts
     app, recorder = dashboard_app(f"{site.url}/login", GOAL, model_server(demo_script()), db_path)
     try:
         async with app.run_test(size=(160, 45)) as pilot:
-            await _until(pilot, lambda: app.control.awaiting_plan, "the plan to wait for approval")
-            plan = _text(app, "#plan")
-            assert "1. Sign in with the demo account" in plan
-            assert "Approve this plan?" in plan
-            assert "awaiting approval" in _text(app, "#status")
+            await until(pilot, lambda: on_top(app, "PlanReviewScreen"), "the plan dialog")
+            assert "1. Sign in with the demo account" in screen_text(app, "#review-steps")
+            assert "Approve this plan?" in text(app, "#plan")
+            assert "awaiting approval" in text(app, "#status")
             assert site.state.snapshot()["signed_in"] == []  # nothing happens before approval
 
             await pilot.press("a")
-            await _until(pilot, lambda: app.result is not None, "the session to end")
-            await pilot.pause(0.3)
+            await until(pilot, lambda: app.result is not None, "the session to end")
+            await pilot.pause(0.6)  # the picture is redrawn at most twice a second
 
             assert app.result.status is Status.OK
-            status = _text(app, "#status")
+            status = text(app, "#status")
             assert "done" in status and "step 2/20" in status and "progress 100%" in status
             assert "validator: valid" in status
-            assert _text(app, "#plan").count("✔") == 2
-            assert "screenshot" not in _text(app, "#screenshot-caption")
-            assert "Settings · Acme Account" in _text(app, "#screenshot-caption")
-            picture = app.screen.query_one("#screenshot-image")
+            assert "▇" in status or "█" in status  # the confidence trend
+            assert text(app, "#plan").count("✔") == 2
+            assert "Settings · Acme Account" in text(app, "#screenshot-caption")
+            picture = app.run_screen.query_one("#screenshot-image")
             assert picture.image.size == (1280, 800)  # the browser's latest screenshot
-            log = "\n".join(str(line.text) for line in app.screen.query_one("#log").lines)
+            log = "\n".join(log_rows(app.run_screen))
             assert "PLAN_APPROVED" in log and "plan approved by dashboard" in log
-            assert "TASK_OK" in log
+            assert "VALIDATE_OK" in log and "TASK_OK" in log
 
+            await pilot.press("m")  # the Set-of-Mark version of the same picture
+            await pilot.pause(0.2)
+            assert "(marks: " in text(app, "#screenshot-caption")
+            await pilot.press("m")
+            await pilot.pause(0.2)
+            assert "(marks: " not in text(app, "#screenshot-caption")
             await pilot.press("q")
     finally:
         recorder.close()
@@ -87,25 +57,52 @@ async def test_approve_with_the_key_and_watch_it_finish(site, model_server, db_p
     assert rows(db_path, "select status from sessions")[0]["status"] == "ok"
 
 
-async def test_reject_with_feedback_gets_a_new_plan(site, model_server, db_path: Path) -> None:
+async def test_the_plan_is_edited_in_the_dialog_and_the_edited_plan_runs(site, model_server, db_path: Path) -> None:
+    app, recorder = dashboard_app(f"{site.url}/login", GOAL, model_server(demo_script()), db_path)
+    steps = lambda: screen_text(app, "#review-steps")  # noqa: E731
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await until(pilot, lambda: on_top(app, "PlanReviewScreen"), "the plan dialog")
+            await pilot.press("n", *"Look around", "enter")  # a new step after the first
+            assert steps().index("2. Look around") < steps().index("3. Turn on the dark mode")
+            await pilot.press("shift+up")  # the new step moves to the top
+            assert "1. Look around" in steps() and "2. Sign in" in steps()
+            await pilot.press("d")  # and is deleted
+            assert "Look around" not in steps() and "1. Sign in" in steps()
+            await pilot.press("e", "ctrl+u", *"Sign in as demo@example.com", "enter")
+            assert "1. Sign in as demo@example.com" in steps()
+            assert "(edited)" in screen_text(app, "#review-title")
+            await pilot.press("a")
+            await until(pilot, lambda: app.result is not None, "the session to end")
+            assert app.result.status is Status.OK
+            await pilot.press("q")
+    finally:
+        recorder.close()
+    approved = json.loads(rows(db_path, "select data from events where type = 'PLAN_APPROVED'")[0]["data"])
+    wanted = ["Sign in as demo@example.com", "Turn on the dark mode switch in the settings and save"]
+    assert approved["steps"] == wanted and approved["edited"] is True and approved["by"] == "dashboard"
+    run = [json.loads(r["data"])["description"] for r in rows(db_path, "select data from events where type = 'STEP_START'")]
+    assert run == wanted
+
+
+async def test_reject_with_feedback_in_the_dialog_gets_a_new_plan(site, model_server, db_path: Path) -> None:
     script = demo_script()
-    replan = answer(call("plan", observation="sign-in page", steps=[
+    script["planner"].append(answer(call("plan", observation="sign-in page", steps=[
         "Sign in as demo@example.com", "Turn on the dark mode switch in the settings and save",
-    ], progress_percent=0, confidence=0.8))
-    script["planner"].append(replan)
+    ], progress_percent=0, confidence=0.8)))
     model = model_server(script)
     app, recorder = dashboard_app(f"{site.url}/login", GOAL, model, db_path)
     try:
         async with app.run_test(size=(160, 45)) as pilot:
-            await _until(pilot, lambda: app.control.awaiting_plan, "the first plan")
+            await until(pilot, lambda: on_top(app, "PlanReviewScreen"), "the first plan")
             await pilot.press("r")
-            await _until(pilot, lambda: bool(app.screen.query(Input)), "the feedback box")
+            await until(pilot, lambda: app.screen.query_one("#review-input", Input).has_focus, "the feedback box")
             await pilot.press(*"name the account", "enter")
-            await _until(pilot, lambda: "Sign in as demo@example.com" in _text(app, "#plan")
-                         and app.control.awaiting_plan, "the second plan")
-            assert "↻" in _text(app, "#plan")  # the rejected steps stay visible, struck out
+            await until(pilot, lambda: on_top(app, "PlanReviewScreen")
+                        and "Sign in as demo@example.com" in screen_text(app, "#review-steps"), "the second plan")
+            assert "↻" in text(app, "#plan")  # the rejected steps stay visible, struck out
             await pilot.press("a")
-            await _until(pilot, lambda: app.result is not None, "the session to end")
+            await until(pilot, lambda: app.result is not None, "the session to end")
             assert app.result.status is Status.OK
             await pilot.press("q")
     finally:
@@ -116,16 +113,36 @@ async def test_reject_with_feedback_gets_a_new_plan(site, model_server, db_path:
     assert "name the account" in planner_requests[1]["messages"][-1]["content"]
 
 
+async def test_a_plan_put_off_with_esc_is_approved_later_from_the_run_screen(site, model_server, db_path: Path) -> None:
+    app, recorder = dashboard_app(f"{site.url}/login", GOAL, model_server(demo_script()), db_path)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await until(pilot, lambda: on_top(app, "PlanReviewScreen"), "the plan dialog")
+            await pilot.press("escape")
+            await pilot.pause(0.5)
+            assert app.screen is app.run_screen and app.control.awaiting_plan  # still waiting, not reopened
+            await pilot.press("r")  # the reject box from the run screen; Esc backs out of it
+            await until(pilot, lambda: on_top(app, "RejectScreen"), "the reject box")
+            await pilot.press("escape")
+            await pilot.press("a")
+            await until(pilot, lambda: app.result is not None, "the session to end")
+            assert app.result.status is Status.OK
+            await pilot.press("q")
+    finally:
+        recorder.close()
+    assert rows(db_path, "select count(*) as n from events where type = 'PLAN_REJECTED'")[0]["n"] == 0
+
+
 async def test_ctrl_c_in_the_dashboard_stops_the_run_as_cancelled(site, model_server, db_path: Path) -> None:
     app, recorder = dashboard_app(f"{site.url}/login", GOAL, model_server(demo_script()), db_path)
     try:
         async with app.run_test(size=(160, 45)) as pilot:
-            await _until(pilot, lambda: app.control.awaiting_plan, "the plan")
+            await until(pilot, lambda: app.control.awaiting_plan, "the plan")
             await pilot.press("ctrl+c")
-            await _until(pilot, lambda: app.result is not None, "the session to end")
+            await until(pilot, lambda: app.result is not None, "the session to end")
             assert app.result.status is Status.CANCELLED
             await pilot.pause(0.2)
-            assert "cancelled" in _text(app, "#status")
+            assert "cancelled" in text(app, "#status")
             await pilot.press("q")
     finally:
         recorder.close()
@@ -135,21 +152,19 @@ async def test_ctrl_c_in_the_dashboard_stops_the_run_as_cancelled(site, model_se
 
 async def test_pause_holds_the_run_until_resumed(site, model_server, db_path: Path) -> None:
     """`p` pauses before the next action: the browser does nothing until `p` again."""
-    prepare_images()
     app, recorder = dashboard_app(f"{site.url}/login", GOAL, model_server(demo_script()), db_path)
     seen: list[str] = []
     app.bus.subscribe(lambda event: seen.append(event.type.value))
     try:
         async with app.run_test(size=(160, 45)) as pilot:
-            await _until(pilot, lambda: app.control.awaiting_plan, "the plan")
-            await pilot.press("p")
-            await pilot.press("a")
-            await _until(pilot, lambda: "TASK_PAUSE" in seen, "the pause")
+            await until(pilot, lambda: on_top(app, "PlanReviewScreen"), "the plan")
+            await pilot.press("escape", "p", "a")
+            await until(pilot, lambda: "TASK_PAUSE" in seen, "the pause")
             await pilot.pause(1.5)
             assert site.state.snapshot()["signed_in"] == []  # held: nothing was typed or clicked
-            assert app.result is None
+            assert app.result is None and "paused" in text(app, "#status")
             await pilot.press("p")
-            await _until(pilot, lambda: app.result is not None, "the session to end")
+            await until(pilot, lambda: app.result is not None, "the session to end")
             assert app.result.status is Status.OK
             await pilot.press("q")
     finally:
@@ -160,24 +175,26 @@ async def test_pause_holds_the_run_until_resumed(site, model_server, db_path: Pa
     assert kinds.index("ACT_START") > resumed
 
 
-async def test_not_go_in_the_dashboard_keeps_the_purchase_off_the_shop(hardsite, model_server, db_path: Path) -> None:
+async def test_not_go_shows_what_where_and_the_screen(hardsite, model_server, db_path: Path) -> None:
     from test_agent_loop import element, plan
 
     hardsite.reset()
-    prepare_images()
+    prepare_images("halfcell")
     model = model_server({"planner": [plan("Buy the kit")],
                           "navigator": [answer(call("click", index=element("Buy now")))]})
     control = SessionControl(auto_approve=True)
     app, recorder = dashboard_app(hardsite.page("shop"), "buy the kit", model, db_path, control)
     try:
-        async with app.run_test(size=(160, 45)) as pilot:
-            await _until(pilot, lambda: control.awaiting_consent and type(app.screen).__name__ == "ConsentScreen"
-                         and bool(app.screen.query("#consent-question")), "the GO / NOT GO question")
-            question = _text(app, "#consent-question")
+        async with app.run_test(size=(160, 50)) as pilot:
+            await until(pilot, lambda: control.awaiting_consent and on_top(app, "ConsentScreen")
+                        and bool(app.screen.query("#consent-question")), "the GO / NOT GO question")
+            question = screen_text(app, "#consent-question")
             assert "GO / NOT GO?" in question and "Buy now" in question and hardsite.page("shop") in question
-            assert "NOT GO" in _text(app, "#consent-keys")
+            assert "NOT GO" in screen_text(app, "#consent-keys")
+            picture = app.screen.query_one("#consent-picture #screenshot-image")
+            assert picture.image.size[0] > 0  # the screen the click would land on
             await pilot.press("n")
-            await _until(pilot, lambda: app.result is not None, "the session to end")
+            await until(pilot, lambda: app.result is not None, "the session to end")
             assert app.result.status is Status.CANCELLED and "NOT GO" in app.result.reason
             await pilot.press("q")
     finally:
@@ -185,3 +202,48 @@ async def test_not_go_in_the_dashboard_keeps_the_purchase_off_the_shop(hardsite,
     assert hardsite.reached("/api/buy") == []
     denied = rows(db_path, "select data from events where type = 'APPROVAL_DENIED'")
     assert '"by": "dashboard"' in denied[0]["data"]
+
+
+async def test_the_agents_question_is_answered_in_a_dialog(site, model_server, db_path: Path) -> None:
+    script = demo_script()
+    script["navigator"].insert(0, answer(call("call_user", question="Which account should I use?")))
+    model = model_server(script)
+    app, recorder = dashboard_app(f"{site.url}/login", GOAL, model, db_path, SessionControl(auto_approve=True))
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await until(pilot, lambda: on_top(app, "QuestionScreen") and bool(app.screen.query("#answer")),
+                        "the question")
+            assert "Which account should I use?" in screen_text(app, "#question-text")
+            await pilot.press(*"the demo one", "enter")
+            await until(pilot, lambda: app.result is not None, "the session to end")
+            assert app.result.status is Status.OK
+            await pilot.press("q")
+    finally:
+        recorder.close()
+    reply = json.loads(rows(db_path, "select data from events where type = 'USER_REPLY'")[0]["data"])
+    assert reply["answer"] == "the demo one" and reply["by"] == "dashboard"
+    navigator = [r for r in model.requests if r["role"] == "navigator"]
+    assert "the demo one" in json.dumps(navigator[1]["messages"])
+
+
+async def test_going_over_the_budget_asks_and_yes_lets_it_go_on(site, model_server, db_path: Path) -> None:
+    app, recorder = dashboard_app(f"{site.url}/login", GOAL, model_server(demo_script()), db_path,
+                                  SessionControl(auto_approve=True), limits=Limits(max_calls=3))
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await until(pilot, lambda: on_top(app, "ConsentScreen") and bool(app.screen.query("#consent-question")),
+                        "the budget question")
+            assert "3" in screen_text(app, "#consent-question")
+            assert "NOT GO" not in screen_text(app, "#consent-keys")
+            await pilot.press("y")
+            await until(pilot, lambda: app.result is not None or on_top(app, "ConsentScreen"), "the next question")
+            while app.result is None:  # a new allowance each time: yes again
+                if on_top(app, "ConsentScreen"):
+                    await pilot.press("y")
+                await pilot.pause(0.2)
+            assert app.result.status is Status.OK
+            await pilot.press("q")
+    finally:
+        recorder.close()
+    granted = rows(db_path, "select data from events where type = 'APPROVAL_GRANTED'")
+    assert granted and all('"kind": "budget"' in g["data"] for g in granted)

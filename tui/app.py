@@ -1,154 +1,86 @@
-"""The goalbot dashboard: runs one session in Textual's loop and shows its events as they come."""
+"""The goalbot dashboard: a run (live in this process, or attached through the store), the stored
+sessions and their replays, on one keyboard-first Textual app."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Literal
+
 from textual.app import App
 from textual.binding import Binding
-from textual.message import Message
 
-from goalbot.agents.control import SessionControl
-from goalbot.agents.session import RunOptions, Session, SessionResult
-from goalbot.events import Artifact, Bus, Event, EventType
-from tui.screens.consent import ConsentScreen
-from tui.screens.question import QuestionScreen
-from tui.screens.reject import RejectScreen
-from tui.screens.run import RunScreen
+from goalbot.agents.session import SessionResult
+from tui.commands import GoalbotCommands
+from tui.screens.replay import ReplayScreen
+from tui.screens.run import LiveRun, RunScreen, Starter
+from tui.screens.sessions import SessionsScreen
 
-
-class BusEvent(Message):
-    def __init__(self, event: Event) -> None:
-        super().__init__()
-        self.event = event
-
-
-class BusArtifact(Message):
-    def __init__(self, artifact: Artifact) -> None:
-        super().__init__()
-        self.artifact = artifact
+Opening = Literal["run", "sessions", "replay", "attach"]
 
 
 class GoalbotApp(App[None]):
     CSS_PATH = "goalbot.tcss"
     TITLE = "goalbot"
+    COMMANDS = App.COMMANDS | {GoalbotCommands}
     BINDINGS = [
-        Binding("a", "approve", "Approve plan"),
-        Binding("r", "reject", "Reject plan"),
-        Binding("p", "pause", "Pause/resume"),
-        Binding("s", "stop", "Stop"),
+        Binding("f2", "sessions", "Sessions"),
         Binding("ctrl+c", "stop", "Stop", show=False, priority=True),
-        Binding("q", "quit_dashboard", "Quit"),
     ]
 
-    def __init__(self, bus: Bus, session: Session, control: SessionControl, options: RunOptions) -> None:
+    def __init__(
+        self,
+        *,
+        db_path: Path | None = None,
+        live: LiveRun | None = None,
+        starter: Starter | None = None,
+        history: list[str] | None = None,
+        session_id: str | None = None,
+        opening: Opening = "run",
+        export_dir: Path | None = None,
+    ) -> None:
         super().__init__()
-        self.bus = bus
-        self.session = session
-        self.control = control
-        self.options = options
-        self.result: SessionResult | None = None
-        self.run_screen = RunScreen(options.goal)
-        self._quit_when_done = False
-        self._screenshots: dict[str, bytes] = {}
-        self._consent_open: ConsentScreen | None = None
+        self.db_path = db_path
+        self.session_id = session_id
+        self.opening = opening
+        self.export_dir = export_dir or Path.cwd()
+        follow = (db_path, session_id) if opening == "attach" and db_path and session_id else None
+        self.run_screen = RunScreen(starter=starter, history=history, live=live, follow=follow)
+
+    @property
+    def result(self) -> SessionResult | None:
+        return self.run_screen.result
 
     def on_mount(self) -> None:
-        # Publishers call these in their own context; posting a message never blocks them.
-        self.bus.subscribe(lambda event: self.post_message(BusEvent(event)))
-        self.bus.subscribe_artifacts(lambda artifact: self.post_message(BusArtifact(artifact)))
+        if self.opening == "replay" and self.db_path and self.session_id:
+            self.push_screen(ReplayScreen(self.db_path, self.session_id))
+            return
         self.push_screen(self.run_screen)
-        self.run_worker(self._run_session(), name="session", exit_on_error=False)
+        if self.opening == "sessions":
+            self.action_sessions()
 
-    async def _run_session(self) -> None:
-        try:
-            self.result = await self.session.run()
-        finally:
-            await self.session.client.close()
-        if self._quit_when_done:
-            self.exit()
-        else:
-            self.notify("Session over: press q to quit", timeout=8)
-
-    def on_bus_event(self, message: BusEvent) -> None:
-        event = message.event
-        self.run_screen.apply(event)
-        if event.type is EventType.APPROVAL_REQUEST:
-            self._ask_consent(event.data)
-        if event.type in (EventType.APPROVAL_GRANTED, EventType.APPROVAL_DENIED) and self._consent_open is self.screen:
-            # Settled without this dialog (a timeout, say): it must not linger over the run.
-            self._consent_open.dismiss(None)
-        if event.type is EventType.ASK_USER:
-            self._ask_question(event.data["question"], bool(event.data.get("secret")))
-        if event.type is EventType.OBSERVATION:
-            content = self._screenshots.pop(event.data.get("screenshot") or "", None)
-            if content is not None:
-                self.run_screen.show_screenshot(content)
-
-    def on_bus_artifact(self, message: BusArtifact) -> None:
-        # Held until the OBSERVATION that names it, so the picture and its caption agree.
-        if message.artifact.kind == "screenshot":
-            self._screenshots = {message.artifact.id: message.artifact.content}
-
-    def _ask_consent(self, request: dict[str, object]) -> None:
-        def send(granted: bool | None) -> None:
-            self._consent_open = None
-            if granted is None:
+    def open_session(self, session_id: str, running: bool) -> None:
+        """A running session is followed live; a finished one is replayed."""
+        assert self.db_path is not None
+        if running:
+            while self.screen is not self.run_screen and len(self.screen_stack) > 2:
+                self.pop_screen()
+            if self.run_screen.running_here:
+                self.notify("A run of this dashboard is going on: it stays on this screen", severity="warning")
                 return
-            if granted:
-                self.control.grant(by="dashboard")
-            else:
-                self.control.deny(by="dashboard")
-
-        if request.get("risky"):
-            question = f"GO / NOT GO?\n{request['what']}\non {request.get('where', '')}"
+            self.run_screen.follow_store(self.db_path, session_id)
         else:
-            question = str(request["what"])
-        self._consent_open = ConsentScreen(question, risky=bool(request.get("risky")))
-        self.push_screen(self._consent_open, send)
+            self.push_screen(ReplayScreen(self.db_path, session_id))
 
-    def _ask_question(self, question: str, secret: bool) -> None:
-        def send(answer: str | None) -> None:
-            if answer:
-                self.control.answer(answer, by="dashboard")
-            else:
-                self.control.decline(by="dashboard")
-
-        self.push_screen(QuestionScreen(question, secret), send)
-
-    def action_approve(self) -> None:
-        if self.control.awaiting_plan:
-            self.control.approve(by="dashboard")
-        else:
-            self.notify("No plan is waiting for approval", severity="warning")
-
-    def action_reject(self) -> None:
-        if not self.control.awaiting_plan:
-            self.notify("No plan is waiting for approval", severity="warning")
-            return
-
-        def send(feedback: str | None) -> None:
-            if feedback is not None and self.control.awaiting_plan:
-                self.control.reject(feedback, by="dashboard")
-
-        self.push_screen(RejectScreen(), send)
-
-    def action_pause(self) -> None:
-        if self.result is not None:
-            return
-        if self.control.paused:
-            self.control.resume()
-            self.notify("Resuming")
-        else:
-            self.control.pause()
-            self.notify("Pausing before the next action… (p resumes)")
+    def action_sessions(self) -> None:
+        if self.db_path is None:
+            self.notify("No store to read sessions from", severity="warning")
+        elif not isinstance(self.screen, SessionsScreen):
+            self.push_screen(SessionsScreen(self.db_path, self.export_dir))
 
     def action_stop(self) -> None:
-        if self.result is None:
-            self.control.stop()
-            self.notify("Stopping…")
-
-    def action_quit_dashboard(self) -> None:
-        if self.result is not None:
-            self.exit()
+        """Ctrl-C stops this process's run (and the dashboard stays to show how it ended);
+        with nothing running here it leaves, and an attached run goes on."""
+        if self.run_screen.running_here:
+            self.run_screen.action_stop()
         else:
-            self._quit_when_done = True
-            self.control.stop()
+            self.exit()

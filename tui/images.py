@@ -7,26 +7,41 @@ over the terminal, and everything works without it (the panel then says why ther
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
+
+ImageMode = Literal["auto", "sixel", "halfcell", "none"]
+MODES: tuple[ImageMode, ...] = ("auto", "sixel", "halfcell", "none")
 
 _image_class: Any = None
 _unavailable_reason = "images not prepared"
+_kind = "no images"
 
 
-def prepare_images() -> None:
-    global _image_class, _unavailable_reason
+def prepare_images(mode: ImageMode = "auto") -> None:
+    """auto: sixel where the terminal answers that it has it, half-cell otherwise."""
+    global _image_class, _unavailable_reason, _kind
+    _image_class, _kind = None, "no images"
+    if mode == "none":
+        _unavailable_reason = "images off (--images none)"
+        return
     try:
-        from textual_image.widget import Image
+        from textual_image import renderable, widget
     except Exception as exc:  # any failure here only costs the picture, never the dashboard
-        _image_class, _unavailable_reason = None, f"terminal images unavailable ({type(exc).__name__})"
-    else:
-        _image_class, _unavailable_reason = Image, ""
+        _unavailable_reason = f"terminal images unavailable ({type(exc).__name__})"
+        return
+    classes = {"auto": widget.Image, "sixel": widget.SixelImage, "halfcell": widget.HalfcellImage}
+    _image_class, _unavailable_reason = classes[mode], ""
+    _kind = mode if mode != "auto" else renderable.Image.__module__.rsplit(".", 1)[-1]
 
 
 def image_widget_class() -> Any:
-    """The textual-image widget class (sixel where the terminal has it, half-cell otherwise)."""
     return _image_class
 
 
 def unavailable_reason() -> str:
     return _unavailable_reason
+
+
+def image_kind() -> str:
+    """What the pictures are drawn with, for the panel's title."""
+    return _kind

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from goalbot.events import Event, EventType as T
+
+TREND = 24  # how many confidence readings the status bar draws
 
 
 class StepState(StrEnum):
@@ -43,9 +46,19 @@ class DashboardState:
     model_errors: int = 0
     tokens: int = 0
     cost_usd: float | None = None  # None until a call to a model with a known price
+    confidences: list[float] = field(default_factory=list)  # the trend, newest last
     paused: str = ""
     screenshot_id: str | None = None
+    marks: list[tuple[int, int, int, int, int]] = field(default_factory=list)
+    viewport_width: int = 0
     page: str = ""
+    proposed: list[str] = field(default_factory=list)  # the steps waiting for approval
+    consent: dict[str, Any] | None = None  # an open GO / NOT GO or budget question
+    question: dict[str, Any] | None = None  # an open question from the agent
+
+    @property
+    def finished(self) -> bool:
+        return self.status in ("done", "failed", "cancelled")
 
     def apply(self, event: Event) -> None:
         d = event.data
@@ -62,6 +75,7 @@ class DashboardState:
                 # Older stores lack the flag: then every plan waited for approval.
                 if d.get("asks_approval", True):
                     self.awaiting_approval, self.status = True, "awaiting approval"
+                    self.proposed = list(d["steps"])
             case T.PLAN_APPROVED:
                 settled = [s for s in self.plan if s.state is not StepState.PENDING]
                 pending = [s.text for s in self.plan if s.state is StepState.PENDING]
@@ -85,6 +99,15 @@ class DashboardState:
                 self.last_verdict = f"{verdict}: {d['reason']}"
             case T.GOAL_STATUS:
                 self.progress, self.confidence = d["progress_percent"], d["confidence"]
+                self.confidences = [*self.confidences[-(TREND - 1):], d["confidence"]]
+            case T.APPROVAL_REQUEST:
+                self.consent = {**d, "seq": event.seq}
+            case T.APPROVAL_GRANTED | T.APPROVAL_DENIED:
+                self.consent = None
+            case T.ASK_USER:
+                self.question = {**d, "seq": event.seq}
+            case T.USER_REPLY:
+                self.question = None
             case T.LLM_CALL:
                 self.model_calls += 1
                 self.tokens += d.get("tokens_in", 0) + d.get("tokens_out", 0)
@@ -97,12 +120,14 @@ class DashboardState:
             case T.TASK_RESUME:
                 self.paused, self.status = "", "running"
             case T.OBSERVATION:
-                self.screenshot_id = d.get("screenshot") or self.screenshot_id
+                if d.get("screenshot"):
+                    self.screenshot_id, self.viewport_width = d["screenshot"], d.get("viewport_width", 0)
+                    self.marks = [tuple(m) for m in d.get("marks", [])]
                 self.page = f"{d['title']} <{d['url']}>"
             case T.TASK_OK | T.TASK_FAIL | T.TASK_CANCEL:
                 self.status = {T.TASK_OK: "done", T.TASK_FAIL: "failed", T.TASK_CANCEL: "cancelled"}[event.type]
                 self.reason, self.answer = d.get("reason", ""), d.get("answer", "")
-                self.awaiting_approval = False
+                self.awaiting_approval, self.consent, self.question = False, None, None
 
     def _mark(self, description: str, state: StepState) -> None:
         # The newest step with this text that is not settled yet is the one the event is about.

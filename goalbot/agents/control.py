@@ -9,7 +9,7 @@ Calls are safe from any thread.
 from __future__ import annotations
 
 import asyncio
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -84,6 +84,10 @@ class SessionControl:
         self._loop.call_soon_threadsafe(box.put, item)
 
     @property
+    def started(self) -> bool:
+        return self._loop is not None
+
+    @property
     def awaiting_plan(self) -> bool:
         return bool(self._plans and self._plans.waiting)
 
@@ -112,6 +116,25 @@ class SessionControl:
 
     def decline(self, by: str = "user") -> None:
         self._send(self._replies, Reply(text="", declined=True, by=by))
+
+    def command(self, kind: str, payload: dict[str, Any], by: str) -> bool:
+        """One word by name, as a viewer in another process sends it; False for an unknown kind."""
+        match kind:
+            case "approve":
+                self.approve(payload.get("steps"), by=by)
+            case "reject":
+                self.reject(str(payload.get("feedback", "")), by=by)
+            case "grant" | "deny":
+                (self.grant if kind == "grant" else self.deny)(by=by)
+            case "answer":
+                self.answer(str(payload.get("text", "")), by=by)
+            case "decline":
+                self.decline(by=by)
+            case "pause" | "resume" | "stop":
+                getattr(self, kind)()
+            case _:
+                return False
+        return True
 
     def stop(self) -> None:
         self._stop_requested = True

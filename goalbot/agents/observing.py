@@ -5,6 +5,7 @@ from __future__ import annotations
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.vision import Picture, picture_for_model
 from goalbot.operators.base import Observation, Operator
+from goalbot.operators.som import boxes_of
 
 
 async def observe(operator: Operator, emitter: Emitter, step: int | None) -> Observation:
@@ -16,6 +17,8 @@ async def observe(operator: Operator, emitter: Emitter, step: int | None) -> Obs
         EventType.OBSERVATION, Actor.SYSTEM, step,
         url=observation.url, title=observation.title, screenshot=screenshot,
         elements=len(observation.elements),
+        # The boxes let a viewer draw the Set-of-Mark picture later, without a second image.
+        marks=boxes_of(observation), viewport_width=observation.viewport_width,
     )
     return observation
 

@@ -11,21 +11,31 @@ from goalbot.operators.base import Observation
 COLOURS = ("#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#008080", "#9a6324", "#800000")
 
 
+Box = tuple[int, int, int, int, int]  # index, x, y, width, height in CSS pixels
+
+
+def boxes_of(observation: Observation) -> list[Box]:
+    """The listed elements' boxes, compact enough to ride along in an OBSERVATION event."""
+    return [(e.index, *(round(v) for v in e.box)) for e in observation.elements.values() if e.box is not None]
+
+
 def draw_marks(observation: Observation, image_format: str = "PNG") -> bytes:
     """The observation's screenshot with a numbered box around each listed element."""
     if not observation.screenshot:
         raise ValueError("the observation has no screenshot")
-    image = Image.open(io.BytesIO(observation.screenshot)).convert("RGB")
-    scale = image.width / observation.viewport_width if observation.viewport_width else 1.0
+    return draw_boxes(observation.screenshot, boxes_of(observation), observation.viewport_width, image_format)
+
+
+def draw_boxes(screenshot: bytes, boxes: list[Box], viewport_width: int, image_format: str = "PNG") -> bytes:
+    image = Image.open(io.BytesIO(screenshot)).convert("RGB")
+    scale = image.width / viewport_width if viewport_width else 1.0
     draw = ImageDraw.Draw(image)
     font = ImageFont.load_default(size=max(11, round(12 * scale)))
-    for element in observation.elements.values():
-        if element.box is None:
-            continue
-        colour = COLOURS[element.index % len(COLOURS)]
-        x, y, w, h = (v * scale for v in element.box)
+    for index, *box in boxes:
+        colour = COLOURS[index % len(COLOURS)]
+        x, y, w, h = (v * scale for v in box)
         draw.rectangle((x, y, x + w, y + h), outline=colour, width=max(1, round(2 * scale)))
-        label = str(element.index)
+        label = str(index)
         left, top, right, bottom = draw.textbbox((0, 0), label, font=font)
         tag_w, tag_h = right - left + 6, bottom - top + 4
         # The tag sits above the box's corner, or inside it when the box touches the top edge.

@@ -1,4 +1,5 @@
-"""A yes-or-no the run waits for: GO / NOT GO on a risky action, going over the model budget."""
+"""A yes-or-no the run waits for: GO / NOT GO on a risky action (what, where, and the screen it
+would happen on), going over the model budget, or deleting a stored session."""
 
 from __future__ import annotations
 
@@ -8,24 +9,47 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
+from tui.widgets.screenshot import ScreenshotPanel
 
-class ConsentScreen(ModalScreen[bool]):
+
+class ConsentScreen(ModalScreen[bool | None]):
     BINDINGS = [
-        Binding("y", "answer(True)", "Yes, go on"),
-        Binding("n,escape", "answer(False)", "No, stop"),
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n", "answer(False)", "No"),
+        Binding("escape", "later", "Decide later"),
     ]
 
-    def __init__(self, question: str, risky: bool = False) -> None:
+    def __init__(self, question: str, risky: bool = False, picture: bytes | None = None,
+                 where: str = "") -> None:
         super().__init__()
         self.question = question
         self.risky = risky
+        self.picture = picture
+        self.where = where
+
+    @classmethod
+    def for_request(cls, request: dict[str, object], picture: bytes | None) -> ConsentScreen:
+        """The dialog for an APPROVAL_REQUEST event."""
+        if request.get("risky"):
+            where = str(request.get("where", ""))
+            return cls(f"GO / NOT GO?\n{request['what']}\non {where}", risky=True, picture=picture, where=where)
+        return cls(str(request["what"]))
 
     def compose(self) -> ComposeResult:
-        keys = ("[b]y[/b] GO    [b]n[/b] NOT GO (the run stops)" if self.risky
-                else "[b]y[/b] go on    [b]n[/b] stop the run")
-        with Vertical(id="consent-dialog"):
+        keys = ("[b]y[/b] GO    [b]n[/b] NOT GO (the run stops)    [b]Esc[/b] decide later" if self.risky
+                else "[b]y[/b] yes    [b]n[/b] no    [b]Esc[/b] decide later")
+        with Vertical(id="consent-dialog", classes="risky" if self.risky else ""):
             yield Label(self.question, id="consent-question", markup=False)
+            if self.picture:
+                yield ScreenshotPanel(id="consent-picture")
             yield Label(keys, id="consent-keys")
+
+    def on_mount(self) -> None:
+        if self.picture:
+            self.query_one("#consent-picture", ScreenshotPanel).show(self.picture, self.where)
 
     def action_answer(self, granted: bool) -> None:
         self.dismiss(granted)
+
+    def action_later(self) -> None:
+        self.dismiss(None)

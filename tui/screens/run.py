@@ -1,50 +1,288 @@
-"""The run screen: goal, plan, live step log, latest screenshot, status line."""
+"""The run screen: the goal, the board, and every decision the run asks of the person.
+
+It follows one session at a time — running in this process, or in another one through the store
+(`goalbot attach`) — and opens a dialog when the events say the run waits for somebody.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from goalbot.events import Event
-from tui.state import DashboardState
-from tui.widgets.plan import PlanPanel
-from tui.widgets.screenshot import ScreenshotPanel
-from tui.widgets.status import StatusLine
-from tui.widgets.steplog import StepLog
+from goalbot.agents.control import SessionControl
+from goalbot.agents.session import Session, SessionResult
+from goalbot.events import Bus
+from tui.screens.consent import ConsentScreen
+from tui.screens.plan_review import PlanReviewScreen, Review
+from tui.screens.question import QuestionScreen
+from tui.screens.reject import RejectScreen
+from tui.sources import BusSource, EventSource, StoreSource
+from tui.steering import LocalSteering, Steering, SteeringError, StoreSteering
+from tui.widgets.board import Board
+from tui.widgets.goal_input import GoalInput
+
+DRAIN_S = 0.05
+
+
+@dataclass
+class LiveRun:
+    """A session to run in this process, and what to do with its result."""
+
+    bus: Bus
+    session: Session
+    control: SessionControl
+    finished: Callable[[SessionResult | None], None] = field(default=lambda _result: None)
+
+
+Starter = Callable[[str], LiveRun]
 
 
 class RunScreen(Screen[None]):
-    def __init__(self, goal: str) -> None:
+    BINDINGS = [
+        Binding("a", "approve", "Approve"),
+        Binding("e", "review", "Edit plan"),
+        Binding("o", "open_decision", "Open question"),
+        Binding("r", "reject", "Reject"),
+        Binding("p", "pause", "Pause/resume"),
+        Binding("s", "stop", "Stop"),
+        Binding("m", "marks", "Marks"),
+        Binding("q", "quit_dashboard", "Quit"),
+    ]
+
+    def __init__(self, *, starter: Starter | None = None, history: list[str] | None = None,
+                 live: LiveRun | None = None, follow: tuple[Path, str] | None = None) -> None:
+        """live: a run to start at once; follow: (store, session id) of a run in another process."""
         super().__init__()
-        self.goal = goal
-        self.state = DashboardState(goal=goal)
+        self.starter = starter
+        self.history = history or []
+        self.source: EventSource | None = None
+        self.steering: Steering | None = None
+        self.live: LiveRun | None = None
+        self._first = (live, follow)
+        self.attached = False
+        self.result: SessionResult | None = None
+        self._quit_when_done = False
+        self._pause_asked = False
+        self._reviewed_revision = -1
+        self._consent_seq = self._question_seq = -1
+
+    @property
+    def board(self) -> Board:
+        return self.query_one(Board)
 
     def compose(self) -> ComposeResult:
-        yield Static(f"Goal: {self.goal}", id="goal")
-        with Horizontal(id="panes"):
-            yield PlanPanel(id="plan")
-            yield StepLog(id="log", wrap=True, markup=False, max_lines=5_000, min_width=20)
-            yield ScreenshotPanel(id="screenshot")
-        yield StatusLine(id="status")
+        yield Static("", id="goal", markup=False)
+        yield GoalInput(self.history, id="goal-input")
+        yield Board(self._picture, id="board")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#log", StepLog).border_title = "Steps"
-        self.query_one("#screenshot", ScreenshotPanel).border_title = "Browser"
-        self._redraw()
+        live, follow = self._first
+        self.set_interval(DRAIN_S, self._drain)
+        if live is not None:
+            self.start_live(live)
+        elif follow is not None:
+            self.follow_store(*follow)
+        else:
+            self.query_one("#goal-input").display = self.starter is not None
+            self.query_one("#goal-input").focus()
 
-    def apply(self, event: Event) -> None:
-        self.state.apply(event)
-        self.query_one("#log", StepLog).add(event)
-        self._redraw()
+    @property
+    def running_here(self) -> bool:
+        """A session of this process is still going (quitting the dashboard stops it)."""
+        return self.live is not None and self.result is None
 
-    def show_screenshot(self, content: bytes) -> None:
-        self.query_one("#screenshot", ScreenshotPanel).show(content, self.state.page)
+    def _picture(self, artifact_id: str) -> bytes | None:
+        return self.source.screenshot(artifact_id) if self.source else None
 
-    def _redraw(self) -> None:
-        self.query_one("#plan", PlanPanel).show(self.state)
-        self.query_one("#status", StatusLine).show(self.state)
-        if self.state.url:
-            self.query_one("#goal", Static).update(f"Goal: {self.goal}   [dim]{self.state.url}[/]")
+    # -- following a session ---------------------------------------------------------------------
+
+    def start_live(self, run: LiveRun) -> None:
+        self.live, self.result, self.attached = run, None, False
+        self.source, self.steering = BusSource(run.bus), LocalSteering(run.control)
+        self._following()
+        self.run_worker(self._run_session(run), name="session", exit_on_error=False)
+
+    def follow_store(self, db_path: Path, session_id: str) -> None:
+        if self.source is not None:
+            self.source.close()
+        self.source, self.steering = StoreSource(db_path, session_id), StoreSteering(db_path, session_id)
+        self.live, self.attached = None, True
+        self._following()
+
+    def _following(self) -> None:
+        self._reviewed_revision, self._consent_seq, self._question_seq = -1, -1, -1
+        self._pause_asked = False
+        self.board.reset()
+        self.query_one("#goal-input").display = False
+        self.board.query_one("#log").focus()
+
+    async def _run_session(self, run: LiveRun) -> None:
+        try:
+            self.result = await run.session.run()
+        finally:
+            await run.session.client.close()
+            run.finished(self.result)
+        if self._quit_when_done:
+            self.app.exit()
+        elif self.starter is not None:
+            self.notify("Session over: type another goal, or q to quit", timeout=8)
+        else:
+            self.notify("Session over: press q to quit", timeout=8)
+
+    def _drain(self) -> None:
+        if self.source is None:
+            return
+        events = self.source.drain()
+        if not events:
+            return
+        self.board.apply(events)
+        state = self.board.state
+        self.query_one("#goal", Static).update(f"Goal: {state.goal}   {state.url}"
+                                               + ("   (attached)" if self.attached else ""))
+        if state.finished and self.starter is not None and self.live is not None:
+            goal_input = self.query_one("#goal-input", GoalInput)
+            goal_input.display = True
+            goal_input.focus()
+        self._ask_what_is_open()
+
+    # -- the person's decisions ------------------------------------------------------------------
+
+    def _ask_what_is_open(self) -> None:
+        """Opens the dialog the run waits on; closes one that was settled elsewhere."""
+        state = self.board.state
+        top = self.app.screen
+        settled = ((isinstance(top, PlanReviewScreen) and not state.awaiting_approval)
+                   or (isinstance(top, ConsentScreen) and state.consent is None)
+                   or (isinstance(top, QuestionScreen) and state.question is None))
+        if settled:
+            top.dismiss(None)
+            return
+        if top is not self:
+            return
+        if state.awaiting_approval and self._reviewed_revision != state.plan_revision:
+            if self.live is not None and self.live.control.auto_approve:
+                return
+            self._reviewed_revision = state.plan_revision
+            self.action_review()
+        elif state.consent is not None and self._consent_seq != state.consent["seq"]:
+            self._consent_seq = state.consent["seq"]
+            self._ask_consent(state.consent)
+        elif state.question is not None and self._question_seq != state.question["seq"]:
+            self._question_seq = state.question["seq"]
+            self._ask_question(state.question)
+
+    def _send(self, kind: str, **payload: object) -> bool:
+        if self.steering is None:
+            self.notify("No session to steer", severity="warning")
+            return False
+        try:
+            self.steering.send(kind, **payload)
+        except SteeringError as exc:
+            self.notify(str(exc), severity="error")
+            return False
+        return True
+
+    def _ask_consent(self, request: dict[str, object]) -> None:
+        def send(granted: bool | None) -> None:
+            if granted is not None and self.board.state.consent is not None:
+                self._send("grant" if granted else "deny")
+
+        picture = self._picture(str(request.get("screenshot"))) if request.get("screenshot") else None
+        self.app.push_screen(ConsentScreen.for_request(request, picture), send)
+
+    def _ask_question(self, question: dict[str, object]) -> None:
+        if question.get("secret") and self.steering is not None and not self.steering.carries_secrets:
+            self.notify("The agent asks for a secret: answer it where the run is, so it never passes "
+                        "through the store", severity="warning", timeout=15)
+            return
+
+        def send(answer: str | None) -> None:
+            if self.board.state.question is not None:
+                self._send("answer", text=answer) if answer else self._send("decline")
+
+        self.app.push_screen(QuestionScreen(str(question["question"]), bool(question.get("secret"))), send)
+
+    def action_review(self) -> None:
+        state = self.board.state
+        if not state.awaiting_approval:
+            self.notify("No plan is waiting for approval", severity="warning")
+            return
+
+        def send(review: Review | None) -> None:
+            if review is None or not self.board.state.awaiting_approval:
+                return
+            if review.approved:
+                self._send("approve", steps=review.steps)
+            else:
+                self._send("reject", feedback=review.feedback)
+
+        self.app.push_screen(PlanReviewScreen(state.proposed), send)
+
+    def action_open_decision(self) -> None:
+        """Shows again a question that was put off with Esc."""
+        self._reviewed_revision, self._consent_seq, self._question_seq = -1, -1, -1
+        state = self.board.state
+        if not (state.awaiting_approval or state.consent or state.question):
+            self.notify("The run is not waiting for you")
+        self._ask_what_is_open()
+
+    def action_approve(self) -> None:
+        if self.board.state.awaiting_approval:
+            self._send("approve", steps=None)
+        else:
+            self.notify("No plan is waiting for approval", severity="warning")
+
+    def action_reject(self) -> None:
+        if not self.board.state.awaiting_approval:
+            self.notify("No plan is waiting for approval", severity="warning")
+            return
+
+        def send(feedback: str | None) -> None:
+            if feedback is not None and self.board.state.awaiting_approval:
+                self._send("reject", feedback=feedback)
+
+        self.app.push_screen(RejectScreen(), send)
+
+    def action_pause(self) -> None:
+        if self.steering is None or self.board.state.finished:
+            return
+        self._pause_asked = not (self._pause_asked or self.board.state.status == "paused")
+        if self._send("pause" if self._pause_asked else "resume"):
+            self.notify("Pausing before the next action… (p resumes)" if self._pause_asked else "Resuming")
+
+    def action_stop(self) -> None:
+        if self.steering is not None and not self.board.state.finished and self._send("stop"):
+            self.notify("Stopping…")
+
+    def action_marks(self) -> None:
+        on = self.board.toggle_marks()
+        self.notify("Set-of-Mark boxes shown" if on else "Plain screenshot")
+
+    def action_quit_dashboard(self) -> None:
+        if self.running_here:
+            self._quit_when_done = True  # a run of this process stops with its dashboard
+            self._send("stop")
+            return
+        if self.source is not None:
+            self.source.close()
+        self.app.exit()
+
+    def on_input_submitted(self, message: GoalInput.Submitted) -> None:
+        goal = message.value.strip()
+        if not goal or self.starter is None:
+            return
+        message.input.value = ""
+        self.query_one(GoalInput).remember(goal)
+        try:
+            run = self.starter(goal)
+        except Exception as exc:  # a bad setting or a busy store: say so and keep the dashboard
+            self.notify(f"Cannot start: {exc}", severity="error", timeout=10)
+            return
+        self.start_live(run)

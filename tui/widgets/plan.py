@@ -27,9 +27,8 @@ class PlanPanel(Static):
             text.append(step.text + "\n", style=style if step.state is StepState.REPLANNED else "")
         if state.awaiting_approval:
             text.append("\nApprove this plan? ", style="bold")
-            text.append("a", style="bold reverse")
-            text.append(" approve  ")
-            text.append("r", style="bold reverse")
-            text.append(" reject")
+            for key, what in (("a", "approve"), ("e", "edit"), ("r", "reject")):
+                text.append(key, style="bold reverse")
+                text.append(f" {what}  ")
         self.border_title = f"Plan v{state.plan_revision}" if state.plan_revision else "Plan"
         self.update(text)

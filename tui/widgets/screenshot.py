@@ -1,4 +1,5 @@
-"""The latest screenshot, drawn in the terminal (sixel or half-cell), or a note why not."""
+"""The latest screenshot, drawn in the terminal (sixel or half-cell), or a note why not; with the
+Set-of-Mark boxes on request."""
 
 from __future__ import annotations
 
@@ -10,21 +11,29 @@ from textual.containers import Container
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tui.images import image_widget_class, unavailable_reason
+from goalbot.operators.som import Box, draw_boxes
+from tui.images import image_kind, image_widget_class, unavailable_reason
 
 
 class ScreenshotPanel(Container):
     def compose(self) -> ComposeResult:
-        yield Static("no screenshot yet", id="screenshot-caption")
+        yield Static("no screenshot yet", id="screenshot-caption", markup=False)
 
-    def show(self, content: bytes, caption: str) -> None:
+    def on_mount(self) -> None:
+        self.border_title = "Screen"
+        self.border_subtitle = image_kind()
+
+    def show(self, content: bytes, caption: str, marks: list[Box] | None = None, viewport_width: int = 0) -> None:
+        """marks: draw these Set-of-Mark boxes over the picture."""
+        if marks:
+            content = draw_boxes(content, marks, viewport_width, "JPEG")
         image = PILImage.open(io.BytesIO(content))
         image.load()
         widget_class = image_widget_class()
-        self.query_one("#screenshot-caption", Static).update(
-            f"{caption}  {image.width}×{image.height}"
-            + (f"  ({unavailable_reason()})" if widget_class is None else "")
-        )
+        note = f"  (marks: {len(marks)})" if marks else ""
+        if widget_class is None:
+            note += f"  ({unavailable_reason()})"
+        self.query_one("#screenshot-caption", Static).update(f"{caption}  {image.width}×{image.height}{note}")
         if widget_class is None:
             return
         existing = self.query("#screenshot-image")

@@ -1,5 +1,5 @@
-"""One line: status, step n/max, progress, confidence, model calls, tokens and cost, and the
-Validator's last word."""
+"""One line: status, step n/max, progress, confidence with its trend, model calls, tokens and cost,
+and the Validator's last word."""
 
 from __future__ import annotations
 
@@ -13,6 +13,19 @@ STATUS_STYLES = {"done": "bold white on green", "failed": "bold white on red",
                  "cancelled": "bold black on yellow", "awaiting approval": "bold white on magenta",
                  "paused": "bold white on magenta"}
 DEFAULT_STYLE = "bold black on cyan"
+BARS = "▁▂▃▄▅▆▇█"
+
+
+def trend(confidences: list[float]) -> Text:
+    """A sparkline of the confidence readings, and an arrow for the last change."""
+    if not confidences:
+        return Text("")
+    line = "".join(BARS[min(len(BARS) - 1, max(0, int(c * len(BARS))))] for c in confidences)
+    arrow, style = "", ""
+    if len(confidences) > 1:
+        change = confidences[-1] - confidences[-2]
+        arrow, style = ("↑", "green") if change > 0.02 else ("↓", "red") if change < -0.02 else ("→", "dim")
+    return Text.assemble((f" {line}", "cyan"), (arrow, style))
 
 
 class StatusLine(Static):
@@ -22,6 +35,7 @@ class StatusLine(Static):
         text.append(f"  step {state.step}/{state.max_steps or '?'}")
         text.append(f"  progress {state.progress}%")
         text.append(f"  confidence {state.confidence:.2f}")
+        text.append(trend(state.confidences))
         text.append(f"  calls {state.model_calls} · tokens {state.tokens:,}")
         if state.cost_usd is not None:
             text.append(f" · ${state.cost_usd:.4f}")

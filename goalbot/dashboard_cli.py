@@ -1,0 +1,125 @@
+"""The dashboard's commands: `goalbot` (type a goal), `goalbot attach`, `goalbot replay`,
+`goalbot sessions` in a terminal; and the dashboard in front of `run`, `demo` and `resume`."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from goalbot.agents.session import SessionResult
+from goalbot.config import Settings
+from goalbot.llm.dialects import DialectError
+from goalbot.model_flags import dialects_of
+from goalbot.run_flags import run_options
+from goalbot.running import Wiring, WiringError, fail, has_terminal, wire_run
+from storage import queries
+from storage.db import connect, mark_interrupted
+
+if TYPE_CHECKING:  # the dashboard (and textual-image) load only when a dashboard opens
+    from tui.app import GoalbotApp
+
+URL = re.compile(r"https?://\S+")
+
+
+def add_image_flag(p: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a subcommand's flag must not hide one given before the subcommand.
+    p.add_argument("--images", choices=["auto", "sixel", "halfcell", "none"], default=argparse.SUPPRESS,
+                   help="how screenshots are drawn: sixel where the terminal has it, else half-cell (default auto)")
+
+
+def _app(settings: Settings, db_path: Path, **kwargs: Any) -> GoalbotApp:
+    from tui.app import GoalbotApp
+    from tui.images import prepare_images
+
+    prepare_images(settings.images)  # must happen before Textual owns the terminal
+    return GoalbotApp(db_path=db_path, **kwargs)
+
+
+def run_dashboard(wiring: Wiring, db_path: Path, settings: Settings) -> SessionResult | None:
+    from tui.screens.run import LiveRun
+
+    app = _app(settings, db_path, live=LiveRun(wiring.bus, wiring.session, wiring.control))
+    app.run()
+    return app.result
+
+
+def cmd_dashboard(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    """`goalbot` alone: type a goal (a URL in it is where the browser starts), run it, type another."""
+    if not has_terminal():
+        return fail("the dashboard needs a terminal; see goalbot --help for the other commands")
+    from tui.screens.run import LiveRun
+
+    def start(goal: str) -> LiveRun:
+        url = URL.search(goal)
+        try:
+            options = run_options(settings, goal, url[0].rstrip(".,)") if url else None, dialects_of(settings))
+            wiring = wire_run(_run_defaults(), settings, db_path, options, can_ask=True)
+        except (DialectError, WiringError) as exc:
+            raise RuntimeError(str(exc)) from exc
+        return LiveRun(wiring.bus, wiring.session, wiring.control, finished=lambda _r: wiring.close(db_path))
+
+    app = _app(settings, db_path, starter=start, history=_goals(db_path), opening="run")
+    app.run()
+    return 0
+
+
+def cmd_attach(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    if not has_terminal():
+        return fail("attach needs a terminal; goalbot tail -f follows a run without one")
+    db = connect(db_path, create=False)
+    try:
+        mark_interrupted(db)
+        session_id = args.session or queries.latest_session_id(db, status="running")
+        row = queries.session_row(db, session_id) if session_id else None
+    finally:
+        db.close()
+    if row is None:
+        return fail(f"no session {args.session} in {db_path}" if args.session
+                    else "no session is running (goalbot sessions lists them)")
+    opening = "attach" if row["status"] == "running" else "replay"
+    if opening == "replay":
+        print(f"goalbot: session {session_id} is {row['status']}; replaying it", file=sys.stderr)
+    _app(settings, db_path, session_id=session_id, opening=opening).run()
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    if not has_terminal():
+        return fail("replay needs a terminal; goalbot report ID prints the story instead")
+    db = connect(db_path, create=False)
+    try:
+        session_id = args.session or queries.latest_session_id(db)
+        row = queries.session_row(db, session_id) if session_id else None
+    finally:
+        db.close()
+    if row is None:
+        return fail(f"no session {args.session} in {db_path}" if args.session else "no sessions stored yet")
+    _app(settings, db_path, session_id=session_id, opening="replay").run()
+    return 0
+
+
+def cmd_sessions_screen(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    connect(db_path, create=False).close()  # says so when there is no store yet
+    export_dir = Path(args.export_dir) if getattr(args, "export_dir", None) else Path.cwd()
+    _app(settings, db_path, opening="sessions", export_dir=export_dir).run()
+    return 0
+
+
+def _goals(db_path: Path) -> list[str]:
+    try:
+        db = connect(db_path)
+    except Exception:  # no history is no reason to refuse the dashboard
+        return []
+    try:
+        return [row["goal"] for row in queries.list_sessions(db, limit=100)]
+    finally:
+        db.close()
+
+
+def _run_defaults() -> argparse.Namespace:
+    """The flags of `goalbot run` at their defaults, for a goal typed in the dashboard."""
+    return argparse.Namespace(headless=None, profile=None, storage_state=None, cdp_url=None, yes=False,
+                              secret=None, secrets_file=None)

@@ -1,0 +1,70 @@
+"""Helpers for driving the dashboard with Textual's Pilot on real runs: the scripted model over
+HTTP, Chromium, a SQLite store."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Callable
+
+from textual.pilot import Pilot
+from textual.widgets import OptionList
+
+from goalbot.agents.control import SessionControl
+from goalbot.agents.session import RunOptions, Session
+from goalbot.events import Bus, Emitter, new_session_id
+from goalbot.llm.client import ModelClient, ModelConfig
+from goalbot.llm.usage import Limits
+from goalbot.operators.browser import BrowserOperator
+from goalbot.operators.browser_launch import BrowserOptions
+from storage.recorder import Recorder
+from tui.app import GoalbotApp
+from tui.screens.run import LiveRun
+
+GOAL = "sign in and turn on dark mode"
+
+
+def dashboard_app(
+    url: str, goal: str, model: Any, db_path: Path, control: SessionControl | None = None,
+    limits: Limits | None = None,
+) -> tuple[GoalbotApp, Recorder]:
+    recorder = Recorder(db_path)
+    bus = Bus()
+    recorder.attach(bus)
+    emitter = Emitter(bus, new_session_id())
+    control = control or SessionControl()
+    client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter, limits=limits)
+    session = Session(RunOptions(goal=goal, url=url), BrowserOperator(BrowserOptions(headless=True)),
+                      client, emitter, control)
+    app = GoalbotApp(db_path=db_path, live=LiveRun(bus, session, control))
+    app.bus, app.control = bus, control  # type: ignore[attr-defined]  # for the tests' own checks
+    return app, recorder
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], what: str, seconds: float = 60) -> None:
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.1)
+
+
+def text(app: GoalbotApp, selector: str) -> str:
+    """What a widget of the run screen shows (a dialog may be on top of it)."""
+    return str(app.run_screen.query_one(selector).render())
+
+
+def screen_text(app: GoalbotApp, selector: str) -> str:
+    """What a widget of the screen on top shows; an option list, one option a line."""
+    widget = app.screen.query_one(selector)
+    if isinstance(widget, OptionList):
+        return "\n".join(str(option.prompt) for option in widget.options)
+    return str(widget.render())
+
+
+def on_top(app: GoalbotApp, name: str) -> bool:
+    return type(app.screen).__name__ == name and app.screen.is_mounted
+
+
+def log_rows(screen: Any) -> list[str]:
+    return screen.query_one("#log").plain()

@@ -1,0 +1,180 @@
+"""A stored session redrawn from its events on the same board as a live run: play and pause,
+speed, event by event or step by step, jump to a step; the screenshot of each moment."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Static
+
+from goalbot.events import Event, EventType
+from storage import queries
+from storage.db import connect
+from tui.screens.jump import JumpScreen
+from tui.widgets.board import Board
+
+SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0)
+LONGEST_PAUSE_S = 2.0  # a long wait in the recording plays as at most this long
+
+
+class ReplayScreen(Screen[None]):
+    BINDINGS = [
+        Binding("space", "play", "Play/pause"),
+        Binding("right,l", "event(1)", "Next event"),
+        Binding("left,h", "event(-1)", "Previous event"),
+        Binding("n,down", "step(1)", "Next step"),
+        Binding("b,up", "step(-1)", "Previous step"),
+        Binding("plus,equals_sign", "speed(1)", "Faster"),
+        Binding("minus", "speed(-1)", "Slower"),
+        Binding("g", "jump", "Jump to step"),
+        Binding("home", "goto_start", "Start", show=False),
+        Binding("end", "goto_end", "End", show=False),
+        Binding("m", "marks", "Marks"),
+        Binding("escape,q", "back", "Back"),
+    ]
+
+    def __init__(self, db_path: Path, session_id: str) -> None:
+        super().__init__()
+        self.db_path = db_path
+        self.session_id = session_id
+        self.events: list[Event] = []
+        self.position = 0  # how many events are drawn
+        self.speed = 4.0
+        self.playing = False
+        self._timer: Timer | None = None
+        self._db = connect(db_path, create=False)
+
+    @property
+    def board(self) -> Board:
+        return self.query_one(Board)
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="replay-head", markup=False)
+        yield Board(self._picture, id="board")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.events = queries.session_events(self._db, self.session_id)
+        self.goto(len(self.events))  # opens at the end: the whole story, then rewind
+        self.board.query_one("#log").focus()
+
+    def on_unmount(self) -> None:
+        self._db.close()
+
+    def _picture(self, artifact_id: str) -> bytes | None:
+        try:
+            return queries.artifact_content(self._db, artifact_id)
+        except sqlite3.Error:
+            return None
+
+    @property
+    def step_starts(self) -> list[int]:
+        return [i for i, e in enumerate(self.events) if e.type is EventType.STEP_START]
+
+    def goto(self, position: int) -> None:
+        position = max(0, min(position, len(self.events)))
+        if position < self.position:
+            self.board.reset()
+            self.board.apply(self.events[:position])
+        elif position > self.position:
+            self.board.apply(self.events[self.position:position])
+        self.position = position
+        self.board.redraw_picture_now()
+        self._head()
+
+    def _head(self) -> None:
+        moment = self.events[self.position - 1] if self.position else None
+        when = f"{moment.ts.astimezone():%Y-%m-%d %H:%M:%S}" if moment else "before the start"
+        state = "▶ playing" if self.playing else "❚❚ paused"
+        self.query_one("#replay-head", Static).update(
+            f"Replay {self.session_id} · event {self.position}/{len(self.events)} · step "
+            f"{self.board.state.step} · {when} · {state} {self.speed:g}×")
+
+    def action_event(self, by: int) -> None:
+        self._halt()
+        self.goto(self.position + by)
+
+    def action_step(self, by: int) -> None:
+        self._halt()
+        starts = [i + 1 for i in self.step_starts]  # the position right after a step began
+        if by > 0:
+            later = [p for p in starts if p > self.position]
+            self.goto(later[0] if later else len(self.events))
+        else:
+            earlier = [p for p in starts if p < self.position]
+            self.goto(earlier[-1] if earlier else 0)
+
+    def action_jump(self) -> None:
+        numbers = sorted({self.events[i].step for i in self.step_starts if self.events[i].step})
+
+        def jump(step: int | None) -> None:
+            if step is None:
+                return
+            for i in self.step_starts:
+                if self.events[i].step == step:
+                    self._halt()
+                    self.goto(i + 1)
+                    return
+            self.notify(f"There is no step {step} (steps {numbers[0] if numbers else 0}–"
+                        f"{numbers[-1] if numbers else 0})", severity="warning")
+
+        self.app.push_screen(JumpScreen(max(numbers, default=0)), jump)
+
+    def action_goto_start(self) -> None:
+        self._halt()
+        self.goto(0)
+
+    def action_goto_end(self) -> None:
+        self._halt()
+        self.goto(len(self.events))
+
+    def action_speed(self, by: int) -> None:
+        index = SPEEDS.index(self.speed) + by
+        self.speed = SPEEDS[max(0, min(index, len(SPEEDS) - 1))]
+        self._head()
+
+    def action_play(self) -> None:
+        if self.playing:
+            self._halt()
+        else:
+            if self.position >= len(self.events):
+                self.goto(0)
+            self.playing = True
+            self._schedule()
+        self._head()
+
+    def action_marks(self) -> None:
+        self.board.toggle_marks()
+
+    def action_back(self) -> None:
+        self._halt()
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+        else:
+            self.app.exit()
+
+    def _halt(self) -> None:
+        self.playing = False
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def _schedule(self) -> None:
+        if not self.playing or self.position >= len(self.events):
+            self._halt()
+            self._head()
+            return
+        gap = 0.0
+        if self.position:
+            gap = (self.events[self.position].ts - self.events[self.position - 1].ts).total_seconds()
+        delay = min(max(gap, 0.0), LONGEST_PAUSE_S) / self.speed
+        self._timer = self.set_timer(delay, self._tick)
+
+    def _tick(self) -> None:
+        self.goto(self.position + 1)
+        self._schedule()

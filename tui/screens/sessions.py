@@ -1,0 +1,151 @@
+"""The stored sessions: filter by status and text, open one (replay, or follow it live while it
+runs), delete it, export it."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Label
+
+from storage import queries
+from storage.db import StoreError, connect
+from tui.exporting import export_session
+from tui.screens.consent import ConsentScreen
+
+STATUSES = (None, "running", "ok", "failed", "cancelled", "interrupted")
+
+
+class SessionsScreen(Screen[None]):
+    BINDINGS = [
+        Binding("enter", "open", "Open", show=True),
+        Binding("f", "cycle_status", "Status filter"),
+        Binding("slash", "focus_filter", "Search"),
+        Binding("x", "export", "Export"),
+        Binding("d", "delete", "Delete"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self, db_path: Path, export_dir: Path) -> None:
+        super().__init__()
+        self.db_path = db_path
+        self.export_dir = export_dir
+        self.status: str | None = None
+        self.rows: dict[str, dict[str, object]] = {}
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="sessions-filters"):
+            yield Input(placeholder="filter by goal, id or reason (/)", id="sessions-filter")
+            yield Label("status: all", id="sessions-status")
+        yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("session", "status", "steps", "calls", "tokens", "cost", "started", "goal")
+        self.refresh_rows()
+        table.focus()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_rows()
+
+    def refresh_rows(self) -> None:
+        text = self.query_one("#sessions-filter", Input).value.strip()
+        try:
+            db = connect(self.db_path, create=False)
+            try:
+                found = queries.find_sessions(db, text, self.status)
+            finally:
+                db.close()
+        except (StoreError, sqlite3.Error) as exc:
+            self.notify(f"Cannot read the sessions: {exc}", severity="error")
+            return
+        table = self.query_one(DataTable)
+        table.clear()
+        self.rows = {row["id"]: row for row in found}
+        for row in found:
+            tokens = (row["tokens_in"] or 0) + (row["tokens_out"] or 0)
+            cost = "–" if row["cost_usd"] is None else f"${row['cost_usd']:.4f}"
+            table.add_row(row["id"], row["status"], row["steps"], row["model_calls"], f"{tokens:,}", cost,
+                          (row["started_at"] or "")[:19].replace("T", " "), row["goal"], key=row["id"])
+        self.query_one("#sessions-status", Label).update(
+            f"status: {self.status or 'all'} · {len(found)} shown")
+
+    def on_input_changed(self, message: Input.Changed) -> None:
+        self.refresh_rows()
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        self.query_one(DataTable).focus()
+
+    def _selected(self) -> str | None:
+        table = self.query_one(DataTable)
+        if not self.rows or table.cursor_row < 0:
+            return None
+        return str(table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value)
+
+    def action_cycle_status(self) -> None:
+        self.status = STATUSES[(STATUSES.index(self.status) + 1) % len(STATUSES)]
+        self.refresh_rows()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#sessions-filter", Input).focus()
+
+    def on_data_table_row_selected(self, message: DataTable.RowSelected) -> None:
+        self.action_open()
+
+    def action_open(self) -> None:
+        session_id = self._selected()
+        if session_id is not None:
+            self.app.open_session(session_id, running=self.rows[session_id]["status"] == "running")  # type: ignore[attr-defined]
+
+    def action_export(self) -> None:
+        session_id = self._selected()
+        if session_id is None:
+            return
+        try:
+            db = connect(self.db_path, create=False)
+            try:
+                jsonl, markdown = export_session(db, session_id, self.export_dir)
+            finally:
+                db.close()
+        except (StoreError, sqlite3.Error, OSError, LookupError) as exc:
+            self.notify(f"Export failed: {exc}", severity="error")
+            return
+        self.notify(f"Exported {jsonl} and {markdown}", timeout=10)
+
+    def action_delete(self) -> None:
+        session_id = self._selected()
+        if session_id is None:
+            return
+        if self.rows[session_id]["status"] == "running":
+            self.notify("That session is running: stop it first", severity="warning")
+            return
+
+        def delete(sure: bool | None) -> None:
+            if not sure:
+                return
+            try:
+                db = connect(self.db_path, create=False)
+                try:
+                    queries.delete_session(db, session_id)
+                finally:
+                    db.close()
+            except (StoreError, sqlite3.Error) as exc:
+                self.notify(f"Not deleted: {exc}", severity="error")
+                return
+            self.notify(f"Deleted {session_id}")
+            self.refresh_rows()
+
+        goal = self.rows[session_id]["goal"]
+        self.app.push_screen(ConsentScreen(f"Delete session {session_id} ({goal}) with its events and "
+                                           "screenshots? This cannot be undone."), delete)
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+        else:
+            self.app.exit()

@@ -1,0 +1,82 @@
+"""The panels a session is drawn on — plan, step log, screenshot, status — fed with events. The
+run screen feeds it live, the replay screen from the store: the same events draw the same board."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+
+from goalbot.events import Event
+from tui.state import DashboardState
+from tui.widgets.plan import PlanPanel
+from tui.widgets.screenshot import ScreenshotPanel
+from tui.widgets.status import StatusLine
+from tui.widgets.steplog import StepLog
+
+PictureLoader = Callable[[str], "bytes | None"]
+
+
+class Board(Vertical):
+    # A new picture at most this often: a slow SSH link stays responsive while the agent races on.
+    PICTURE_INTERVAL_S = 0.5
+
+    def __init__(self, load_picture: PictureLoader, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.load_picture = load_picture
+        self.state = DashboardState()
+        self.with_marks = False
+        self._drawn_picture: tuple[str | None, bool] = (None, False)
+        self._last_picture_at = 0.0
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="panes"):
+            yield PlanPanel(id="plan")
+            yield StepLog(id="log")
+            yield ScreenshotPanel(id="screenshot")
+        yield StatusLine(id="status")
+
+    def on_mount(self) -> None:
+        self.query_one("#log", StepLog).border_title = "Steps"
+        self.set_interval(self.PICTURE_INTERVAL_S / 2, self._picture_if_due)
+        self.redraw()
+
+    def reset(self) -> None:
+        self.state = DashboardState()
+        self.query_one("#log", StepLog).clear()
+        self.redraw()
+
+    def apply(self, events: list[Event]) -> None:
+        for event in events:
+            self.state.apply(event)
+        self.query_one("#log", StepLog).add(events)
+        self.redraw()
+
+    def redraw(self) -> None:
+        self.query_one("#plan", PlanPanel).show(self.state)
+        self.query_one("#status", StatusLine).show(self.state)
+        self._picture_if_due()
+
+    def redraw_picture_now(self) -> None:
+        self._picture_if_due(force=True)
+
+    def toggle_marks(self) -> bool:
+        self.with_marks = not self.with_marks
+        self._picture_if_due(force=True)
+        return self.with_marks
+
+    def _picture_if_due(self, force: bool = False) -> None:
+        wanted = (self.state.screenshot_id, self.with_marks)
+        if wanted[0] is None or wanted == self._drawn_picture:
+            return
+        if not force and time.monotonic() - self._last_picture_at < self.PICTURE_INTERVAL_S:
+            return  # the timer draws the newest one soon; the ones in between are skipped
+        content = self.load_picture(wanted[0])
+        if content is None:
+            return
+        self._drawn_picture, self._last_picture_at = wanted, time.monotonic()
+        marks = self.state.marks if self.with_marks else None
+        self.query_one("#screenshot", ScreenshotPanel).show(
+            content, self.state.page, marks, self.state.viewport_width)
