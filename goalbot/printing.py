@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import getpass
 import signal
+import sys
 import threading
 
 from goalbot import eventfmt, plan_editing
@@ -14,8 +15,13 @@ from goalbot.events import Bus, Event, EventType
 
 
 def run_printing(bus: Bus, session: Session, control: SessionControl) -> SessionResult:
+    # Without a terminal the person answers through `goalbot attach` (--await-attach), if at all.
+    ask_here = sys.stdin.isatty()
+
     def show(event: Event) -> None:
         print(eventfmt.line(event), flush=True)
+        if not ask_here:
+            return
         if event.type is EventType.PLAN_PROPOSED and event.data.get("asks_approval"):
             threading.Thread(target=_ask_approval, args=(control, event.data["steps"]), daemon=True).start()
         if event.type is EventType.APPROVAL_REQUEST and control.can_ask:

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import REPO, answer, call, run_goal
 from test_agent_loop import element, finished, plan, types, verdict
-from test_terminal import _exit_code, _tmux, _wait_for
+from tmux_kit import exit_code as _exit_code, tmux as _tmux, wait_for as _wait_for
 
 tmux_only = pytest.mark.skipif(not __import__("shutil").which("tmux"), reason="tmux is not installed")
 

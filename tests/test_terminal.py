@@ -7,37 +7,14 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO, rows
+from tmux_kit import exit_code, tmux, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-
-
-def _tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
-
-
-def _wait_for(session: str, text: str, seconds: float = 60) -> str:
-    deadline = time.monotonic() + seconds
-    screen = ""
-    while time.monotonic() < deadline:
-        screen = _tmux("capture-pane", "-p", "-t", session)
-        if text in screen:
-            return screen
-        time.sleep(0.3)
-    raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
-
-
-def _exit_code(marker: Path, seconds: float = 20) -> str:
-    """What the command wrote to `marker` when it ended (the tmux pane outlives it)."""
-    deadline = time.monotonic() + seconds
-    while not marker.exists() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    return marker.read_text().strip()
 
 
 def test_demo_in_tmux(db_path: Path, tmp_path: Path) -> None:
@@ -45,16 +22,16 @@ def test_demo_in_tmux(db_path: Path, tmp_path: Path) -> None:
     marker = tmp_path / "exit-code"
     command = (f"{sys.executable} -m goalbot --db {db_path} demo; echo $? > {marker}; sleep 30")
     env = ["-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}", "-e", "TERM=xterm-256color"]
-    _tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "45", "-c", str(REPO), *env, command)
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "45", "-c", str(REPO), *env, command)
     try:
-        screen = _wait_for(session, "Approve this plan?")
+        screen = wait_for(session, "The plan waits for your approval")
         assert "Sign in with the demo account" in screen
-        _tmux("send-keys", "-t", session, "a")
-        screen = _wait_for(session, " done ")
+        tmux("send-keys", "-t", session, "a")
+        screen = wait_for(session, " done ")
         assert "progress 100%" in screen and "step 2/20" in screen
-        _tmux("send-keys", "-t", session, "q")
-        assert _exit_code(marker) == "0"
-        after = _tmux("capture-pane", "-p", "-t", session)
+        tmux("send-keys", "-t", session, "q")
+        assert exit_code(marker) == "0"
+        after = tmux("capture-pane", "-p", "-t", session)
         assert "dark_mode': {'demo@example.com': True}" in after
         assert "Traceback" not in after
     finally:
@@ -72,13 +49,13 @@ def test_no_tui_asks_for_approval_at_the_prompt(site, model_server, db_path: Pat
                f"--url {site.url}/login --no-tui --base-url {model.base_url} --model scripted; "
                f"echo $? > {marker}; sleep 30")
     env = ["-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}"]
-    _tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", str(REPO), *env, command)
+    tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", str(REPO), *env, command)
     try:
-        _wait_for(session, "Approve this plan?")
+        wait_for(session, "Approve this plan?")
         assert site.state.snapshot()["signed_in"] == []
-        _tmux("send-keys", "-t", session, "y", "Enter")
-        _wait_for(session, "TASK_OK")
-        assert _exit_code(marker) == "0"
+        tmux("send-keys", "-t", session, "y", "Enter")
+        wait_for(session, "TASK_OK")
+        assert exit_code(marker) == "0"
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     assert site.state.snapshot()["dark_mode"] == {"demo@example.com": True}
@@ -92,12 +69,12 @@ def test_no_tui_asks_before_going_over_the_budget(db_path: Path, tmp_path: Path)
     command = (f"{sys.executable} -m goalbot --db {db_path} demo --no-tui --yes --max-calls 5; "
                f"echo $? > {marker}; sleep 30")
     env = ["-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}"]
-    _tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", str(REPO), *env, command)
+    tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", str(REPO), *env, command)
     try:
-        _wait_for(session, "5 were allowed (--max-calls 5 at a time). Allow as much again? [y")
-        _tmux("send-keys", "-t", session, "y", "Enter")
-        _wait_for(session, "TASK_OK")
-        assert _exit_code(marker) == "0"
+        wait_for(session, "5 were allowed (--max-calls 5 at a time). Allow as much again? [y")
+        tmux("send-keys", "-t", session, "y", "Enter")
+        wait_for(session, "TASK_OK")
+        assert exit_code(marker) == "0"
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     stored = [r["type"] for r in rows(db_path, "select type from events order by seq")]

@@ -23,17 +23,18 @@ LONGEST_PAUSE_S = 2.0  # a long wait in the recording plays as at most this long
 
 
 class ReplayScreen(Screen[None]):
+    # priority: the step log must not take the arrows and Home / End for scrolling.
     BINDINGS = [
-        Binding("space", "play", "Play/pause"),
-        Binding("right,l", "event(1)", "Next event"),
-        Binding("left,h", "event(-1)", "Previous event"),
-        Binding("n,down", "step(1)", "Next step"),
-        Binding("b,up", "step(-1)", "Previous step"),
+        Binding("space", "play", "Play/pause", priority=True),
+        Binding("right,l", "event(1)", "Next event", priority=True),
+        Binding("left,h", "event(-1)", "Previous event", priority=True),
+        Binding("n,down", "step(1)", "Next step", priority=True),
+        Binding("b,up", "step(-1)", "Previous step", priority=True),
         Binding("plus,equals_sign", "speed(1)", "Faster"),
         Binding("minus", "speed(-1)", "Slower"),
         Binding("g", "jump", "Jump to step"),
-        Binding("home", "goto_start", "Start", show=False),
-        Binding("end", "goto_end", "End", show=False),
+        Binding("home", "goto_start", "Start", show=False, priority=True),
+        Binding("end", "goto_end", "End", show=False, priority=True),
         Binding("m", "marks", "Marks"),
         Binding("escape,q", "back", "Back"),
     ]
@@ -173,7 +174,7 @@ class ReplayScreen(Screen[None]):
         if self.position:
             gap = (self.events[self.position].ts - self.events[self.position - 1].ts).total_seconds()
         delay = min(max(gap, 0.0), LONGEST_PAUSE_S) / self.speed
-        self._timer = self.set_timer(delay, self._tick)
+        self._timer = self.set_timer(max(delay, 0.005), self._tick)  # Textual's timers refuse 0
 
     def _tick(self) -> None:
         self.goto(self.position + 1)
