@@ -68,3 +68,16 @@ def on_top(app: GoalbotApp, name: str) -> bool:
 
 def log_rows(screen: Any) -> list[str]:
     return screen.query_one("#log").plain()
+
+
+def starter(model: Any, db_path: Path, recorders: list[Recorder]) -> Callable[[str], LiveRun]:
+    """What `goalbot` alone does with a typed goal: a URL in it is where the browser starts."""
+
+    def start(goal: str) -> LiveRun:
+        url = next(word for word in goal.split() if word.startswith("http"))
+        app, recorder = dashboard_app(url, goal, model, db_path)
+        recorders.append(recorder)
+        assert app.run_screen._first[0] is not None
+        return app.run_screen._first[0]
+
+    return start

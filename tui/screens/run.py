@@ -132,7 +132,7 @@ class RunScreen(Screen[None]):
         if self._quit_when_done:
             self.app.exit()
         elif self.starter is not None:
-            self.notify("Session over: type another goal, or q to quit", timeout=8)
+            self.notify("Session over: type another goal, or Ctrl-C to quit", timeout=8)
         else:
             self.notify("Session over: press q to quit", timeout=8)
 
@@ -144,8 +144,8 @@ class RunScreen(Screen[None]):
             return
         self.board.apply(events)
         state = self.board.state
-        self.query_one("#goal", Static).update(f"Goal: {state.goal}   {state.url}"
-                                               + ("   (attached)" if self.attached else ""))
+        where = f"   {state.url}" if state.url not in state.goal else ""
+        self.query_one("#goal", Static).update(f"Goal: {state.goal}{where}" + ("   (attached)" if self.attached else ""))
         if state.finished and self.starter is not None and self.live is not None:
             goal_input = self.query_one("#goal-input", GoalInput)
             goal_input.display = True
