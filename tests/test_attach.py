@@ -122,7 +122,7 @@ def test_without_a_terminal_or_attach_a_run_still_refuses_to_wait(site, model_se
 def test_goalbot_attach_in_a_real_terminal(site, model_server, db_path: Path, tmp_path: Path, reaped) -> None:
     run = _start_run(db_path, model_server(demo_script()), f"{site.url}/login", GOAL)
     reaped.append(run)
-    session_id = _running_session(db_path)
+    _running_session(db_path)
     session, marker = f"goalbot-attach-{os.getpid()}", tmp_path / "exit-code"
     command = f"{sys.executable} -m goalbot --db {db_path} attach; echo $? > {marker}; sleep 30"
     env = ["-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}", "-e", "TERM=xterm"]  # 16 colours

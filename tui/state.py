@@ -9,6 +9,7 @@ from typing import Any
 from goalbot.events import Event, EventType as T
 
 TREND = 24  # how many confidence readings the status bar draws
+UNSETTLED_WINDOW = 200
 
 
 class StepState(StrEnum):
@@ -130,8 +131,9 @@ class DashboardState:
                 self.awaiting_approval, self.consent, self.question = False, None, None
 
     def _mark(self, description: str, state: StepState) -> None:
-        # The newest step with this text that is not settled yet is the one the event is about.
-        for step in reversed(self.plan):
+        # The newest step with this text that is not settled yet is the one the event is about;
+        # unsettled steps are always among the newest, so a long session costs no long scan.
+        for step in reversed(self.plan[-UNSETTLED_WINDOW:]):
             if step.text == description and step.state in (StepState.PENDING, StepState.RUNNING):
                 step.state = state
                 return

@@ -6,7 +6,9 @@ It follows one session at a time — running in this process, or in another one 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -104,31 +106,41 @@ class RunScreen(Screen[None]):
     # -- following a session ---------------------------------------------------------------------
 
     def start_live(self, run: LiveRun) -> None:
-        self.live, self.result, self.attached = run, None, False
-        self.source, self.steering = BusSource(run.bus), LocalSteering(run.control)
-        self._following()
-        self.run_worker(self._run_session(run), name="session", exit_on_error=False)
+        self.follow(BusSource(run.bus), LocalSteering(run.control))
+        self.live, self.result = run, None
+        self.run_worker(partial(self._run_session, run), name="session", thread=True, exit_on_error=False)
 
     def follow_store(self, db_path: Path, session_id: str) -> None:
+        self.follow(StoreSource(db_path, session_id), StoreSteering(db_path, session_id))
+        self.attached = True
+
+    def follow(self, source: EventSource, steering: Steering | None) -> None:
+        """Draws the session whose events `source` gives; the keys go to `steering`."""
         if self.source is not None:
             self.source.close()
-        self.source, self.steering = StoreSource(db_path, session_id), StoreSteering(db_path, session_id)
-        self.live, self.attached = None, True
-        self._following()
-
-    def _following(self) -> None:
+        self.source, self.steering, self.live, self.attached = source, steering, None, False
         self._reviewed_revision, self._consent_seq, self._question_seq = -1, -1, -1
         self._pause_asked = False
         self.board.reset()
         self.query_one("#goal-input").display = False
         self.board.query_one("#log").focus()
 
-    async def _run_session(self, run: LiveRun) -> None:
+    def _run_session(self, run: LiveRun) -> None:
+        """The session gets a thread and an event loop of its own: drawing never holds it up."""
+
+        async def run_to_the_end() -> SessionResult:
+            try:
+                return await run.session.run()
+            finally:
+                await run.session.client.close()
+
         try:
-            self.result = await run.session.run()
+            self.result = asyncio.run(run_to_the_end())
         finally:
-            await run.session.client.close()
             run.finished(self.result)
+            self.app.call_from_thread(self._session_over)
+
+    def _session_over(self) -> None:
         if self._quit_when_done:
             self.app.exit()
         elif self.starter is not None:

@@ -16,12 +16,18 @@ MARKS = {
 }
 
 
+SHOWN = 60  # more than a screen's height; older steps are summed up in one line
+
+
 class PlanPanel(Static):
     def show(self, state: DashboardState) -> None:
         text = Text()
         if not state.plan:
             text.append("waiting for the planner…", style="dim")
-        for number, step in enumerate(state.plan, 1):
+        first = max(0, len(state.plan) - SHOWN)
+        if first:  # a long session: its newest steps, the way a log shows its tail
+            text.append(f"… {first} earlier steps\n", style="dim")
+        for number, step in enumerate(state.plan[first:], first + 1):
             mark, style = MARKS[step.state]
             text.append(f"{mark} {number}. ", style=style)
             text.append(step.text + "\n", style=style if step.state is StepState.REPLANNED else "")
