@@ -39,6 +39,7 @@ bench: tools
 	$(BIN)/python bench/observe.py
 	$(BIN)/python bench/model_layer.py
 	$(BIN)/python bench/desktop.py
+	$(BIN)/python bench/dashboard.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

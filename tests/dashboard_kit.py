@@ -12,7 +12,7 @@ from textual.widgets import OptionList
 
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import RunOptions, Session
-from goalbot.events import Bus, Emitter, new_session_id
+from goalbot.events import Bus, Emitter, Event, new_session_id
 from goalbot.llm.client import ModelClient, ModelConfig
 from goalbot.llm.usage import Limits
 from goalbot.operators.browser import BrowserOperator
@@ -81,3 +81,18 @@ def starter(model: Any, db_path: Path, recorders: list[Recorder]) -> Callable[[s
         return app.run_screen._first[0]
 
     return start
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def store_fixture(db_path: Path, name: str, keep: int | None = None) -> str:
+    """Stores a session a real run recorded (tests/fixtures; its first `keep` events: a run that
+    is still waiting) through the recorder, as a run would; returns its id."""
+    events = [Event.model_validate_json(line) for line in (FIXTURES / f"{name}.jsonl").read_text().splitlines()]
+    recorder, bus = Recorder(db_path), Bus()
+    recorder.attach(bus)
+    for event in events[:keep]:
+        bus.publish(event)
+    recorder.close()
+    return events[0].session_id

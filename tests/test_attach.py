@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -32,10 +33,12 @@ def _start_run(db_path: Path, model, url: str, goal: str, *flags: str) -> subpro
 def _running_session(db_path: Path, seconds: float = 30) -> str:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if db_path.exists():
+        try:
             found = rows(db_path, "select id from sessions where status = 'running'")
-            if found:
-                return found[0]["id"]
+        except sqlite3.OperationalError:  # the file is there, its tables not yet
+            found = []
+        if found:
+            return found[0]["id"]
         time.sleep(0.1)
     raise AssertionError("the run never stored its session")
 
@@ -124,8 +127,10 @@ def test_goalbot_attach_in_a_real_terminal(site, model_server, db_path: Path, tm
     reaped.append(run)
     _running_session(db_path)
     session, marker = f"goalbot-attach-{os.getpid()}", tmp_path / "exit-code"
-    command = f"{sys.executable} -m goalbot --db {db_path} attach; echo $? > {marker}; sleep 30"
-    env = ["-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}", "-e", "TERM=xterm"]  # 16 colours
+    # 16 colours: tmux sets TERM for its panes, so the command sets its own
+    command = (f"env -u COLORTERM TERM=xterm {sys.executable} -m goalbot --db {db_path} attach; "
+               f"echo $? > {marker}; sleep 30")
+    env = ["-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}"]
     tmux("new-session", "-d", "-s", session, "-x", "150", "-y", "45", "-c", str(REPO), *env, command)
     try:
         screen = wait_for(session, "The plan waits for your approval")

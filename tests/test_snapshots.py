@@ -10,12 +10,10 @@ from typing import Iterator
 
 import pytest
 
-from goalbot.events import Bus, Event
-from storage.recorder import Recorder
+from dashboard_kit import store_fixture
 from tui.app import GoalbotApp
 from tui.images import prepare_images
 
-FIXTURES = Path(__file__).parent / "fixtures"
 SIZE = (150, 40)
 
 
@@ -34,17 +32,6 @@ def _fixed_clock_and_images() -> Iterator[None]:
     time.tzset()
 
 
-def _store(db_path: Path, name: str, keep: int | None = None) -> str:
-    """Stores a recorded session (its first `keep` events: a run that is still waiting)."""
-    events = [Event.model_validate_json(line) for line in (FIXTURES / f"{name}.jsonl").read_text().splitlines()]
-    recorder, bus = Recorder(db_path), Bus()
-    recorder.attach(bus)
-    for event in events[:keep]:
-        bus.publish(event)
-    recorder.close()
-    return events[0].session_id
-
-
 def _waiting_for(screen_name: str):
     async def run_before(pilot) -> None:
         for _ in range(100):
@@ -57,32 +44,32 @@ def _waiting_for(screen_name: str):
 
 
 def test_replay_of_the_demo(snap_compare, db_path: Path) -> None:
-    session_id = _store(db_path, "demo")
+    session_id = store_fixture(db_path, "demo")
     app = GoalbotApp(db_path=db_path, session_id=session_id, opening="replay")
     assert snap_compare(app, terminal_size=SIZE, run_before=_waiting_for("ReplayScreen"))
 
 
 def test_replay_in_the_middle_of_step_one(snap_compare, db_path: Path) -> None:
-    session_id = _store(db_path, "demo")
+    session_id = store_fixture(db_path, "demo")
     app = GoalbotApp(db_path=db_path, session_id=session_id, opening="replay")
     assert snap_compare(app, terminal_size=SIZE, press=["home", "n", "right", "right"],
                         run_before=_waiting_for("ReplayScreen"))
 
 
 def test_plan_waiting_for_approval(snap_compare, db_path: Path) -> None:
-    session_id = _store(db_path, "demo", keep=5)
+    session_id = store_fixture(db_path, "demo", keep=5)
     app = GoalbotApp(db_path=db_path, session_id=session_id, opening="attach")
     assert snap_compare(app, terminal_size=SIZE, run_before=_waiting_for("PlanReviewScreen"))
 
 
 def test_go_not_go_question(snap_compare, db_path: Path) -> None:
-    session_id = _store(db_path, "purchase", keep=9)
+    session_id = store_fixture(db_path, "purchase", keep=9)
     app = GoalbotApp(db_path=db_path, session_id=session_id, opening="attach")
     assert snap_compare(app, terminal_size=SIZE, run_before=_waiting_for("ConsentScreen"))
 
 
 def test_sessions(snap_compare, db_path: Path) -> None:
-    _store(db_path, "demo")
-    _store(db_path, "purchase")
+    store_fixture(db_path, "demo")
+    store_fixture(db_path, "purchase")
     app = GoalbotApp(db_path=db_path, opening="sessions")
     assert snap_compare(app, terminal_size=SIZE, run_before=_waiting_for("SessionsScreen"))

@@ -54,20 +54,24 @@ class GoalbotApp(App[None]):
         if self.opening == "replay" and self.db_path and self.session_id:
             self.push_screen(ReplayScreen(self.db_path, self.session_id))
             return
-        self.push_screen(self.run_screen)
         if self.opening == "sessions":
             self.action_sessions()
+        else:
+            self.push_screen(self.run_screen)
 
     def open_session(self, session_id: str, running: bool) -> None:
         """A running session is followed live; a finished one is replayed."""
         assert self.db_path is not None
         if running:
-            while self.screen is not self.run_screen and len(self.screen_stack) > 2:
-                self.pop_screen()
             if self.run_screen.running_here:
                 self.notify("A run of this dashboard is going on: it stays on this screen", severity="warning")
                 return
             self.run_screen.follow_store(self.db_path, session_id)
+            if self.run_screen in self.screen_stack:
+                while self.screen is not self.run_screen:
+                    self.pop_screen()
+            else:
+                self.push_screen(self.run_screen)
         else:
             self.push_screen(ReplayScreen(self.db_path, session_id))
 
@@ -76,6 +80,13 @@ class GoalbotApp(App[None]):
             self.notify("No store to read sessions from", severity="warning")
         elif not isinstance(self.screen, SessionsScreen):
             self.push_screen(SessionsScreen(self.db_path, self.export_dir))
+
+    async def action_quit(self) -> None:
+        """Ctrl-Q, or the palette's quit: a run of this process is stopped first, never orphaned."""
+        if self.run_screen.is_mounted:
+            self.run_screen.action_quit_dashboard()
+        else:
+            self.exit()
 
     def action_stop(self) -> None:
         """Ctrl-C stops this process's run (and the dashboard stays to show how it ended);

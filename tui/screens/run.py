@@ -90,7 +90,7 @@ class RunScreen(Screen[None]):
         if live is not None:
             self.start_live(live)
         elif follow is not None:
-            self.follow_store(*follow)
+            self._follow_from_store(*follow)
         else:
             self.query_one("#goal-input").display = self.starter is not None
             self.query_one("#goal-input").focus()
@@ -111,6 +111,12 @@ class RunScreen(Screen[None]):
         self.run_worker(partial(self._run_session, run), name="session", thread=True, exit_on_error=False)
 
     def follow_store(self, db_path: Path, session_id: str) -> None:
+        if not self.is_mounted:  # followed from the moment the screen is shown
+            self._first = (None, (db_path, session_id))
+        else:
+            self._follow_from_store(db_path, session_id)
+
+    def _follow_from_store(self, db_path: Path, session_id: str) -> None:
         self.follow(StoreSource(db_path, session_id), StoreSteering(db_path, session_id))
         self.attached = True
 
@@ -138,7 +144,10 @@ class RunScreen(Screen[None]):
             self.result = asyncio.run(run_to_the_end())
         finally:
             run.finished(self.result)
-            self.app.call_from_thread(self._session_over)
+            try:
+                self.app.call_from_thread(self._session_over)
+            except RuntimeError:  # the app has already gone
+                pass
 
     def _session_over(self) -> None:
         if self._quit_when_done:

@@ -51,8 +51,8 @@ class StepLog(ScrollView, can_focus=True):
             self._lines.append((f"{event.ts.astimezone():%H:%M:%S}", event.type, summary))
             self._widest = max(self._widest, len(summary) + 23)
         self.virtual_size = Size(self._widest, len(self._lines))
-        if following:
-            self.scroll_end(animate=False, immediate=True)
+        if following:  # after the next layout, which knows the new height
+            self.call_after_refresh(self.scroll_end, animate=False, x_axis=False)
         self.refresh()
 
     def clear(self) -> None:
