@@ -15,12 +15,13 @@ install: $(BIN)/goalbot
 
 # A configured browser (GOALBOT_BROWSER), else a system Chromium, else Playwright's own; installs
 # Debian's chromium as root, Playwright's build otherwise. tmux and Xvfb serve the tests of the
-# real terminal, a headed browser and the desktop; on the desktop xdotool types text beyond ASCII
+# real terminal, a headed browser and the desktop (xterm, as a VT340, shows real sixel); on the
+# desktop xdotool types text beyond ASCII
 # and tesseract reads the words under a click for the GO / NOT GO gate.
 tools: install
 	$(BIN)/python -m goalbot.operators.browser_locate --install
 	@missing=""; command -v tmux >/dev/null || missing="tmux"; command -v Xvfb >/dev/null || missing="$$missing xvfb"; \
-	command -v xdotool >/dev/null || missing="$$missing xdotool"; \
+	command -v xdotool >/dev/null || missing="$$missing xdotool"; command -v xterm >/dev/null || missing="$$missing xterm"; \
 	command -v tesseract >/dev/null || missing="$$missing tesseract-ocr tesseract-ocr-kor"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \

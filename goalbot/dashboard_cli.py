@@ -104,7 +104,7 @@ def cmd_replay(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
 def cmd_sessions_screen(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     connect(db_path, create=False).close()  # says so when there is no store yet
     export_dir = Path(args.export_dir) if getattr(args, "export_dir", None) else Path.cwd()
-    _app(settings, db_path, opening="sessions", export_dir=export_dir).run()
+    _app(settings, db_path, opening="sessions", export_dir=export_dir, status=args.status).run()
     return 0
 
 

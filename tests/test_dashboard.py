@@ -12,7 +12,6 @@ from conftest import answer, call, demo_script, rows
 from dashboard_kit import GOAL, dashboard_app, log_rows, on_top, screen_text, text, until
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import Status
-from goalbot.llm.usage import Limits
 from tui.images import prepare_images
 
 
@@ -224,26 +223,3 @@ async def test_the_agents_question_is_answered_in_a_dialog(site, model_server, d
     assert reply["answer"] == "the demo one" and reply["by"] == "dashboard"
     navigator = [r for r in model.requests if r["role"] == "navigator"]
     assert "the demo one" in json.dumps(navigator[1]["messages"])
-
-
-async def test_going_over_the_budget_asks_and_yes_lets_it_go_on(site, model_server, db_path: Path) -> None:
-    app, recorder = dashboard_app(f"{site.url}/login", GOAL, model_server(demo_script()), db_path,
-                                  SessionControl(auto_approve=True), limits=Limits(max_calls=3))
-    try:
-        async with app.run_test(size=(160, 45)) as pilot:
-            await until(pilot, lambda: on_top(app, "ConsentScreen") and bool(app.screen.query("#consent-question")),
-                        "the budget question")
-            assert "3" in screen_text(app, "#consent-question")
-            assert "NOT GO" not in screen_text(app, "#consent-keys")
-            await pilot.press("y")
-            await until(pilot, lambda: app.result is not None or on_top(app, "ConsentScreen"), "the next question")
-            while app.result is None:  # a new allowance each time: yes again
-                if on_top(app, "ConsentScreen"):
-                    await pilot.press("y")
-                await pilot.pause(0.2)
-            assert app.result.status is Status.OK
-            await pilot.press("q")
-    finally:
-        recorder.close()
-    granted = rows(db_path, "select data from events where type = 'APPROVAL_GRANTED'")
-    assert granted and all('"kind": "budget"' in g["data"] for g in granted)

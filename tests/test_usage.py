@@ -6,15 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import demo_script, rows, run_cli, run_goal, stored_events
+from dashboard_kit import dashboard_app
 from goalbot.agents.control import SessionControl
-from goalbot.agents.session import RunOptions, Session, Status
-from goalbot.events import Bus, Emitter, new_session_id
-from goalbot.llm.client import ModelClient, ModelConfig
+from goalbot.agents.session import Status
 from goalbot.llm.usage import Limits
-from goalbot.operators.browser import BrowserOperator
-from goalbot.operators.browser_launch import BrowserOptions
-from storage.recorder import Recorder
-from tui.app import GoalbotApp
 from tui.images import prepare_images
 
 DEMO_GOAL = "sign in and turn on dark mode"
@@ -106,17 +101,9 @@ def test_token_budget_counts_the_prompt_about_to_be_sent(site, model_server, db_
 
 async def test_the_person_lets_the_run_go_on_from_the_dashboard(site, model_server, db_path: Path) -> None:
     prepare_images()
-    model = model_server(demo_script())
-    recorder = Recorder(db_path)
-    bus = Bus()
-    recorder.attach(bus)
-    emitter = Emitter(bus, new_session_id())
     control = SessionControl(auto_approve=True)
-    options = RunOptions(goal=DEMO_GOAL, url=f"{site.url}/login")
-    client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter,
-                         limits=Limits(max_calls=3))
-    session = Session(options, BrowserOperator(BrowserOptions(headless=True)), client, emitter, control)
-    app = GoalbotApp(bus, session, control, options)
+    app, recorder = dashboard_app(f"{site.url}/login", DEMO_GOAL, model_server(demo_script()), db_path, control,
+                                  limits=Limits(max_calls=3))
     granted = 0
     try:
         async with app.run_test(size=(160, 45)) as pilot:
@@ -126,7 +113,8 @@ async def test_the_person_lets_the_run_go_on_from_the_dashboard(site, model_serv
                         and app.screen.query("#consent-question")):  # composed, not only pushed
                     question = str(app.screen.query_one("#consent-question").render())
                     assert "model calls; " in question and "(--max-calls 3 at a time)" in question
-                    assert "paused" in str(app.screen_stack[-2].query_one("#status").render())
+                    assert "NOT GO" not in str(app.screen.query_one("#consent-keys").render())
+                    assert "paused" in str(app.run_screen.query_one("#status").render())
                     await pilot.press("y")
                     granted += 1
             assert app.result.status is Status.OK

@@ -37,12 +37,15 @@ class GoalbotApp(App[None]):
         session_id: str | None = None,
         opening: Opening = "run",
         export_dir: Path | None = None,
+        status: str | None = None,
     ) -> None:
+        """status: the sessions screen's first status filter."""
         super().__init__()
         self.db_path = db_path
         self.session_id = session_id
         self.opening = opening
         self.export_dir = export_dir or Path.cwd()
+        self.status = status
         follow = (db_path, session_id) if opening == "attach" and db_path and session_id else None
         self.run_screen = RunScreen(starter=starter, history=history, live=live, follow=follow)
 
@@ -79,7 +82,7 @@ class GoalbotApp(App[None]):
         if self.db_path is None:
             self.notify("No store to read sessions from", severity="warning")
         elif not isinstance(self.screen, SessionsScreen):
-            self.push_screen(SessionsScreen(self.db_path, self.export_dir))
+            self.push_screen(SessionsScreen(self.db_path, self.export_dir, self.status))
 
     async def action_quit(self) -> None:
         """Ctrl-Q, or the palette's quit: a run of this process is stopped first, never orphaned."""

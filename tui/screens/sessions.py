@@ -30,11 +30,11 @@ class SessionsScreen(Screen[None]):
         Binding("escape", "back", "Back"),
     ]
 
-    def __init__(self, db_path: Path, export_dir: Path) -> None:
+    def __init__(self, db_path: Path, export_dir: Path, status: str | None = None) -> None:
         super().__init__()
         self.db_path = db_path
         self.export_dir = export_dir
-        self.status: str | None = None
+        self.status = status
         self.rows: dict[str, dict[str, object]] = {}
 
     def compose(self) -> ComposeResult:
