@@ -22,6 +22,7 @@ KEPT_SCREENSHOTS = 8  # a live run's latest pictures, held until their OBSERVATI
 class EventSource:
     def __init__(self) -> None:
         self._pending: deque[Event] = deque()
+        self.problem = ""  # why events may be late (a locked store), for the person
 
     def push(self, event: Event) -> None:
         self._pending.append(event)
@@ -33,16 +34,16 @@ class EventSource:
         return events
 
     def screenshot(self, artifact_id: str) -> bytes | None:
-        raise NotImplementedError
+        """The picture an OBSERVATION names, when this source can still give it."""
+        return None
 
     def close(self) -> None:
         pass
 
 
 class BusSource(EventSource):
-    def __init__(self, bus: Bus, db_path: Path | None = None) -> None:
+    def __init__(self, bus: Bus) -> None:
         super().__init__()
-        self.db_path = db_path
         self._pictures: OrderedDict[str, bytes] = OrderedDict()
         bus.subscribe(self.push)
         bus.subscribe_artifacts(self._keep)
@@ -67,7 +68,6 @@ class StoreSource(EventSource):
         super().__init__()
         self.db_path = db_path
         self.session_id = session_id
-        self.problem = ""
         self._done = threading.Event()
         self._reader = connect(db_path, create=False)
         self._thread = threading.Thread(target=self._follow, name="goalbot-attach", daemon=True)
@@ -82,7 +82,7 @@ class StoreSource(EventSource):
                     rows = list(queries.events_after(db, last, self.session_id, limit=5_000))
                     self.problem = ""
                 except sqlite3.Error as exc:  # locked or busy: look again soon, keep what we have
-                    rows, self.problem = [], str(exc)
+                    rows, self.problem = [], f"the store is not readable right now ({exc}); retrying"
                 for last, event in rows:
                     self.push(event)
                 if len(rows) < 5_000 and self._done.wait(self.POLL_S):

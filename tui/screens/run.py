@@ -71,6 +71,7 @@ class RunScreen(Screen[None]):
         self.result: SessionResult | None = None
         self._quit_when_done = False
         self._pause_asked = False
+        self._problem_told = ""
         self._reviewed_revision = -1
         self._consent_seq = self._question_seq = -1
 
@@ -160,6 +161,10 @@ class RunScreen(Screen[None]):
     def _drain(self) -> None:
         if self.source is None:
             return
+        if self.source.problem != self._problem_told:
+            self._problem_told = self.source.problem
+            if self._problem_told:
+                self.notify(self._problem_told, severity="warning", timeout=10)
         events = self.source.drain()
         if not events:
             return
