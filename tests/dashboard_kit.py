@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from goalbot.agents.control import SessionControl
-from goalbot.agents.session import RunOptions, Session
+from goalbot.agents.session import RunOptions, Session, Status
 from goalbot.events import Bus, Emitter, Event, new_session_id
 from goalbot.llm.client import ModelClient, ModelConfig
 from goalbot.llm.usage import Limits
@@ -47,6 +47,13 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], what: str, sec
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await pilot.pause(0.1)
+
+
+async def ends_ok(pilot: Pilot[Any], app: GoalbotApp) -> None:
+    """Waits for the run to end, which must be a success, and leaves the dashboard."""
+    await until(pilot, lambda: app.result is not None, "the session to end")
+    assert app.result is not None and app.result.status is Status.OK, app.result
+    await pilot.press("q")
 
 
 def text(app: GoalbotApp, selector: str) -> str:

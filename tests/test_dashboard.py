@@ -9,7 +9,7 @@ from pathlib import Path
 from textual.widgets import Input
 
 from conftest import answer, call, demo_script, rows
-from dashboard_kit import GOAL, dashboard_app, log_rows, on_top, screen_text, text, until
+from dashboard_kit import GOAL, dashboard_app, ends_ok, log_rows, on_top, screen_text, text, until
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import Status
 from tui.images import prepare_images
@@ -72,9 +72,7 @@ async def test_the_plan_is_edited_in_the_dialog_and_the_edited_plan_runs(site, m
             assert "1. Sign in as demo@example.com" in steps()
             assert "(edited)" in screen_text(app, "#review-title")
             await pilot.press("a")
-            await until(pilot, lambda: app.result is not None, "the session to end")
-            assert app.result.status is Status.OK
-            await pilot.press("q")
+            await ends_ok(pilot, app)
     finally:
         recorder.close()
     approved = json.loads(rows(db_path, "select data from events where type = 'PLAN_APPROVED'")[0]["data"])
@@ -101,9 +99,7 @@ async def test_reject_with_feedback_in_the_dialog_gets_a_new_plan(site, model_se
                         and "Sign in as demo@example.com" in screen_text(app, "#review-steps"), "the second plan")
             assert "↻" in text(app, "#plan")  # the rejected steps stay visible, struck out
             await pilot.press("a")
-            await until(pilot, lambda: app.result is not None, "the session to end")
-            assert app.result.status is Status.OK
-            await pilot.press("q")
+            await ends_ok(pilot, app)
     finally:
         recorder.close()
     rejected = rows(db_path, "select data from events where type = 'PLAN_REJECTED'")
@@ -124,9 +120,7 @@ async def test_a_plan_put_off_with_esc_is_approved_later_from_the_run_screen(sit
             await until(pilot, lambda: on_top(app, "RejectScreen"), "the reject box")
             await pilot.press("escape")
             await pilot.press("a")
-            await until(pilot, lambda: app.result is not None, "the session to end")
-            assert app.result.status is Status.OK
-            await pilot.press("q")
+            await ends_ok(pilot, app)
     finally:
         recorder.close()
     assert rows(db_path, "select count(*) as n from events where type = 'PLAN_REJECTED'")[0]["n"] == 0
@@ -163,9 +157,7 @@ async def test_pause_holds_the_run_until_resumed(site, model_server, db_path: Pa
             assert site.state.snapshot()["signed_in"] == []  # held: nothing was typed or clicked
             assert app.result is None and "paused" in text(app, "#status")
             await pilot.press("p")
-            await until(pilot, lambda: app.result is not None, "the session to end")
-            assert app.result.status is Status.OK
-            await pilot.press("q")
+            await ends_ok(pilot, app)
     finally:
         recorder.close()
     kinds = [r["type"] for r in rows(db_path, "select type from events order by seq")]
@@ -214,9 +206,7 @@ async def test_the_agents_question_is_answered_in_a_dialog(site, model_server, d
                         "the question")
             assert "Which account should I use?" in screen_text(app, "#question-text")
             await pilot.press(*"the demo one", "enter")
-            await until(pilot, lambda: app.result is not None, "the session to end")
-            assert app.result.status is Status.OK
-            await pilot.press("q")
+            await ends_ok(pilot, app)
     finally:
         recorder.close()
     reply = json.loads(rows(db_path, "select data from events where type = 'USER_REPLY'")[0]["data"])
