@@ -69,35 +69,24 @@ def cmd_dashboard(args: argparse.Namespace, settings: Settings, db_path: Path) -
 def cmd_attach(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     if not has_terminal():
         return fail("attach needs a terminal; goalbot tail -f follows a run without one")
-    db = connect(db_path, create=False)
-    try:
-        mark_interrupted(db)
-        session_id = args.session or queries.latest_session_id(db, status="running")
-        row = queries.session_row(db, session_id) if session_id else None
-    finally:
-        db.close()
+    row = _stored_session(db_path, args.session, latest_with_status="running")
     if row is None:
         return fail(f"no session {args.session} in {db_path}" if args.session
                     else "no session is running (goalbot sessions lists them)")
     opening = "attach" if row["status"] == "running" else "replay"
     if opening == "replay":
-        print(f"goalbot: session {session_id} is {row['status']}; replaying it", file=sys.stderr)
-    _app(settings, db_path, session_id=session_id, opening=opening).run()
+        print(f"goalbot: session {row['id']} is {row['status']}; replaying it", file=sys.stderr)
+    _app(settings, db_path, session_id=row["id"], opening=opening).run()
     return 0
 
 
 def cmd_replay(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     if not has_terminal():
         return fail("replay needs a terminal; goalbot report ID prints the story instead")
-    db = connect(db_path, create=False)
-    try:
-        session_id = args.session or queries.latest_session_id(db)
-        row = queries.session_row(db, session_id) if session_id else None
-    finally:
-        db.close()
+    row = _stored_session(db_path, args.session)
     if row is None:
         return fail(f"no session {args.session} in {db_path}" if args.session else "no sessions stored yet")
-    _app(settings, db_path, session_id=session_id, opening="replay").run()
+    _app(settings, db_path, session_id=row["id"], opening="replay").run()
     return 0
 
 
@@ -106,6 +95,18 @@ def cmd_sessions_screen(args: argparse.Namespace, settings: Settings, db_path: P
     export_dir = Path(args.export_dir) if getattr(args, "export_dir", None) else Path.cwd()
     _app(settings, db_path, opening="sessions", export_dir=export_dir, status=args.status).run()
     return 0
+
+
+def _stored_session(db_path: Path, wanted: str | None, latest_with_status: str | None = None) -> dict[str, Any] | None:
+    """The session asked for, else the latest one (with that status); None when there is none.
+    Sessions whose process died are marked interrupted first, so a dead run is not attached to."""
+    db = connect(db_path, create=False)
+    try:
+        mark_interrupted(db)
+        session_id = wanted or queries.latest_session_id(db, status=latest_with_status)
+        return queries.session_row(db, session_id) if session_id else None
+    finally:
+        db.close()
 
 
 def _goals(db_path: Path) -> list[str]:
