@@ -37,7 +37,7 @@ async def measure(runs: int) -> dict[str, list[float]]:
         await operator.signature()
         figures["fingerprint"].append(time.perf_counter() - started)
         started = time.perf_counter()
-        await operator.label_at(A.Click(x=400, y=300))
+        await operator.landing(A.Click(x=400, y=300))
         figures["read"].append(time.perf_counter() - started)
         started = time.perf_counter()
         await operator.execute(A.Click(x=400, y=300))

@@ -227,6 +227,7 @@ class Outcome(StrEnum):
     CAPTCHA_OR_2FA = "CaptchaOr2FA"
     UNSUPPORTED = "Unsupported"
     BROWSER_GONE = "BrowserGone"
+    HELD = "HeldForGo"
 
 
 class SavedFile(BaseModel):
@@ -242,16 +243,40 @@ class ActionResult(BaseModel):
     outcome: Outcome
     message: str = ""
     files: list[SavedFile] = Field(default_factory=list)
+    held: list[str] = Field(default_factory=list, description="Words of the forms the page tried to "
+                                                             "submit and the operator held back for a GO.")
 
     @property
     def ok(self) -> bool:
         return self.outcome is Outcome.OK
 
 
-def submits_form(action: Action) -> bool:
-    """Whether the action may submit the form it types in (Enter, or `type` with `submit`)."""
-    if isinstance(action, Type):
-        return action.submit
+# Keys that press the focused button or submit the focused field's form, whatever modifiers go with them.
+ACTIVATING_KEYS = frozenset({"enter", "return", "numpadenter", "space", " ", "spacebar"})
+
+
+def pressed_keys(action: Action) -> list[str]:
+    """The keys an action presses, lower-cased: `Control+Enter` is `control` and `enter`."""
     if isinstance(action, Key):
-        return action.key.lower() in ("enter", "return")
-    return False
+        return [part.strip().lower() or " " for part in action.key.split("+")] if action.key != "+" else ["+"]
+    if isinstance(action, Hotkey):
+        return [key.strip().lower() or " " for key in action.keys]
+    return []
+
+
+def presses_pointer(action: Action) -> bool:
+    """A mouse button goes down and up: whatever is under the pointer then is activated."""
+    return isinstance(action, (Click, DoubleClick, RightClick, Drag))
+
+
+def submits(action: Action) -> bool:
+    """Whether the action presses Enter in (or on) what it types into or what has focus."""
+    if isinstance(action, Type):
+        return action.submit or "\n" in action.text or "\r" in action.text
+    return any(key in ACTIVATING_KEYS for key in pressed_keys(action))
+
+
+def activates(action: Action) -> bool:
+    """Whether the action can set something off on the page: press a button, follow a link,
+    submit a form, load an address. What exactly it sets off is for the operator to find."""
+    return presses_pointer(action) or submits(action) or isinstance(action, Navigate)

@@ -51,6 +51,7 @@ class Settings(BaseModel):
     min_interval_s: float = Field(0.5, ge=0)
     clicks_per_minute: int = Field(20, ge=1)
     allow_domain: list[str] = Field(default_factory=list, description="Host globs the browser stays on.")
+    allow_scheme: list[str] = Field(default_factory=list, description="Schemes besides http(s), e.g. file.")
     allow_risky: bool = False
     approval_timeout_s: float = Field(300.0, gt=0)
     images: Literal["auto", "sixel", "halfcell", "none"] = Field(

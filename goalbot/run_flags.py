@@ -72,6 +72,9 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-domain", action="append", metavar="GLOB",
                    help="the browser stays on these hosts, e.g. shop.example.com or '*.example.com' "
                         "(repeatable); secrets are typed only there")
+    p.add_argument("--allow-scheme", action="append", metavar="SCHEME",
+                   help="let pages open addresses of this scheme too, e.g. file (repeatable; only "
+                        "http(s) and about:blank otherwise; never javascript)")
     add_budget_flags(p)
     p.add_argument("--secret", action="append", metavar="NAME=VALUE",
                    help="a secret the model can type as <secret:NAME> without seeing it (repeatable)")
@@ -85,6 +88,6 @@ def run_options(settings: Settings, goal: str, url: str | None, dialects: dict[s
         max_actions_per_step=settings.max_actions_per_step, planning_interval=settings.planning_interval,
         # The desktop has nothing but pixels: its model always sees the screen.
         vision=settings.vision or settings.operator == "desktop", coords=settings.coords, dialects=dialects,
-        allow_domains=settings.allow_domain, allow_risky=settings.allow_risky,
+        allow_domains=settings.allow_domain, allow_schemes=settings.allow_scheme, allow_risky=settings.allow_risky,
         approval_timeout_s=settings.approval_timeout_s, policy=policy,
     )

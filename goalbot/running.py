@@ -15,7 +15,8 @@ from pydantic import BaseModel, SecretStr
 from goalbot import report
 from goalbot.agents.control import SessionControl
 from goalbot.attach_inbox import CommandInbox
-from goalbot.agents.domains import Domains
+from goalbot.agents.domains import Domains, SchemeError
+from goalbot.agents.risk import js_patterns
 from goalbot.agents.progress import RunState
 from goalbot.agents.replaying import state_from_events
 from goalbot.agents.secrets import SecretError, Secrets, parse_secret, read_secrets_file
@@ -153,7 +154,13 @@ def wire_run(
         except OperatorError as exc:
             raise WiringError(str(exc)) from exc
         desktop_read.warn_if_missing()
-    domains = Domains(options.allow_domains, resume.start_url if resume else options.url)
+    try:
+        domains = Domains(options.allow_domains, resume.start_url if resume else options.url, options.allow_schemes)
+    except SchemeError as exc:
+        raise WiringError(str(exc)) from exc
+    if options.url and not domains.allows_scheme(options.url):
+        raise WiringError(f"the start page {options.url} is not a web page: only http(s) addresses are "
+                          "opened (--allow-scheme to allow another)")
     if options.url and not domains.allows(options.url):
         raise WiringError(f"the start page {options.url} is outside --allow-domain ({domains.describe()})")
     try:
@@ -221,7 +228,7 @@ def _operator(args: argparse.Namespace, settings: Settings, domains: Domains) ->
         from goalbot.operators.desktop import DesktopOperator
 
         return DesktopOperator(settings.monitor, settings.grid)
-    return BrowserOperator(browser_options(args, settings), allows=domains.allows)
+    return BrowserOperator(browser_options(args, settings), allows=domains.allows, held_words=js_patterns())
 
 
 def store_report(db_path: Path, session_id: str) -> str | None:

@@ -7,10 +7,10 @@ import pytest
 
 from goalbot import actions as A
 from goalbot import plan_editing
-from goalbot.agents.domains import Domains
+from goalbot.agents.domains import Domains, SchemeError
 from goalbot.agents.policies import ClickAt, RateLimiter, RepeatGuard, SafetyPolicy, Streak
 from goalbot.agents.risk import RiskKind, assess, words_risk
-from goalbot.operators.base import Element, Observation
+from goalbot.operators.base import Element, Landing, Observation
 
 
 def test_the_third_same_click_on_an_unchanged_page_is_refused() -> None:
@@ -84,13 +84,51 @@ def test_the_gate_judges_the_element_a_click_lands_on() -> None:
     assert assess(A.Click(index=3), page, domains).kind is RiskKind.PAYMENT
     assert assess(A.Click(x=140, y=115), page, domains).kind is RiskKind.PAYMENT  # by pixels too
     assert assess(A.Click(index=1), page, domains) is None
-    assert assess(A.Key(key="Enter"), page, domains, label="Buy now /order").kind is RiskKind.PAYMENT
+    enter = Landing(words="Buy now", url="https://shop.example.com/order")
+    assert assess(A.Key(key="Enter"), page, domains, enter).kind is RiskKind.PAYMENT
     assert assess(A.UploadFile(index=1, path="/tmp/cv.pdf"), page, domains).kind is RiskKind.UPLOAD
     # No listed element there (the desktop): the words read off the screen decide.
-    assert assess(A.Click(x=900, y=700), page, domains, label="Delete all").kind is RiskKind.DELETE
-    assert assess(A.Click(index=9), page, domains, label="Delete all").kind is RiskKind.DELETE
-    assert assess(A.Type(text="hunter2"), page, domains, label="Password").kind is RiskKind.SECRET_FIELD
-    assert assess(A.Type(text="kimchi"), page, domains, label="Search") is None
+    delete_all = Landing(words="Delete all")
+    assert assess(A.Click(x=900, y=700), page, domains, delete_all).kind is RiskKind.DELETE
+    assert assess(A.Click(index=9), page, domains, delete_all).kind is RiskKind.DELETE
+    assert assess(A.Type(text="hunter2"), page, domains, Landing(words="Password")).kind is RiskKind.SECRET_FIELD
+    assert assess(A.Type(text="kimchi"), page, domains, Landing(words="Search")) is None
+    # Pressing Tab moves the focus and sets nothing off, whatever the focused button says.
+    assert assess(A.Key(key="Tab"), page, domains, delete_all) is None
+
+
+def test_keys_that_press_or_submit_are_judged_by_what_they_set_off() -> None:
+    page, domains, buy = _page(), Domains(), Landing(words="Buy now")
+    for action in (A.Key(key="Enter"), A.Key(key="NumpadEnter"), A.Key(key=" "), A.Key(key="Space"),
+                   A.Hotkey(keys=["Enter"]), A.Hotkey(keys=["Control", "Enter"]), A.Key(key="Shift+Space"),
+                   A.Type(text="2", submit=True), A.Type(text="2\n")):
+        assert assess(action, page, domains, buy).kind is RiskKind.PAYMENT, action
+
+
+def test_a_click_into_a_field_sets_nothing_off_whatever_its_label_says() -> None:
+    field = Element(index=4, role="textbox", name="Type DELETE to confirm", box=(10, 10, 200, 30))
+    assert assess(A.Click(index=4), _page(field), Domains()) is None
+
+
+def test_an_address_that_pays_or_deletes_is_judged_like_its_button() -> None:
+    domains = Domains()
+    assert assess(A.Navigate(url="https://shop.example.com/api/buy?qty=1"), _page(), domains).kind is RiskKind.PAYMENT
+    assert assess(A.Navigate(url="https://x.example.com/account/delete_account"), _page(), domains).kind \
+        is RiskKind.DELETE
+    assert assess(A.Navigate(url="https://blog.example.com/post/12"), _page(), domains) is None
+    aimed = Landing(words="Send message", url="https://mail.example.com/outbox")
+    assert assess(A.Navigate(url="https://mail.example.com/outbox"), _page(), domains, aimed).kind is RiskKind.SEND
+
+
+def test_only_web_pages_open_unless_a_scheme_is_allowed() -> None:
+    domains = Domains()
+    for url in ("file:///etc/passwd", "view-source:file:///etc/passwd", "chrome://version",
+                "javascript:alert(1)", " javascript:alert(1)", "java\tscript:alert(1)", "data:text/html,hi"):
+        assert not domains.allows_scheme(url) and not domains.allows(url), url
+    assert domains.allows("https://example.com/") and domains.allows("about:blank")
+    assert Domains(schemes=["file"]).allows("file:///tmp/report.html")
+    with pytest.raises(SchemeError):
+        Domains(schemes=["javascript"])
 
 
 def test_domains_and_where_secrets_may_go() -> None:
@@ -103,7 +141,7 @@ def test_domains_and_where_secrets_may_go() -> None:
     assert fenced.allows("https://example.com/") and fenced.allows("https://shop.example.com/x")
     assert not fenced.allows("https://example.com.evil.org/")
     assert fenced.allows("http://127.0.0.1:8000/a") and not fenced.allows("http://127.0.0.1:9000/a")
-    assert fenced.allows("about:blank")
+    assert fenced.allows("about:blank") and not fenced.allows("file:///etc/passwd")
     risk = assess(A.Navigate(url="https://evil.org/"), _page(), fenced)
     assert risk.kind is RiskKind.LEAVE_DOMAIN and risk.widens_domains
     fenced.grant("https://evil.org/login")  # only the person's GO does this

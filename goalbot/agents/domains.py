@@ -1,8 +1,11 @@
-"""Where the browser may go: `--allow-domain` globs, widened only by the person's GO.
+"""Where the browser may go: http(s) pages on the `--allow-domain` globs, widened only by the
+person's GO.
 
 A pattern matches a host (`shop.example.com`), a host and port (`127.0.0.1:8000`), or with a
-leading `*.` a domain and every subdomain of it. No pattern at all leaves navigation open, but
-secrets are then typed only on the host the run started on.
+leading `*.` a domain and every subdomain of it. No pattern at all leaves http(s) navigation open,
+but secrets are then typed only on the host the run started on. Other schemes — `file:` (the
+machine's own files), `view-source:`, `chrome:`, `data:` — stay shut unless the person names them
+with `--allow-scheme`; `javascript:` runs code in the page and is never opened.
 """
 
 from __future__ import annotations
@@ -30,9 +33,29 @@ def _matches(pattern: str, host: str) -> bool:
     return False
 
 
+WEB_SCHEMES = frozenset({"http", "https"})
+NEVER_SCHEMES = frozenset({"javascript", "vbscript"})
+
+
+class SchemeError(ValueError):
+    pass
+
+
+def check_schemes(schemes: list[str]) -> list[str]:
+    """The schemes `--allow-scheme` may open, lower-cased; raises SchemeError for code runners."""
+    chosen = [s.strip().lower().rstrip(":") for s in schemes if s.strip()]
+    for scheme in chosen:
+        if scheme in NEVER_SCHEMES:
+            raise SchemeError(f"--allow-scheme {scheme}: {scheme}: addresses run code in the page "
+                              "and are never opened")
+    return chosen
+
+
 class Domains:
-    def __init__(self, patterns: list[str] | None = None, start_url: str | None = None) -> None:
+    def __init__(self, patterns: list[str] | None = None, start_url: str | None = None,
+                 schemes: list[str] | None = None) -> None:
         self.patterns = [p.lower() for p in patterns or [] if p.strip()]
+        self.schemes = frozenset(check_schemes(schemes or [])) - NEVER_SCHEMES
         self.start_host = host_of(start_url or "")
         self.granted: set[str] = set()  # hosts the person said GO to during this run
 
@@ -40,8 +63,20 @@ class Domains:
     def restricted(self) -> bool:
         return bool(self.patterns)
 
+    def allows_scheme(self, url: str) -> bool:
+        """http(s), about:blank, and the schemes the person allowed; nothing else, whatever a
+        page or a model writes (Python reads tabs and newlines out of a scheme as browsers do)."""
+        scheme = urlsplit(url.strip()).scheme.lower()
+        if scheme in WEB_SCHEMES:
+            return True
+        if url.strip().lower() == "about:blank":
+            return True
+        return scheme in self.schemes
+
     def allows(self, url: str) -> bool:
-        """Whether the browser may load `url` (pages other than http(s) stay where they are)."""
+        """Whether the browser may load `url` as a page."""
+        if not self.allows_scheme(url):
+            return False
         host = host_of(url).lower()
         if not host or not self.restricted:
             return True

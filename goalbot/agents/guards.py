@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 
 from goalbot import actions as A
-from goalbot.actions import Action
+from goalbot.actions import Action, ActionResult, Outcome
 from goalbot.agents.domains import Domains
 from goalbot.agents.person import Person
 from goalbot.agents.policies import ClickAt, RateLimiter, RepeatGuard, SafetyPolicy
-from goalbot.agents.risk import assess, target_of
+from goalbot.agents.risk import Risk, RiskKind, assess, target_of, words_risk
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.operators.base import Observation, Operator
 
@@ -44,6 +44,7 @@ class ActionGuards:
         self.domains = domains
         self.repeats = RepeatGuard(policy.repeat_radius_px, policy.repeat_limit)
         self.rate = RateLimiter(policy)
+        self.approved = False  # the person said GO to the action now running
 
     def fired(self, policy: str, step: int | None, message: str, **data: object) -> None:
         self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=policy, message=message, **data)
@@ -53,23 +54,46 @@ class ActionGuards:
 
         Raises NotGo when the person said NOT GO to a risky action.
         """
+        if isinstance(action, A.Navigate) and not self.domains.allows_scheme(action.url):
+            message = (f"refused: {action.url[:80]!r} is not a web page; only http(s) addresses are "
+                       "opened (the person can allow another scheme with --allow-scheme)")
+            self.fired("scheme", step, message, action=action.name)
+            return message
         click = click_of(action, observation)
         if click is not None and self.repeats.refuses(click, page):
             message = (f"refused: this would be the same click {self.policy.repeat_limit} times on a page "
                        "that did not change; try something else (another element, scroll, another way)")
             self.fired("repeat_click", step, message, action=action.name, index=click.index)
             return message
-        risk = assess(action, observation, self.domains, await self.operator.label_at(action))
+        self.approved = False
+        risk = assess(action, observation, self.domains, await self.operator.landing(action))
         if risk is not None:
-            if not await self.person.go(risk, step, self.emitter.latest.get("screenshot")):
-                raise NotGo(f"NOT GO: {risk.what} on {risk.where}")
-            if risk.widens_domains:
-                self.domains.grant(risk.where)
+            await self._go(risk, step)
+            self.approved = True
         seconds, why = self.rate.wait_before(click is not None)
         if seconds > 0:
             self.fired(why, step, f"waiting {seconds:.1f} s before the next action", wait_s=round(seconds, 2))
             await asyncio.sleep(seconds)
         return None
+
+    async def _go(self, risk: Risk, step: int) -> None:
+        if not await self.person.go(risk, step, self.emitter.latest.get("screenshot")):
+            raise NotGo(f"NOT GO: {risk.what} on {risk.where}")
+        if risk.widens_domains:
+            self.domains.grant(risk.where)
+
+    async def held(self, result: ActionResult, observation: Observation, step: int) -> ActionResult:
+        """The page tried to submit a form that pays, deletes or sends, and the operator held it
+        back. An action the person already said GO to lets it through; any other asks first."""
+        if result.outcome is not Outcome.HELD:
+            return result
+        if not self.approved:
+            words = " | ".join(result.held)
+            kind = words_risk(words) or RiskKind.PAYMENT
+            await self._go(Risk(kind=kind, where=observation.url, what=f"submit the form {words!r}"), step)
+        released = await self.operator.release_held()
+        return ActionResult(outcome=Outcome.OK, message=f"{result.message}; after the GO: {released}",
+                            files=result.files)
 
     def ran(self, action: Action, observation: Observation, before: str, after: str) -> None:
         click = click_of(action, observation)

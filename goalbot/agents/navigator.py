@@ -157,7 +157,7 @@ class Navigator:
                 return action
             await self.pause_point(step)
             if isinstance(action, (A.SaveData, A.CallUser)):  # nothing happens to the page
-                ok, line = await self._act(action, step)
+                ok, line = await self._act(action, step, observation)
                 done.append(line)
                 continue
             before = await self.operator.signature()
@@ -168,7 +168,7 @@ class Navigator:
                                   message=refusal, error="Refused")
                 done.append(f"{_describe(shown)} -> REFUSED: {refusal}")
                 return None  # a refusal is the guard working, not an error of the page
-            ok, line = await self._act(action, step)
+            ok, line = await self._act(action, step, observation)
             after = await self.operator.signature()
             self.guards.ran(action, observation, before, after)
             done.append(line)
@@ -187,7 +187,7 @@ class Navigator:
         if self.failures_in_a_row >= self.limits.max_failures:
             raise TooManyFailures(f"{self.failures_in_a_row} actions failed in a row (--max-failures)")
 
-    async def _act(self, action: Action, step: int) -> tuple[bool, str]:
+    async def _act(self, action: Action, step: int, observation: Observation) -> tuple[bool, str]:
         shown = await _shown(action, self.operator)
         self.emitter.emit(EventType.ACT_START, Actor.NAVIGATOR, step, action=shown)
         if isinstance(action, A.SaveData):
@@ -203,6 +203,7 @@ class Navigator:
             self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown,
                               message=str(exc), error="BadAnswer")
             return False, f"{_describe(shown)} -> FAILED: {exc}"
+        result = await self.guards.held(result, observation, step)
         files = [self._keep(saved) for saved in result.files]
         kind = EventType.ACT_OK if result.ok else EventType.ACT_FAIL
         self.emitter.emit(kind, Actor.NAVIGATOR, step, action=shown, message=result.message,

@@ -49,6 +49,7 @@ class RunOptions(BaseModel):
     dialects: dict[str, Dialect] = Field(default_factory=dict, description="Per role; auto if absent.")
     answer_retries: int = Field(2, ge=0, description="Corrections asked for per unusable answer.")
     allow_domains: list[str] = Field(default_factory=list, description="Globs; empty: anywhere.")
+    allow_schemes: list[str] = Field(default_factory=list, description="Schemes beyond http(s) pages may use.")
     allow_risky: bool = Field(False, description="GO to risky actions without asking.")
     approval_timeout_s: float | None = Field(300.0, description="No answer in time is NOT GO.")
     policy: SafetyPolicy = Field(default_factory=SafetyPolicy)
@@ -69,7 +70,7 @@ class Session:
         self.state = resume or RunState()
         self.failures = 0
         self.secrets = secrets or Secrets()
-        self.domains = domains or Domains(options.allow_domains, options.url)
+        self.domains = domains or Domains(options.allow_domains, options.url, options.allow_schemes)
         # Nothing that leaves the process — events, prompts — may carry a secret's value.
         emitter.scrub = self.secrets.scrub
         client.redact = self.secrets.scrub

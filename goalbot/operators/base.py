@@ -188,6 +188,15 @@ class Observation(BaseModel):
         return kept
 
 
+class Landing(BaseModel):
+    """What an action would set off, read from the screen or the page right before it runs."""
+
+    words: str = Field("", description="What a person reads on whatever the action activates (a "
+                                       "button, a link, the submit buttons of a form); for typing, "
+                                       "the words by the field.")
+    url: str = Field("", description="The address it would load or submit to, when it has one.")
+
+
 class OperatorError(Exception):
     """The operator cannot go on (no browser, browser gone); the message is for the person."""
 
@@ -213,9 +222,15 @@ class Operator(Protocol):
         """Whether text typed now, into `index` or else the focused element, is a secret."""
         ...
 
-    async def label_at(self, action: Action) -> str:
-        """What a person would read where `action` lands, when the observation's elements cannot
-        say: the buttons of the form a key press submits, the words under a click on the screen."""
+    async def landing(self, action: Action) -> Landing:
+        """What `action` would activate, found the way it will really happen: the element under
+        the pointer at press and at release, the focused element for keys, the form a key press
+        submits, the address a navigation loads. Empty when it activates nothing."""
+        ...
+
+    async def release_held(self) -> str:
+        """Lets through what the page tried to submit and the operator held back for a GO;
+        returns what happened, in words for the model."""
         ...
 
     async def signature(self) -> str:

@@ -7,6 +7,7 @@ model; a click that changed nothing is NoEffect, never ok.
 from __future__ import annotations
 
 import asyncio
+import secrets
 import tempfile
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -17,12 +18,13 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import async_playwright
 
 from goalbot import actions as A
-from goalbot.actions import Action, ActionResult, Outcome, submits_form
+from goalbot.actions import Action, ActionResult, Outcome
+from goalbot.operators import browser_activation as activation
 from goalbot.operators import browser_checks as js
 from goalbot.operators import browser_pages as pages
 from goalbot.operators.browser_pages import NAVIGATION_TIMEOUT_MS
 from goalbot.operators import browser_widgets as widgets
-from goalbot.operators.base import ActionFailed, Observation, OperatorError
+from goalbot.operators.base import ActionFailed, Landing, Observation, OperatorError
 from goalbot.operators.browser_effects import EffectProbe, classify, first_line
 from goalbot.operators.browser_guard import DomainGuard
 from goalbot.operators.browser_launch import BrowserOptions, Launched, launch, shut
@@ -40,7 +42,10 @@ class BrowserOperator:
     def __init__(
         self, options: BrowserOptions | None = None, download_dir: Path | None = None,
         budget: int = OBSERVATION_BUDGET, allows: Callable[[str], bool] | None = None,
+        held_words: list[tuple[str, str]] | None = None,
     ) -> None:
+        """`allows` says which addresses pages may load; forms whose words match `held_words`
+        (JavaScript regex sources and flags) are held back in the page until `release_held`."""
         self.options = options or BrowserOptions()
         self.download_dir = download_dir or Path(tempfile.mkdtemp(prefix="goalbot-downloads-"))
         self.budget = budget
@@ -52,6 +57,8 @@ class BrowserOperator:
         self._watcher = BrowserWatcher(self.download_dir, self._adopt_page)
         self._probe = EffectProbe(lambda: self.page, self._watcher, self._settle)
         self._guard = DomainGuard(allows) if allows else None
+        self._held_words = held_words
+        self._gate_token = secrets.token_hex(16)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -64,11 +71,15 @@ class BrowserOperator:
             raise
         context = self._launched.context
         self._watcher.attach_context(context)
+        if self._held_words:
+            await context.add_init_script(activation.gate_script(self._held_words, self._gate_token))
         if self._guard is not None:
             await self._guard.attach(context)
         page = await context.new_page()
         self._launched.own_pages.append(page)
         self._page = page
+        if self._guard is not None:
+            await self._guard.watch(page)
         self._watcher.notices()  # opening our own tab is not news for the model
         if url:
             result = await self.execute(A.Navigate(url=url))
@@ -151,6 +162,13 @@ class BrowserOperator:
             result = classify(exc)
             if result.outcome is Outcome.BROWSER_GONE:
                 return result
+        held = await activation.held(self.page) if self._held_words else []
+        if held:
+            result = ActionResult(
+                outcome=Outcome.HELD, held=held,
+                message=f"{result.message}; the page tried to submit {' | '.join(held)!r}, held back "
+                        "until the person says GO",
+            )
         blocked = await self._guard.stopped(self.page) if self._guard else []
         if blocked:
             result = ActionResult(
@@ -169,11 +187,13 @@ class BrowserOperator:
         # unsure=True: hide the text rather than risk a password in the store
         return bool(await self._ask(index, js.SECRET_JS, js.FOCUSED_SECRET_JS, unsure=True))
 
-    async def label_at(self, action: Action) -> str:
-        if not submits_form(action):
-            return ""  # the observation's elements carry every other label
-        index = getattr(action, "index", None)
-        return str(await self._ask(index, js.SUBMITS_JS, js.FOCUSED_SUBMITS_JS, unsure=""))
+    async def landing(self, action: Action) -> Landing:
+        return await activation.landing(self.page, action, self._element)
+
+    async def release_held(self) -> str:
+        released = await activation.release(self.page, self._gate_token)
+        await self._after_input()
+        return f"submitted {' | '.join(released)!r}" if released else "the held form was gone"
 
     async def signature(self) -> str:
         return str(await self._ask(None, "", js.SIGNATURE_JS, unsure=""))
@@ -322,8 +342,12 @@ class BrowserOperator:
 
     async def _do_type(self, action: A.Type) -> str:
         if action.index is None:
-            if (await self.page.evaluate(js.FOCUSED_JS))["where"] == "none":
+            where = (await self.page.evaluate(js.FOCUSED_JS))["where"]
+            if where == "none":
                 raise ActionFailed(Outcome.NOT_ACTIONABLE, "no field has focus; give the `index` to type into")
+            if where == "control":  # keys on a button press it: that is `click` or `key`, not typing
+                raise ActionFailed(Outcome.NOT_ACTIONABLE, "the focused element is not a field; give "
+                                   "the `index` of the field to type into")
             if action.clear:
                 await self.page.keyboard.press("ControlOrMeta+a")
             await self.page.keyboard.type(action.text)
@@ -375,6 +399,8 @@ class BrowserOperator:
     # -- pages and tabs --------------------------------------------------------------------
 
     async def _do_navigate(self, action: A.Navigate) -> str:
+        if self._guard is not None and not self._guard.allows(action.url):
+            raise ActionFailed(Outcome.NAVIGATION_FAILED, f"stopped: {action.url[:80]} is not an allowed address")
         return await pages.navigate(self.page, action)
 
     async def _do_go_back(self, action: A.GoBack) -> str:

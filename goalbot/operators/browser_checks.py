@@ -37,13 +37,16 @@ POINTER_TARGET_JS = """el => {
 
 VALUE_JS = "e => ('value' in e && typeof e.value === 'string') ? e.value : e.innerText"
 
-# What has keyboard focus: {where: "none" | "frame" | "field", value}. Focus inside a frame
-# cannot be read from here; the keys still go there.
+# What has keyboard focus: {where: "none" | "frame" | "control" | "field", value}. Focus inside
+# a frame cannot be read from here; the keys still go there.
 FOCUSED_JS = """() => {
   let el = document.activeElement;
   while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
   if (!el || el === document.body || el === document.documentElement) return { where: "none" };
   if (el.tagName === "IFRAME" || el.tagName === "FRAME") return { where: "frame" };
+  const typed = el.isContentEditable || el.tagName === "TEXTAREA" || el.tagName === "SELECT"
+    || (el.tagName === "INPUT" && !/^(button|submit|reset|image|checkbox|radio|file|range|color)$/.test(el.type));
+  if (!typed) return { where: "control" };
   const value = ('value' in el && typeof el.value === 'string') ? el.value : el.innerText;
   return { where: "field", value };
 }"""
@@ -104,22 +107,6 @@ CHOSEN_JS = """(el, [option, wanted]) => {
   if (option.isConnected && option.getAttribute("aria-checked") === "true") return true;
   const shown = norm("value" in el && typeof el.value === "string" ? el.value : el.innerText);
   return shown.includes(want);
-}"""
-
-# What pressing Enter in this element (or the focused one) would submit: the labels of its form's
-# submit buttons and the form's address; "" outside a form.
-_SUBMITS = """(e) => {
-  const form = e && (e.form || (e.closest && e.closest('form')));
-  if (!form) return "";
-  const buttons = [...form.querySelectorAll("button:not([type]), button[type=submit], input[type=submit]")]
-    .map(b => (b.innerText || b.value || b.getAttribute("aria-label") || "").trim());
-  return [...buttons, form.getAttribute("action") || ""].filter(Boolean).join(" ");
-}"""
-SUBMITS_JS = _SUBMITS
-FOCUSED_SUBMITS_JS = """() => {
-  let el = document.activeElement;
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-  return (""" + _SUBMITS + """)(el);
 }"""
 
 # Changes when the page changes under the agent (another address, elements come or go, text is

@@ -16,7 +16,7 @@ from typing import Any, Awaitable, Callable
 
 from goalbot import actions as A
 from goalbot.actions import Action, ActionResult, Outcome
-from goalbot.operators.base import SECRET_WORDS, ActionFailed, Observation, OperatorError, Text
+from goalbot.operators.base import SECRET_WORDS, ActionFailed, Landing, Observation, OperatorError, Text
 from goalbot.operators.desktop_read import crop_around, read_words
 from goalbot.operators.desktop_screen import (
     NO_DISPLAY, Screen, allow_unauthenticated_x, check_display, fingerprint, jpeg, with_grid,
@@ -28,7 +28,6 @@ _KEYS = {"Control": "ctrl", "Meta": "winleft", "Alt": "alt", "Shift": "shift", "
          "PageUp": "pageup", "PageDown": "pagedown", "Backspace": "backspace", "Delete": "delete",
          "Space": "space", "Tab": "tab", "Home": "home", "End": "end", "Insert": "insert"}
 _QUIET = (A.Hover, A.Wait)  # actions after which an unchanged screen is no failure
-_POINTED = (A.Click, A.DoubleClick, A.RightClick)
 _NOTE = ("This is the whole screen, seen only as the screenshot: there are no element indices. "
          "Point with x, y on the screenshot.")
 
@@ -95,14 +94,26 @@ class DesktopOperator:
         """Whether the words by the field last clicked say password (or PIN, 비밀번호…)."""
         return bool(SECRET_WORDS.search(await self._field_words()))
 
-    async def label_at(self, action: Action) -> str:
-        if isinstance(action, _POINTED) and action.x is not None and action.y is not None:
+    async def landing(self, action: Action) -> Landing:
+        """The words under the pointer where the button goes down and up; for keys and typing,
+        the words by the field last clicked."""
+        ends: list[tuple[float | None, float | None]] = []
+        if A.presses_pointer(action):
+            ends.append((getattr(action, "x", None), getattr(action, "y", None)))
+        if isinstance(action, A.Drag):
+            ends.append((action.to_x, action.to_y))
+        points = [(x, y) for x, y in ends if x is not None and y is not None]
+        if points:
             image = await asyncio.to_thread(self.screen.grab)
             # A button's label sits around the point: a generous button's width each way.
-            return await read_words(crop_around(image, self.screen.monitor, action.x, action.y, 130, 130, 24))
-        if isinstance(action, A.Type):
-            return await self._field_words()
-        return ""
+            words = [await read_words(crop_around(image, self.screen.monitor, x, y, 130, 130, 24)) for x, y in points]
+            return Landing(words=" | ".join(w for w in words if w))
+        if isinstance(action, A.Type) or A.submits(action):
+            return Landing(words=await self._field_words())
+        return Landing()
+
+    async def release_held(self) -> str:
+        return "nothing is held on the desktop"
 
     async def _field_words(self) -> str:
         """The words by the field last clicked: a label is usually to its left or on it."""

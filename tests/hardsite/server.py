@@ -11,7 +11,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 PAGES = Path(__file__).parent / "pages"
 REPORT_CSV = "item,qty\nkimchi,1\ntofu,2\n"
@@ -28,6 +28,13 @@ def table_page(rows: int = 1000) -> str:
         "<p>Fill in the quantities.</p><table><thead><tr><th>Item</th><th>Qty</th><th>Note</th>"
         f"<th>Done</th></tr></thead><tbody>{body}</tbody></table>"
     )
+
+
+def _json_or_text(body: str) -> object:
+    try:
+        return json.loads(body or "null")
+    except json.JSONDecodeError:
+        return body  # a form posted the way browsers post them
 
 
 class HardSite:
@@ -76,8 +83,19 @@ class HardSite:
                 with site.lock:
                     site.requests.append((self.server.server_address[1], "POST", path, body))
                     if path.startswith("/api/"):
-                        site.posted[path[5:]] = json.loads(body or "null")
+                        site.posted[path[5:]] = _json_or_text(body)
+                if path == "/bounce":
+                    self._bounce(303)
+                    return
                 self._send(b'{"ok": true}', "application/json")
+
+            def _bounce(self, status: int) -> None:
+                """`/bounce?to=URL`: a redirect, to anywhere the query says."""
+                target = parse_qs(urlsplit(self.path).query).get("to", ["/"])[0]
+                self.send_response(status)
+                self.send_header("Location", target)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
 
             def do_GET(self) -> None:
                 path = urlsplit(self.path).path
@@ -90,7 +108,9 @@ class HardSite:
                     self._send(json.dumps(stored).encode(), "application/json")
                     return
                 other = site.other if port == site._servers[0].server_address[1] else site.url
-                if path == "/table.html":
+                if path == "/bounce":
+                    self._bounce(302)
+                elif path == "/table.html":
                     self._send(table_page().encode(), "text/html")
                 elif path == "/files/report.csv":
                     self._send(REPORT_CSV.encode(), "text/csv",
