@@ -4,10 +4,14 @@ at the moment of typing, and scrubbed from anything that leaves the process."""
 
 from __future__ import annotations
 
+import base64
+import html
+import json
 import re
 import threading
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 REFERENCE = re.compile(r"<secret:([A-Za-z0-9_.-]+)>")
 _NAME = re.compile(r"[A-Za-z0-9_.-]+")
@@ -53,11 +57,56 @@ def read_secrets_file(path: Path) -> dict[str, str]:
     return found
 
 
+_NAMED_ENTITIES = {"&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos", "\xa0": "nbsp"}
+_JSON_SHORT = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f", "\n": "\\n",
+               "\r": "\\r", "\t": "\\t"}
+
+
+def _hex(number: int, width: int) -> str:
+    """`2f` as a pattern for either case: 2[fF]."""
+    return "".join(f"[{d.lower()}{d.upper()}]" if d.isalpha() else d for d in format(number, f"0{width}x"))
+
+
+def _char_forms(char: str) -> str:
+    """A pattern for one character in any form a page or a protocol writes it: itself, percent-
+    encoded (+ for a space), an HTML entity (named, decimal, hex) or a JSON escape."""
+    forms = [re.escape(char), "".join(f"%{_hex(byte, 2)}" for byte in char.encode("utf-8")),
+             f"&#0*{ord(char)};", f"&#[xX]0*{_hex(ord(char), 1)};"]
+    if char == " ":
+        forms.append(r"\+")
+    if char in _NAMED_ENTITIES:
+        forms.append(f"&{_NAMED_ENTITIES[char]};")
+    if char in _JSON_SHORT:
+        forms.append(re.escape(_JSON_SHORT[char]))
+    units = char.encode("utf-16-be")
+    forms.append("".join(r"\\u" + _hex(int.from_bytes(units[i:i + 2], "big"), 4) for i in range(0, len(units), 2)))
+    return "(?:" + "|".join(forms) + ")"
+
+
+def secret_pattern(value: str) -> re.Pattern[str]:
+    """Matches `value` however a page passed it on: in an address or a form body, in HTML, in
+    JSON — each character in any of its forms, mixed as encoders mix them — or as base64."""
+    raw = value.encode("utf-8")
+    whole = {base64.b64encode(raw).decode(), base64.urlsafe_b64encode(raw).decode()}
+    whole |= {encoded.rstrip("=") for encoded in whole}
+    per_char = "".join(_char_forms(char) for char in value)
+    return re.compile("|".join([per_char, *(re.escape(w) for w in sorted(whole, key=len, reverse=True))]))
+
+
+def encodings(value: str) -> set[str]:
+    """A few of the forms `secret_pattern` matches, as encoders write them (for tests and checks)."""
+    raw = value.encode("utf-8")
+    return {value, quote(value, safe=""), quote_plus(value), quote(value, safe="").lower(),
+            html.escape(value), json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1],
+            base64.b64encode(raw).decode()}
+
+
 class Secrets:
     """Thread-safe: the recorder and the printer scrub from their own threads."""
 
     def __init__(self, values: dict[str, str] | None = None) -> None:
         self._values = dict(values or {})
+        self._patterns: dict[str, re.Pattern[str]] = {}
         self._lock = threading.Lock()
 
     def add(self, name: str, value: str) -> str:
@@ -81,19 +130,26 @@ class Secrets:
         return REFERENCE.sub(value, text)
 
     def scrub(self, value: Any) -> Any:
-        """The same value with every secret replaced by its reference, in strings at any depth."""
+        """The same value with every secret replaced by its reference, in strings at any depth,
+        in whatever encoding a page gave it (`encodings`)."""
         with self._lock:
-            pairs = sorted(self._values.items(), key=lambda item: -len(item[1]))
-        if not pairs:
+            values = dict(self._values)
+        if not values:
             return value
+        pairs = [(name, self._pattern(secret)) for name, secret in sorted(values.items(), key=lambda i: -len(i[1]))]
         return _scrub(value, pairs)
 
+    def _pattern(self, secret: str) -> re.Pattern[str]:
+        with self._lock:
+            if secret not in self._patterns:
+                self._patterns[secret] = secret_pattern(secret)
+            return self._patterns[secret]
 
-def _scrub(value: Any, pairs: list[tuple[str, str]]) -> Any:
+
+def _scrub(value: Any, pairs: list[tuple[str, re.Pattern[str]]]) -> Any:
     if isinstance(value, str):
-        for name, secret in pairs:
-            if secret in value:
-                value = value.replace(secret, f"<secret:{name}>")
+        for name, pattern in pairs:
+            value = pattern.sub(f"<secret:{name}>", value)
         return value
     if isinstance(value, dict):
         return {k: _scrub(v, pairs) for k, v in value.items()}
