@@ -7,7 +7,7 @@ is the tool description the model reads, so it is written for the model.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
@@ -212,6 +212,18 @@ ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 
 def action_name(cls: type[_Action]) -> str:
     return cls.model_fields["name"].default  # type: ignore[no-any-return]
+
+
+ACTIONS_BY_NAME: dict[str, type[_Action]] = {action_name(cls): cls for cls in ACTION_TYPES}
+
+
+def present(arguments: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
+    """The arguments a model meant to give. Optional means null, missing or empty are all the
+    same: models and servers send `null` (or "") for what they leave out, and the field's default
+    is what they meant. A required field sent as null stays an error, said to the model."""
+    fields = model.model_fields
+    return {key: value for key, value in arguments.items()
+            if not ((value is None or value == "") and key in fields and not fields[key].is_required())}
 
 
 class Outcome(StrEnum):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Callable
 
 from goalbot import eventfmt, observe_cli
 from goalbot.config import ConfigError, Settings, load_settings
-from goalbot.events import Event
+from goalbot.events import Event, clean_text
 from goalbot.model_flags import add_model_flags
 from goalbot.run_flags import (
     add_browser_flags, add_operator_flags, add_person_flags, add_run_flags, browser_options,
@@ -84,11 +85,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _not_utf8(args: argparse.Namespace) -> str | None:
+    """The first argument holding bytes that are not UTF-8 (Python keeps them as lone surrogates)."""
+    for name, value in vars(args).items():
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, (str, Path)) and clean_text(str(text)) != str(text):
+                return name
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None and not has_terminal():
         build_parser().print_help()
         return 0
+    bad = _not_utf8(args)
+    if bad is not None:
+        return fail(f"the {bad.replace('_', '-')} argument is not valid UTF-8 text")
     flags = {k: v for k, v in vars(args).items() if v is not None}
     try:
         settings = load_settings(flags)
@@ -105,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         return handlers[args.command or "dashboard"](args, settings, db_path)
     except StoreError as exc:
         return fail(str(exc))
+    except sqlite3.Error as exc:  # a store damaged past what opening it could tell
+        return fail(f"cannot read the store {db_path}: {exc}")
     except KeyboardInterrupt:
         return 130
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 
 from goalbot.llm.coordinates import Convention
 from goalbot.llm.usage import Price
@@ -58,6 +59,19 @@ class Settings(BaseModel):
         "auto", description="How the dashboard draws screenshots: sixel where the terminal has it, else half-cell.")
     prices: dict[str, Price] = Field(default_factory=dict, description="Dollars per million tokens.")
 
+    @field_validator("base_url")
+    @classmethod
+    def _an_address(cls, url: str) -> str:
+        try:
+            parts = urlsplit(url)
+            ok = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 1) > 0
+        except ValueError:  # a port that is not a number
+            ok = False
+        if not ok:
+            raise ValueError(f"the model endpoint {url!r} is not an http(s) address such as "
+                             "http://localhost:11434/v1")
+        return url
+
     def role_models(self) -> dict[str, str]:
         chosen = {"planner": self.planner_model, "navigator": self.navigator_model,
                   "validator": self.validator_model}
@@ -77,6 +91,8 @@ def load_settings(flags: dict[str, Any], path: Path | None = None) -> Settings:
             values.update(tomllib.loads(path.read_text(encoding="utf-8")))
         except (tomllib.TOMLDecodeError, OSError) as exc:
             raise ConfigError(f"cannot read {path}: {exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"cannot read {path}: it is not UTF-8 text (byte {exc.start})") from exc
     for variable, field in ENVIRONMENT.items():
         if os.environ.get(variable):
             values[field] = os.environ[variable]

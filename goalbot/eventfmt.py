@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from goalbot.events import Event, EventType as T
+
+
+# Terminal escape sequences (CSI, OSC and the rest) and other control characters: text from a model
+# or a page must never clear the screen, retitle the window or move the cursor of whoever reads it.
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|\x9b[0-?]*[ -/]*[@-~]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` safe to print on a terminal: escape sequences dropped, other controls shown as ·."""
+    return _CONTROLS.sub("·", _ESCAPES.sub("", text)).replace("\t", " ")
 
 
 def _action(data: dict[str, Any]) -> str:
@@ -80,7 +92,8 @@ def summary(event: Event) -> str:
 
 def line(event: Event) -> str:
     ts = event.ts.astimezone().strftime("%H:%M:%S")
-    return f"{ts}  {event.session_id}  {event.actor.value:<9}  {event.type.value:<13}  {summary(event)}"
+    text = printable(summary(event)).replace("\n", " ⏎ ")
+    return f"{ts}  {printable(event.session_id)}  {event.actor.value:<9}  {event.type.value:<13}  {text}"
 
 
 def json_line(event: Event) -> str:

@@ -8,6 +8,8 @@ dashboard showed, so everything a viewer needs travels in `data`.
 from __future__ import annotations
 
 import itertools
+import math
+import re
 import secrets
 import threading
 from datetime import datetime, timezone
@@ -15,7 +17,7 @@ from enum import StrEnum
 from typing import Any, Callable
 
 from blinker import Signal
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class EventType(StrEnum):
@@ -199,6 +201,36 @@ DATA_MODELS: dict[EventType, type[_Data]] = {
 }
 
 
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_INT64 = 2**63 - 1
+
+
+def clean_text(text: str) -> str:
+    """Text that can be written as UTF-8: lone surrogates (from undecodable bytes in arguments,
+    or a model's broken escapes) become U+FFFD."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def json_safe(value: Any) -> Any:
+    """`value` as the store, the log and every reader can take it: UTF-8 text, integers within
+    64 bits, finite numbers. Whatever a model, a page or a flag put in an event."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return max(-_INT64, min(_INT64, value))
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {clean_text(str(k)): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return clean_text(str(value))
+
+
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -221,6 +253,11 @@ class Event(BaseModel):
     step: int | None = None
     data: dict[str, Any] = Field(default_factory=dict)
 
+    @field_validator("data", mode="before")
+    @classmethod
+    def _safe_data(cls, data: Any) -> Any:
+        return json_safe(data) if isinstance(data, dict) else data
+
     @model_validator(mode="after")
     def _check_data(self) -> Event:
         model = DATA_MODELS.get(self.type)
@@ -241,6 +278,11 @@ class Artifact(BaseModel):
     content: bytes
     name: str | None = None
     ts: datetime = Field(default_factory=utc_now)
+
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, name: str | None) -> str | None:
+        return clean_text(name) if name is not None else None
 
 
 class Bus:

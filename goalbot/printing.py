@@ -9,6 +9,7 @@ import sys
 import threading
 
 from goalbot import eventfmt, plan_editing
+from goalbot.eventfmt import printable
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import Session, SessionResult
 from goalbot.events import Bus, Event, EventType
@@ -67,7 +68,7 @@ def _ask_approval(control: SessionControl, proposed: list[str]) -> None:
 def _edit_plan(control: SessionControl, proposed: list[str]) -> None:
     """Edits the steps one command at a time until the person approves (`y`) or rejects (`r …`)."""
     steps = list(proposed)
-    print(f"{plan_editing.numbered(steps)}\n{plan_editing.HELP}", flush=True)
+    print(f"{printable(plan_editing.numbered(steps))}\n{plan_editing.HELP}", flush=True)
     while True:
         command = input("edit> ").strip()
         if command.lower() in ("y", "yes"):
@@ -81,15 +82,15 @@ def _edit_plan(control: SessionControl, proposed: list[str]) -> None:
         except plan_editing.EditError as exc:
             print(exc, flush=True)
             continue
-        print(plan_editing.numbered(steps), flush=True)
+        print(printable(plan_editing.numbered(steps)), flush=True)
 
 
 def _ask_consent(control: SessionControl, request: dict[str, object]) -> None:
     if request.get("risky"):
-        question = f"GO / NOT GO: {request['what']} on {request.get('where', '')}? [go = GO, anything else = NOT GO] "
+        question = printable(f"GO / NOT GO: {request['what']} on {request.get('where', '')}? ") + "[go = GO, anything else = NOT GO] "
         yes = ("go", "y", "yes")
     else:
-        question = f"{request['what']} [y = yes, anything else = no] "
+        question = printable(f"{request['what']} ") + "[y = yes, anything else = no] "
         yes = ("y", "yes")
     try:
         answer = input(question).strip()
@@ -102,7 +103,7 @@ def _ask_consent(control: SessionControl, request: dict[str, object]) -> None:
 
 
 def _ask_question(control: SessionControl, question: dict[str, object]) -> None:
-    prompt = f"The agent asks: {question['question']}\nYour answer (empty to decline): "
+    prompt = f"The agent asks: {printable(str(question['question']))}\nYour answer (empty to decline): "
     try:
         # A password or a code is not echoed, so it is not left on the screen either.
         answer = getpass.getpass(prompt) if question.get("secret") else input(prompt)

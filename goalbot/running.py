@@ -7,6 +7,7 @@ import argparse
 import sqlite3
 import sys
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 from importlib.resources import files
 from pathlib import Path
 
@@ -29,6 +30,8 @@ from goalbot.operators.base import Operator, OperatorError
 from goalbot.operators import desktop_read
 from goalbot.operators.desktop_screen import check_display
 from goalbot.operators.browser import BrowserOperator
+from goalbot.operators.browser_locate import BrowserNotFound, find_browser
+from goalbot.eventfmt import printable
 from goalbot.printing import run_printing
 from goalbot.run_flags import browser_options, run_options
 from storage import queries
@@ -58,6 +61,8 @@ def has_terminal() -> bool:
 
 
 def cmd_run(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    if not args.goal.strip():
+        return fail("the goal is empty: say what to reach, e.g. goalbot run \"turn on dark mode\" --url …")
     try:
         options = run_options(settings, args.goal, args.url, dialects_of(settings))
     except DialectError as exc:
@@ -94,6 +99,9 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     if row["status"] != "interrupted":
         db.close()
         return fail(f"session {args.session} is {row['status']}, not interrupted: nothing to resume")
+    if not queries.claim_for_resume(db, args.session):  # one process at most takes it up again
+        db.close()
+        return fail(f"session {args.session} is being resumed by another process")
     events = queries.session_events(db, args.session)
     last_artifact = queries.last_artifact_number(db, args.session)
     db.close()
@@ -108,6 +116,7 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
         if args.approval_timeout_s:
             options.approval_timeout_s = args.approval_timeout_s
     except ValueError as exc:
+        _give_back(db_path, args.session)
         return fail(f"session {args.session} cannot be resumed: {exc}")
     point = ResumePoint(session_id=args.session, state=state_from_events(events),
                         last_seq=events[-1].seq if events else 0, last_artifact=last_artifact, start_url=row["url"])
@@ -117,7 +126,21 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
         "base_url": args.base_url or row["base_url"] or settings.base_url,
         "model": args.model or row["model"] or settings.model,
     })
-    return run_goal(args, settings, db_path, options, resume=point)
+    code = run_goal(args, settings, db_path, options, resume=point)
+    if code == 2:  # it never started: another try may take it up
+        _give_back(db_path, args.session)
+    return code
+
+
+def _give_back(db_path: Path, session_id: str) -> None:
+    try:
+        db = connect(db_path)
+    except StoreError:
+        return
+    try:
+        queries.release_claim(db, session_id)
+    finally:
+        db.close()
 
 
 @dataclass
@@ -137,7 +160,8 @@ class Wiring:
     def close(self, db_path: Path) -> None:
         self.inbox.close()
         self.recorder.close()
-        store_report(db_path, self.session_id)
+        if self.recorder.failure is None:
+            store_report(db_path, self.session_id)
 
 
 class WiringError(Exception):
@@ -154,6 +178,8 @@ def wire_run(
         except OperatorError as exc:
             raise WiringError(str(exc)) from exc
         desktop_read.warn_if_missing()
+    else:
+        check_browser_flags(args, settings)
     try:
         domains = Domains(options.allow_domains, resume.start_url if resume else options.url, options.allow_schemes)
     except SchemeError as exc:
@@ -167,7 +193,9 @@ def wire_run(
         secrets = _secrets(args)
     except SecretError as exc:
         raise WiringError(str(exc)) from exc
-    recorder = Recorder(db_path)
+    control = SessionControl(auto_approve=bool(getattr(args, "yes", False)), can_ask=can_ask)
+    # A store that stops taking events stops the run: what is not stored did not happen.
+    recorder = Recorder(db_path, on_failure=lambda _why: control.stop())
     for session_id in mark_interrupted(recorder.db):
         print(f"goalbot: session {session_id} was cut off; marked interrupted (goalbot resume {session_id})",
               file=sys.stderr)
@@ -177,7 +205,6 @@ def wire_run(
         emitter = Emitter(bus, resume.session_id, start_seq=resume.last_seq, start_artifact=resume.last_artifact)
     else:
         emitter = Emitter(bus, new_session_id())
-    control = SessionControl(auto_approve=bool(getattr(args, "yes", False)), can_ask=can_ask)
     session = Session(options, _operator(args, settings, domains), build_client(settings, emitter), emitter,
                       control, secrets, domains, resume=resume.state if resume else None)
     inbox = CommandInbox(db_path, emitter.session_id, control,
@@ -214,13 +241,32 @@ def run_goal(
             result = run_printing(wiring.bus, wiring.session, wiring.control)
     finally:
         wiring.close(db_path)
+    if wiring.recorder.failure is not None:
+        return fail(f"{wiring.recorder.failure} (session {wiring.session_id})")
     if result is None:
         return 1
-    print(f"goalbot: session {wiring.session_id} {result.status.value}: {result.reason} "
+    print(f"goalbot: session {wiring.session_id} {result.status.value}: {printable(result.reason)} "
           f"(goalbot report {wiring.session_id})", file=sys.stderr)
     if result.answer:
-        print(result.answer)
+        print(printable(result.answer))
+    if result.could_not_start:
+        return 2
     return 0 if result.status is Status.OK else 1
+
+
+def check_browser_flags(args: argparse.Namespace, settings: Settings) -> None:
+    """A browser that cannot be there is a bad flag, said before anything starts."""
+    cdp_url = getattr(args, "cdp_url", None)
+    if cdp_url:
+        parts = urlsplit(cdp_url)
+        if parts.scheme not in ("http", "https", "ws", "wss") or not parts.hostname:
+            raise WiringError(f"--cdp-url {cdp_url!r} is not an address: give http://host:port (or ws://…) "
+                              "of a Chromium started with --remote-debugging-port")
+        return
+    try:
+        find_browser(settings.browser_path)
+    except BrowserNotFound as exc:
+        raise WiringError(f"{exc}; pass an existing --browser-path (or set GOALBOT_BROWSER)") from exc
 
 
 def _operator(args: argparse.Namespace, settings: Settings, domains: Domains) -> Operator:

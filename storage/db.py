@@ -1,15 +1,27 @@
-"""Opening the SQLite file: where it lives, WAL mode, the schema."""
+"""Opening the SQLite file: where it lives, WAL mode, the schema and its versions.
+
+The schema's version is `PRAGMA user_version`. Creating or migrating it is one exclusive
+transaction, so any number of processes may open a fresh file at once; one of them builds it and
+the others find it built. A store that is opened for writing is written to before anything else
+happens, so a file that cannot be written says so at once, not after a run.
+"""
 
 from __future__ import annotations
 
 import os
 import socket
 import sqlite3
+import time
 from pathlib import Path
+from typing import Callable, TypeVar
 
 import sqlite_utils
 
+from storage.schema import MIGRATIONS, REQUIRED_COLUMNS
+
 BUSY_TIMEOUT_MS = 5_000
+OPEN_PATIENCE_S = 30.0  # how long opening waits for other processes holding the write lock
+T = TypeVar("T")
 
 
 class StoreError(Exception):
@@ -24,72 +36,112 @@ def default_path() -> Path:
     return Path(data_home) / "goalbot" / "goalbot.db"
 
 
+def _locked(exc: sqlite3.Error) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
+
+
+def _patiently(work: Callable[[], T]) -> T:
+    """Runs `work`, again while another process holds the lock (WAL switch, schema creation)."""
+    deadline = time.monotonic() + OPEN_PATIENCE_S
+    delay = 0.02
+    while True:
+        try:
+            return work()
+        except sqlite3.Error as exc:
+            if not _locked(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.5)
+
+
 def connect(path: Path, create: bool = True) -> sqlite_utils.Database:
+    """The store at `path`. `create` makes (or migrates) it and proves it can be written; without
+    it, the file must already be a goalbot store, which is then only read."""
     if not create and not path.exists():
         raise StoreError(f"no goalbot store at {path} (nothing has run yet, or pass --db)")
+    conn: sqlite3.Connection | None = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
-        db = sqlite_utils.Database(conn)
-        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if create:
-            db.enable_wal()
-            db.execute("PRAGMA synchronous = NORMAL")
-            ensure_schema(db)
+            path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if create:
+            _patiently(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
+            conn.execute("PRAGMA synchronous = NORMAL")
+            if conn.execute("PRAGMA user_version").fetchone()[0] < len(MIGRATIONS):
+                _patiently(lambda: _migrate(conn))
+            else:
+                _prove_writable(conn)
+        _check(conn, path)
     except (sqlite3.Error, OSError) as exc:
-        raise StoreError(f"cannot open the store {path}: {exc}") from exc
-    return db
+        if conn is not None:
+            conn.close()
+        raise StoreError(f"cannot open the store {path}: {_plain(exc)}") from exc
+    except StoreError:
+        if conn is not None:
+            conn.close()
+        raise
+    return sqlite_utils.Database(conn)
 
 
-def ensure_schema(db: sqlite_utils.Database) -> None:
-    db["sessions"].create(
-        {
-            "id": str, "goal": str, "url": str, "status": str, "finish_reason": str, "answer": str,
-            "model": str, "base_url": str, "operator": str, "started_at": str, "ended_at": str,
-            "steps": int, "model_calls": int, "tokens_in": int, "tokens_out": int,
-            "pid": int, "host": str,
-        },
-        pk="id",
-        not_null={"goal", "status", "started_at"},
-        defaults={"steps": 0, "model_calls": 0, "tokens_in": 0, "tokens_out": 0},
-        if_not_exists=True,
-    )
-    db["events"].create(
-        {
-            "id": int, "session_id": str, "seq": int, "ts": str, "type": str, "actor": str,
-            "step": int, "data": str,
-        },
-        pk="id",
-        foreign_keys=[("session_id", "sessions", "id")],
-        not_null={"session_id", "seq", "ts", "type", "actor"},
-        if_not_exists=True,
-    )
-    db["events"].create_index(["session_id", "seq"], unique=True, if_not_exists=True)
-    db["artifacts"].create(
-        {
-            "id": str, "session_id": str, "kind": str, "mime": str, "ts": str, "size": int,
-            "name": str, "content": bytes,
-        },
-        pk="id",
-        foreign_keys=[("session_id", "sessions", "id")],
-        if_not_exists=True,
-    )
-    db["artifacts"].create_index(["session_id"], if_not_exists=True)
-    # What `goalbot attach` tells a run in another process; the run takes each row once.
-    db["commands"].create(
-        {"id": int, "session_id": str, "ts": str, "kind": str, "payload": str, "by": str, "taken_at": str},
-        pk="id", not_null={"session_id", "ts", "kind"}, if_not_exists=True,
-    )
-    # Columns added after the first stores were made; older files get them on open.
-    if "name" not in db["artifacts"].columns_dict:
-        db["artifacts"].add_column("name", str)
-    columns = db["sessions"].columns_dict
-    if "cost_usd" not in columns:
-        db["sessions"].add_column("cost_usd", float)
-    if "model_errors" not in columns:
-        db["sessions"].add_column("model_errors", int, not_null_default=0)
-    if "report" not in columns:
-        db["sessions"].add_column("report", str)
+def _plain(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    if "readonly" in text or "read-only" in text:
+        return f"{text} (the file or its folder cannot be written)"
+    if "not a database" in text or "malformed" in text:
+        return f"{text} (it is damaged, or not a goalbot store)"
+    return text
+
+
+def _prove_writable(conn: sqlite3.Connection) -> None:
+    """One real write (the schema version, rewritten as it is): a read-only or immutable file, a
+    read-only mount or a full disk fails here, before a run starts. A file another process is
+    writing right now is writable: the recorder waits for its turn."""
+    conn.execute("PRAGMA busy_timeout = 1000")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if not _locked(exc):
+            raise
+        return
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    try:
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Brings the schema to the newest version in one exclusive transaction (another process may
+    have done it meanwhile: the version is read again inside it)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > len(MIGRATIONS):
+            raise StoreError(f"the store was made by a newer goalbot (schema {version}, this one "
+                             f"knows {len(MIGRATIONS)})")
+        for migration in MIGRATIONS[version:]:
+            migration(conn)
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _check(conn: sqlite3.Connection, path: Path) -> None:
+    """A file that is not a goalbot store (another program's database, a dropped table) is named
+    as such, rather than failing later in the middle of a query."""
+    for table, needed in REQUIRED_COLUMNS.items():
+        have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        missing = sorted(needed - have)
+        if not have:
+            raise StoreError(f"{path} is not a goalbot store (it has no table {table})")
+        if missing:
+            raise StoreError(f"{path} is not a goalbot store (table {table} lacks {', '.join(missing)})")
 
 
 def _alive(pid: int) -> bool:
@@ -102,16 +154,23 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def cut_off(row: dict[str, object]) -> bool:
+    """A session still marked running whose process on this host is gone."""
+    pid = row.get("pid")
+    return (row.get("status") == "running" and row.get("host") == socket.gethostname()
+            and isinstance(pid, int) and pid > 0 and not _alive(pid))
+
+
 def mark_interrupted(db: sqlite_utils.Database) -> list[str]:
-    """Sessions still 'running' whose process on this host is gone were cut off: say so."""
-    host = socket.gethostname()
-    cut: list[str] = []
-    for row in db.query("select id, pid, host from sessions where status = 'running'"):
-        if row["host"] == host and row["pid"] and not _alive(row["pid"]):
-            cut.append(row["id"])
-    with db.conn:
-        for session_id in cut:
-            db["sessions"].update(
-                session_id, {"status": "interrupted", "finish_reason": "the process ended mid-run"}
-            )
+    """Sessions still 'running' whose process on this host is gone were cut off: say so. A store
+    that can only be read keeps its rows; readers show them as interrupted all the same."""
+    cut = [row["id"] for row in db.query("select id, status, pid, host from sessions where status = 'running'")
+           if cut_off(row)]
+    try:
+        with db.conn:
+            for session_id in cut:
+                db.execute("update sessions set status = 'interrupted', finish_reason = ? "
+                           "where id = ? and status = 'running'", ["the process ended mid-run", session_id])
+    except sqlite3.OperationalError:
+        pass  # read-only: `cut_off` lets every reader tell the truth anyway
     return cut

@@ -3,26 +3,50 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 from datetime import datetime
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import sqlite_utils
+from pydantic import ValidationError
 
 from goalbot.events import Event, EventType
+from storage.db import cut_off
+
+
+def _as_seen(row: dict[str, Any]) -> dict[str, Any]:
+    """A session whose process died still reads 'running' until a run marks it; say what it is."""
+    if cut_off(row):
+        return {**row, "status": "interrupted", "finish_reason": row.get("finish_reason") or "the process ended mid-run"}
+    return row
 
 
 def list_sessions(db: sqlite_utils.Database, limit: int = 50, status: str | None = None) -> list[dict[str, Any]]:
-    where, args = ("where status = ?", [status]) if status else ("", [])
-    return list(db.query(
-        f"select * from sessions {where} order by started_at desc limit ?", [*args, limit]
-    ))
+    if not status:
+        return [_as_seen(row) for row in db.query(
+            "select * from sessions order by started_at desc limit ?", [limit])]
+    seen = (_as_seen(row) for row in db.query(
+        "select * from sessions where status in (?, 'running') order by started_at desc", [status]))
+    return [row for row in seen if row["status"] == status][:limit]
 
 
-def _event(row: dict[str, Any]) -> Event:
-    return Event(
-        session_id=row["session_id"], seq=row["seq"], ts=datetime.fromisoformat(row["ts"]),
-        type=row["type"], actor=row["actor"], step=row["step"], data=json.loads(row["data"] or "{}"),
-    )
+def _event(row: dict[str, Any]) -> Event | None:
+    """The stored event, or None for a row no version of goalbot could have written."""
+    try:
+        return Event(
+            session_id=row["session_id"], seq=row["seq"], ts=datetime.fromisoformat(row["ts"]),
+            type=row["type"], actor=row["actor"], step=row["step"], data=json.loads(row["data"] or "{}"),
+        )
+    except (ValueError, TypeError, ValidationError, RecursionError):
+        return None
+
+
+def _events(rows: Iterable[dict[str, Any]]) -> Iterator[tuple[int, Event]]:
+    for row in rows:
+        event = _event(row)
+        if event is not None:
+            yield row["id"], event
 
 
 def events_after(
@@ -31,8 +55,7 @@ def events_after(
     """Events in the order they were stored, with the row id to continue from."""
     where = "where id > ?" + (" and session_id = ?" if session_id else "")
     args: list[Any] = [after_id] + ([session_id] if session_id else [])
-    for row in db.query(f"select * from events {where} order by id limit ?", [*args, limit]):
-        yield row["id"], _event(row)
+    yield from _events(db.query(f"select * from events {where} order by id limit ?", [*args, limit]))
 
 
 def recent_events(
@@ -41,7 +64,7 @@ def recent_events(
     """The last `count` events, oldest first."""
     where, args = ("where session_id = ?", [session_id]) if session_id else ("", [])
     rows = list(db.query(f"select * from events {where} order by id desc limit ?", [*args, count]))
-    return [(row["id"], _event(row)) for row in reversed(rows)]
+    return list(_events(reversed(rows)))
 
 
 def last_event_id(db: sqlite_utils.Database) -> int:
@@ -50,12 +73,13 @@ def last_event_id(db: sqlite_utils.Database) -> int:
 
 
 def session_row(db: sqlite_utils.Database, session_id: str) -> dict[str, Any] | None:
-    return next(db.query("select * from sessions where id = ?", [session_id]), None)
+    row = next(db.query("select * from sessions where id = ?", [session_id]), None)
+    return _as_seen(row) if row is not None else None
 
 
 def session_events(db: sqlite_utils.Database, session_id: str) -> list[Event]:
-    return [_event(row) for row in db.query(
-        "select * from events where session_id = ? order by seq", [session_id])]
+    return [event for _, event in _events(db.query(
+        "select * from events where session_id = ? order by seq", [session_id]))]
 
 
 def last_artifact_number(db: sqlite_utils.Database, session_id: str) -> int:
@@ -132,3 +156,20 @@ def take_commands(db: sqlite_utils.Database, session_id: str) -> list[tuple[str,
         for row in rows:
             db.execute("update commands set taken_at = ?, payload = '{}' where id = ?", [now, row["id"]])
     return [(row["kind"], json.loads(row["payload"] or "{}"), row["by"] or "attach") for row in rows]
+
+
+def claim_for_resume(db: sqlite_utils.Database, session_id: str) -> bool:
+    """Takes an interrupted session for this process, atomically: of two `goalbot resume` at once,
+    exactly one gets it."""
+    with db.conn:
+        cursor = db.execute(
+            "update sessions set status = 'running', pid = ?, host = ? where id = ? and status = 'interrupted'",
+            [os.getpid(), socket.gethostname(), session_id])
+    return cursor.rowcount == 1
+
+
+def release_claim(db: sqlite_utils.Database, session_id: str) -> None:
+    """A resume that never started gives the session back."""
+    with db.conn:
+        db.execute("update sessions set status = 'interrupted' where id = ? and status = 'running' and pid = ?",
+                   [session_id, os.getpid()])

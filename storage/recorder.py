@@ -3,6 +3,12 @@
 Events are queued by the publisher (cheap) and written by one thread in small transactions, so
 the agent never waits on the disk. A session row is kept in step with its events in the same
 transaction: the file is consistent whenever it is read, even after a crash.
+
+A store locked by another process delays writes and never drops them. An event that cannot be
+written as it is (it should not happen: events are made JSON-safe when they are made) is written
+with its data replaced by why. A store that cannot be written at all (read-only, disk full,
+damaged) ends the run loudly through `on_failure`: nobody is told a run succeeded that the store
+does not hold.
 """
 
 from __future__ import annotations
@@ -16,18 +22,26 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 from goalbot.events import Artifact, Bus, Event, EventType
 from storage.db import connect
 
 _STATUS = {EventType.TASK_OK: "ok", EventType.TASK_FAIL: "failed", EventType.TASK_CANCEL: "cancelled"}
 _STOP = object()
+Item = Event | Artifact
+
+
+class StoreLost(Exception):
+    """Nothing more can be written to the store."""
 
 
 class Recorder:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, on_failure: Callable[[str], None] | None = None) -> None:
         self.path = path
         self.db = connect(path)
+        self.on_failure = on_failure
+        self.failure: str | None = None  # why the store stopped taking events, once it did
         self._queue: queue.Queue[object] = queue.Queue()
         self.warned = False
         self._thread = threading.Thread(target=self._write_loop, name="goalbot-recorder", daemon=True)
@@ -42,10 +56,16 @@ class Recorder:
         self._queue.put(_STOP)
         self._thread.join(patience_s)
         if self._thread.is_alive():
-            print(f"goalbot: the store {self.path} stayed locked; the last events of this run "
-                  "could not be written", file=sys.stderr)
+            self._lost(f"the store {self.path} stayed locked; the last events of this run could not be written")
             return
         self.db.close()
+
+    def _lost(self, message: str) -> None:
+        if self.failure is None:
+            self.failure = message
+            print(f"goalbot: {message}", file=sys.stderr, flush=True)
+            if self.on_failure is not None:
+                self.on_failure(message)
 
     def _write_loop(self) -> None:
         while True:
@@ -56,31 +76,60 @@ class Recorder:
                 except queue.Empty:
                     break
             stop = _STOP in batch
-            items = [item for item in batch if item is not _STOP]
-            if items:
-                self._write_with_retry(items)
+            items = [item for item in batch if isinstance(item, (Event, Artifact))]
+            if items and self.failure is None:
+                try:
+                    self._write(items)
+                except StoreLost as exc:
+                    self._lost(f"the store {self.path} cannot be written any more ({exc}); this run "
+                               "is stopped, and what it did after this point is not stored")
             if stop:
                 return
 
-    def _write_with_retry(self, items: list[object]) -> None:
+    def _write(self, items: list[Item]) -> None:
+        try:
+            self._commit(lambda: [self._write_item(item) for item in items])
+        except StoreLost:
+            raise
+        except Exception:  # one item spoils the batch: write the others, and that one as best it can
+            for item in items:
+                try:
+                    self._commit(lambda item=item: self._write_item(item))
+                except StoreLost:
+                    raise
+                except Exception as exc:
+                    self._commit(lambda item=item, exc=exc: self._write_item(item, spoiled=exc), last=True)
+
+    def _commit(self, work: Callable[[], object], last: bool = False) -> None:
+        """One transaction, tried again while another process holds the lock. A failure that is
+        not a lock is raised (StoreLost when `last`, or when the file itself refuses writes)."""
         delay = 0.2
         while True:
             try:
-                with self.db.conn:
-                    for item in items:
-                        if isinstance(item, Event):
-                            self._write_event(item)
-                        elif isinstance(item, Artifact):
-                            self._write_artifact(item)
+                with self.db.atomic():  # one transaction: sqlite-utils' own writes nest inside it
+                    work()
                 return
             except sqlite3.OperationalError as exc:
-                # Another process holds the write lock longer than busy_timeout: keep the batch
-                # and try again rather than drop events.
-                if not self.warned:
-                    print(f"goalbot: the store {self.path} is busy ({exc}); retrying", file=sys.stderr)
-                    self.warned = True
-                time.sleep(delay)
-                delay = min(delay * 2, 5.0)
+                if "locked" in str(exc) or "busy" in str(exc):
+                    if not self.warned:
+                        print(f"goalbot: the store {self.path} is busy ({exc}); retrying", file=sys.stderr)
+                        self.warned = True
+                    time.sleep(delay)
+                    delay = min(delay * 2, 5.0)
+                    continue
+                raise StoreLost(str(exc)) from exc
+            except (sqlite3.DatabaseError, OSError) as exc:
+                raise StoreLost(str(exc)) from exc
+            except Exception as exc:
+                if last:
+                    raise StoreLost(f"{type(exc).__name__}: {exc}") from exc
+                raise
+
+    def _write_item(self, item: Item, spoiled: Exception | None = None) -> None:
+        if isinstance(item, Event):
+            self._write_event(item, spoiled)
+        elif spoiled is None:
+            self._write_artifact(item)  # an artifact that cannot be written is left out; its event says so
 
     def _write_artifact(self, artifact: Artifact) -> None:
         self.db["artifacts"].insert(
@@ -92,14 +141,14 @@ class Recorder:
             replace=True,
         )
 
-    def _write_event(self, event: Event) -> None:
+    def _write_event(self, event: Event, spoiled: Exception | None = None) -> None:
+        data = {"unwritable": f"{type(spoiled).__name__}: {spoiled}"[:300]} if spoiled else event.data
         if event.type is EventType.TASK_START:
-            d = event.data
             self.db["sessions"].insert(
                 {
-                    "id": event.session_id, "goal": d["goal"], "url": d.get("url"),
-                    "status": "running", "model": d.get("model"), "base_url": d.get("base_url"),
-                    "operator": d.get("operator"), "started_at": event.ts.isoformat(),
+                    "id": event.session_id, "goal": str(data.get("goal", "(not stored)")), "url": data.get("url"),
+                    "status": "running", "model": data.get("model"), "base_url": data.get("base_url"),
+                    "operator": data.get("operator"), "started_at": event.ts.isoformat(),
                     "pid": os.getpid(), "host": socket.gethostname(),
                 },
                 replace=True,
@@ -108,10 +157,11 @@ class Recorder:
             {
                 "session_id": event.session_id, "seq": event.seq, "ts": event.ts.isoformat(),
                 "type": event.type.value, "actor": event.actor.value, "step": event.step,
-                "data": json.dumps(event.data, ensure_ascii=False),
+                "data": json.dumps(data, ensure_ascii=False),
             }
         )
-        self._update_counts(event)
+        if spoiled is None or event.type in _STATUS:
+            self._update_counts(event)
 
     def _update_counts(self, event: Event) -> None:
         sql: str | None = None

@@ -18,6 +18,7 @@ class SessionResult(BaseModel):
     reason: str
     answer: str = ""
     detail: str = ""
+    could_not_start: bool = False  # the browser or the screen never came up: a setup problem
 
 
 class Finish(Exception):

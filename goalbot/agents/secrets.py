@@ -45,6 +45,8 @@ def read_secrets_file(path: Path) -> dict[str, str]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise SecretError(f"cannot read the secrets file {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise SecretError(f"the secrets file {path} is not UTF-8 text (byte {exc.start})") from exc
     found: dict[str, str] = {}
     for number, line in enumerate(lines, 1):
         if not line.strip() or line.lstrip().startswith("#"):

@@ -149,7 +149,10 @@ class Session:
     # -- the loop ----------------------------------------------------------------------------
 
     async def _drive(self) -> SessionResult:
-        await self.operator.start(self.options.url)
+        try:
+            await self.operator.start(self.options.url)
+        except OperatorError as exc:
+            raise Finish(SessionResult(status=Status.FAILED, reason=str(exc), could_not_start=True)) from exc
         observation = await self._look()
         feedback: str | None = None
         if self.state.remaining:  # resumed: the person approved these before the cut

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, SecretStr
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.transport import Fault, RetryPolicy, read_fault
 from goalbot.llm.usage import Limits, PriceTable, Usage
+from goalbot.llm.wire import BadBody, Completion, read_completion
 
 ROLES = ("planner", "navigator", "validator")
 ROLE_ACTORS = {"planner": Actor.PLANNER, "navigator": Actor.NAVIGATOR, "validator": Actor.VALIDATOR}
@@ -137,9 +138,9 @@ class ModelClient:
             attempt += 1
             started = time.perf_counter()
             try:
-                response = await self._client.chat.completions.create(**self._request(model, messages, tools))
-            except (openai.APIError, json.JSONDecodeError) as exc:
-                # A body cut off halfway reaches us as a bare JSONDecodeError from the client.
+                # The deadline is the whole attempt's: a body trickled a byte at a time ends too.
+                completion = await asyncio.wait_for(self._attempt(model, messages, tools), self.config.timeout_s)
+            except (openai.APIError, json.JSONDecodeError, BadBody, asyncio.TimeoutError) as exc:
                 fault = read_fault(exc, self.config.base_url, model, self.config.timeout_s)
                 if fault.tool_choice_refused and self.tool_choice and tools:
                     self.tool_choice = False
@@ -156,7 +157,11 @@ class ModelClient:
                     raise self._error(fault, attempt) from exc
                 await asyncio.sleep(wait)
                 continue
-            return self._reply(role, model, step, response, started, attempt, tags)
+            return self._reply(role, model, step, completion, started, attempt, tags)
+
+    async def _attempt(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Completion:
+        raw = await self._client.chat.completions.with_raw_response.create(**self._request(model, messages, tools))
+        return read_completion(raw.content, raw.headers.get("content-type", ""))
 
     def _request(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
         request: dict[str, Any] = {"model": model, "messages": messages}
@@ -167,25 +172,16 @@ class ModelClient:
         return request
 
     def _reply(
-        self, role: str, model: str, step: int | None, response: Any, started: float, attempt: int,
+        self, role: str, model: str, step: int | None, completion: Completion, started: float, attempt: int,
         tags: dict[str, object],
     ) -> ChatReply:
         latency_ms = int((time.perf_counter() - started) * 1000)
-        usage = response.usage
         reply = ChatReply(
-            tokens_in=usage.prompt_tokens if usage else 0,
-            tokens_out=usage.completion_tokens if usage else 0,
+            content=completion.content, tokens_in=completion.tokens_in, tokens_out=completion.tokens_out,
+            truncated=completion.finish_reason == "length",
+            tool_calls=[ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in completion.tool_calls],
         )
-        if response.choices:
-            choice = response.choices[0]
-            reply.content = choice.message.content or ""
-            reply.truncated = choice.finish_reason == "length"
-            reply.tool_calls = [
-                ToolCall(id=c.id, name=c.function.name, arguments=c.function.arguments or "")
-                for c in (choice.message.tool_calls or [])
-                if getattr(c, "function", None) is not None
-            ]
-        answered_by = response.model or model
+        answered_by = completion.model or model
         cost = self.prices.cost(answered_by, reply.tokens_in, reply.tokens_out)
         self.usage.calls += 1
         self.usage.tokens_in += reply.tokens_in

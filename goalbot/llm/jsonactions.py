@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from goalbot.actions import ACTION_ADAPTER, Action
+from goalbot.actions import ACTION_ADAPTER, ACTIONS_BY_NAME, Action, present
 from goalbot.llm.coordinates import Convention, Geometry, looks_normalised, point_of
 from goalbot.llm.keys import key_names
 from goalbot.llm.repair import NoJson, find_json
@@ -58,7 +58,8 @@ class JsonDialect:
         name = NAME_ALIASES.get(raw_name, raw_name)
         name, shaped = self._shape(name, args)
         try:
-            return ACTION_ADAPTER.validate_python({**shaped, "name": name})
+            known = ACTIONS_BY_NAME.get(name)
+            return ACTION_ADAPTER.validate_python({**(present(shaped, known) if known else shaped), "name": name})
         except ValidationError as exc:
             if any(e["type"] == "union_tag_invalid" for e in exc.errors()):
                 raise NoJson(f"there is no action `{raw_name}`") from exc

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from goalbot.actions import ACTION_ADAPTER, Action
+from goalbot.actions import ACTION_ADAPTER, ACTIONS_BY_NAME, Action, present
 from goalbot.llm.client import ChatReply
 from goalbot.llm.repair import NoJson, find_json
 
@@ -22,6 +22,8 @@ def _loads(text: str, what: str) -> Any:
         return json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
         raise AnswerError(f"the arguments of `{what}` are not valid JSON ({exc.msg})") from exc
+    except (ValueError, RecursionError) as exc:  # numbers too long, nesting too deep
+        raise AnswerError(f"the arguments of `{what}` cannot be read ({type(exc).__name__})") from exc
 
 
 def _json_in_text(text: str) -> Any | None:
@@ -55,7 +57,7 @@ def parse_single(reply: ChatReply, tool: str, model: type[T]) -> T:
     if not isinstance(arguments, dict):
         raise AnswerError(f"the arguments of `{tool}` must be a JSON object")
     try:
-        return model.model_validate(arguments)
+        return model.model_validate(present(arguments, model))
     except ValidationError as exc:
         raise AnswerError(f"`{tool}` arguments are wrong: {_brief(exc)}") from exc
 
@@ -70,7 +72,9 @@ def parse_actions(reply: ChatReply) -> list[Action]:
         if not isinstance(arguments, dict):
             raise AnswerError(f"the arguments of `{name}` must be a JSON object")
         try:
-            actions.append(ACTION_ADAPTER.validate_python({**arguments, "name": name}))
+            known = ACTIONS_BY_NAME.get(name)
+            actions.append(ACTION_ADAPTER.validate_python(
+                {**(present(arguments, known) if known else arguments), "name": name}))
         except ValidationError as exc:
             if any(e["type"] == "union_tag_invalid" for e in exc.errors()):
                 raise AnswerError(f"there is no tool `{name}`") from exc

@@ -32,12 +32,15 @@ def find_json(text: str) -> Any:
     candidate = _balanced_span(body, start)
     try:
         return json.loads(candidate)
-    except json.JSONDecodeError as first:
-        mended = _mend(candidate)
-        try:
-            return json.loads(mended)
-        except json.JSONDecodeError:
-            raise NoJson(f"the JSON is broken ({first.msg} at character {first.pos})") from first
+    except (RecursionError, ValueError) as exc:
+        if not isinstance(exc, json.JSONDecodeError):  # nested too deep, a number too long
+            raise NoJson(f"the JSON cannot be read ({type(exc).__name__})") from exc
+        first = exc
+    mended = _mend(candidate)
+    try:
+        return json.loads(mended)
+    except (json.JSONDecodeError, RecursionError, ValueError):
+        raise NoJson(f"the JSON is broken ({first.msg} at character {first.pos})") from first
 
 
 def _balanced_span(text: str, start: int) -> str:

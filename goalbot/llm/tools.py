@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from goalbot.actions import ACTION_TYPES, action_name
 
@@ -22,6 +22,13 @@ class PlanAnswer(BaseModel):
                                           "(which site? which account?): ask it here, with no steps.")
     progress_percent: int = Field(0, ge=0, le=100)
     confidence: float = Field(0.5, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _says_something(self) -> PlanAnswer:
+        # An empty plan is an unusable answer to ask again for, not a plan to stop on.
+        if self.web_task and not (self.steps or self.done or self.question):
+            raise ValueError("give the `steps` that remain, or `done: true`, or a `question` for the person")
+        return self
 
 
 class VerdictAnswer(BaseModel):

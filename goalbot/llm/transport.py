@@ -17,6 +17,8 @@ from typing import Any
 import openai
 from pydantic import BaseModel, Field
 
+from goalbot.llm.wire import BadBody
+
 _CONTEXT_TOO_LONG = re.compile(
     r"context.length|context.window|maximum context|too many tokens|prompt is too long"
     r"|reduce the length|input is too long|exceeds? the (?:model'?s? )?(?:max|limit)",
@@ -78,9 +80,11 @@ def retry_after(response: Any) -> float | None:
 
 
 def read_fault(exc: Exception, endpoint: str, model: str, timeout_s: float) -> Fault:
+    if isinstance(exc, BadBody):  # an answer, but not a chat completion: maybe the next one is
+        return Fault(f"{endpoint} {exc}", retryable=True)
     if isinstance(exc, ValueError):  # the body was not JSON (cut off, or not an API at all)
         return Fault(f"{endpoint} sent an answer that is not valid JSON", retryable=True)
-    if isinstance(exc, openai.APITimeoutError):
+    if isinstance(exc, (openai.APITimeoutError, TimeoutError)):
         return Fault(f"{endpoint} did not answer within {timeout_s:g}s", retryable=True)
     if isinstance(exc, openai.APIConnectionError):
         # The HTTP library underneath is the openai package's business; its error names are stable.
