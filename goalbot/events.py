@@ -168,7 +168,7 @@ class ApprovalData(_Data):
 
 class PolicyData(_Data):
     policy: str = Field(description="repeat_click, min_interval, clicks_per_minute, low_confidence, "
-                                    "no_progress, max_failures, max_steps")
+                                    "no_progress, max_failures, max_steps, scheme")
     message: str
 
 

@@ -96,6 +96,10 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     if row is None:
         db.close()
         return fail(f"no session {args.session} in {db_path} (see goalbot sessions)")
+    if row["status"] == "running":
+        db.close()
+        return fail(f"session {args.session} is running in another process (pid {row['pid']} on "
+                    f"{row['host']}): nothing to resume")
     if row["status"] != "interrupted":
         db.close()
         return fail(f"session {args.session} is {row['status']}, not interrupted: nothing to resume")

@@ -132,33 +132,28 @@ class Recorder:
             self._write_artifact(item)  # an artifact that cannot be written is left out; its event says so
 
     def _write_artifact(self, artifact: Artifact) -> None:
-        self.db["artifacts"].insert(
-            {
-                "id": artifact.id, "session_id": artifact.session_id, "kind": artifact.kind,
-                "mime": artifact.mime, "ts": artifact.ts.isoformat(), "size": len(artifact.content),
-                "name": artifact.name, "content": artifact.content,
-            },
-            replace=True,
+        # Plain SQL: an insert must never quietly create a table someone dropped.
+        self.db.execute(
+            "insert or replace into artifacts (id, session_id, kind, mime, ts, size, name, content) "
+            "values (?, ?, ?, ?, ?, ?, ?, ?)",
+            [artifact.id, artifact.session_id, artifact.kind, artifact.mime, artifact.ts.isoformat(),
+             len(artifact.content), artifact.name, artifact.content],
         )
 
     def _write_event(self, event: Event, spoiled: Exception | None = None) -> None:
         data = {"unwritable": f"{type(spoiled).__name__}: {spoiled}"[:300]} if spoiled else event.data
         if event.type is EventType.TASK_START:
-            self.db["sessions"].insert(
-                {
-                    "id": event.session_id, "goal": str(data.get("goal", "(not stored)")), "url": data.get("url"),
-                    "status": "running", "model": data.get("model"), "base_url": data.get("base_url"),
-                    "operator": data.get("operator"), "started_at": event.ts.isoformat(),
-                    "pid": os.getpid(), "host": socket.gethostname(),
-                },
-                replace=True,
+            self.db.execute(
+                "insert or replace into sessions (id, goal, url, status, model, base_url, operator, "
+                "started_at, pid, host) values (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
+                [event.session_id, str(data.get("goal", "(not stored)")), data.get("url"), data.get("model"),
+                 data.get("base_url"), data.get("operator"), event.ts.isoformat(), os.getpid(),
+                 socket.gethostname()],
             )
-        self.db["events"].insert(
-            {
-                "session_id": event.session_id, "seq": event.seq, "ts": event.ts.isoformat(),
-                "type": event.type.value, "actor": event.actor.value, "step": event.step,
-                "data": json.dumps(data, ensure_ascii=False),
-            }
+        self.db.execute(
+            "insert into events (session_id, seq, ts, type, actor, step, data) values (?, ?, ?, ?, ?, ?, ?)",
+            [event.session_id, event.seq, event.ts.isoformat(), event.type.value, event.actor.value,
+             event.step, json.dumps(data, ensure_ascii=False)],
         )
         if spoiled is None or event.type in _STATUS:
             self._update_counts(event)

@@ -55,7 +55,7 @@ REQUIRED_COLUMNS: dict[str, set[str]] = {
     "sessions": {"id", "goal", "status", "finish_reason", "answer", "model", "started_at", "ended_at",
                  "steps", "model_calls", "tokens_in", "tokens_out", "pid", "host", "cost_usd",
                  "model_errors", "report"},
-    "events": {"session_id", "seq", "ts", "type", "actor", "step", "data"},
+    "events": {"id", "session_id", "seq", "ts", "type", "actor", "step", "data"},
     "artifacts": {"id", "session_id", "kind", "mime", "content", "name"},
     "commands": {"session_id", "ts", "kind", "payload", "taken_at"},
 }

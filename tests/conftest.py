@@ -116,6 +116,20 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120)
     )
 
 
+def wait_until(condition: Callable[[], object], seconds: float = 60, what: str = "the condition") -> None:
+    """Polls `condition` until it is true or `seconds` pass. A store that does not exist yet, or
+    has no tables yet, is "not yet", never an error."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if condition():
+                return
+        except sqlite3.Error:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"{what} did not happen within {seconds:g} s")
+
+
 def rows(db_path: Path, sql: str, *params: object) -> list[sqlite3.Row]:
     conn = sqlite3.connect(db_path)
     conn.row_factory = sqlite3.Row

@@ -22,7 +22,8 @@ from goalbot.actions import Action, ActionResult, Outcome
 from goalbot.operators import browser_activation as activation
 from goalbot.operators import browser_checks as js
 from goalbot.operators import browser_pages as pages
-from goalbot.operators.browser_pages import NAVIGATION_TIMEOUT_MS
+from goalbot.operators import browser_typing as typing
+from goalbot.operators.browser_pages import ACTION_TIMEOUT_MS, NAVIGATION_TIMEOUT_MS
 from goalbot.operators import browser_widgets as widgets
 from goalbot.operators.base import ActionFailed, Landing, Observation, OperatorError
 from goalbot.operators.browser_effects import EffectProbe, classify, first_line
@@ -31,7 +32,6 @@ from goalbot.operators.browser_launch import BrowserOptions, Launched, launch, s
 from goalbot.operators.browser_observe import PageObserver, Target
 from goalbot.operators.browser_watch import BrowserWatcher
 
-ACTION_TIMEOUT_MS = 5_000
 TEXT_BUDGET = 80
 OBSERVATION_BUDGET = 8_000
 
@@ -342,36 +342,9 @@ class BrowserOperator:
 
     async def _do_type(self, action: A.Type) -> str:
         if action.index is None:
-            where = (await self.page.evaluate(js.FOCUSED_JS))["where"]
-            if where == "none":
-                raise ActionFailed(Outcome.NOT_ACTIONABLE, "no field has focus; give the `index` to type into")
-            if where == "control":  # keys on a button press it: that is `click` or `key`, not typing
-                raise ActionFailed(Outcome.NOT_ACTIONABLE, "the focused element is not a field; give "
-                                   "the `index` of the field to type into")
-            if action.clear:
-                await self.page.keyboard.press("ControlOrMeta+a")
-            await self.page.keyboard.type(action.text)
-            focus = await self.page.evaluate(js.FOCUSED_JS)
-            if focus["where"] == "field" and action.text not in (focus["value"] or ""):
-                raise ActionFailed(Outcome.NO_EFFECT, "typed, but the focused element does not hold the text")
-            where = "the focused element"
+            where = await typing.into_focus(self.page, action)
         else:
-            element = await self._element(action.index)
-            problem = await element.evaluate(js.PROBLEM_JS, js.CAPTCHA_SELECTOR)
-            if problem == "it is disabled":
-                raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot type into [{action.index}]: {problem}")
-            if action.clear:
-                await element.fill(action.text, timeout=ACTION_TIMEOUT_MS)
-            else:
-                await element.press_sequentially(action.text, timeout=ACTION_TIMEOUT_MS)
-            value = await element.evaluate(js.VALUE_JS)
-            if action.text not in (value or ""):
-                raise ActionFailed(
-                    Outcome.NO_EFFECT,
-                    f"typed into [{action.index}] but the field does not hold the text "
-                    "(it may reject input or reformat it)",
-                )
-            where = f"[{action.index}]"
+            where = await typing.into_element(await self._element(action.index), action)
         done = f"typed {len(action.text)} characters into {where}"
         if action.submit:
             await self.page.keyboard.press("Enter")

@@ -81,14 +81,15 @@ class DomainGuard:
     async def stopped(self, page: Page) -> list[str]:
         """Addresses stopped since the last call. Chromium shows an error page where a navigation
         was stopped: the tab goes back to where the agent was. A tab on an address that is not
-        allowed (one no request shows) is taken back, or closed when it is not the agent's."""
+        allowed (one no request shows) is taken back, or closed when a page opened it."""
         blocked, self._blocked = self._blocked, []
         if blocked:  # Chromium commits its error page a moment after the request was stopped
             try:
                 await page.wait_for_url(lambda url: url.startswith("chrome-error:"), timeout=2_000)
             except PlaywrightError:
                 pass
-        for tab in list(page.context.pages):
+        # Only tabs goalbot opened or saw open: a browser reached over CDP keeps the person's own.
+        for tab in [tab for tab in self._watching if not tab.is_closed()]:
             if tab.url.startswith("chrome-error:") or not self.allows(tab.url):
                 if not tab.url.startswith("chrome-error:"):
                     blocked.append(tab.url)

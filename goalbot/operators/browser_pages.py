@@ -15,6 +15,7 @@ from goalbot.operators.base import ActionFailed
 from goalbot.operators.browser_effects import first_line
 
 NAVIGATION_TIMEOUT_MS = 30_000
+ACTION_TIMEOUT_MS = 5_000  # how long an element may take to become usable
 
 
 async def navigate(page: Page, action: A.Navigate) -> str:

@@ -12,11 +12,11 @@ from goalbot import actions as A
 from goalbot.actions import Outcome
 from goalbot.operators import browser_checks as js
 from goalbot.operators.base import ActionFailed
+from goalbot.operators.browser_pages import ACTION_TIMEOUT_MS
 
 if TYPE_CHECKING:
     from goalbot.operators.browser import BrowserOperator
 
-TIMEOUT_MS = 5_000
 CHOOSER_TIMEOUT_MS = 3_000
 
 NATIVE_OPTION_JS = """(e, o) => {
@@ -39,7 +39,7 @@ async def select_option(op: BrowserOperator, action: A.SelectOption) -> str:
                 Outcome.TARGET_NOT_FOUND,
                 f"[{action.index}] has no option {action.option!r}; it has {options[:20]}",
             )
-        chosen = await element.select_option(value=match, timeout=TIMEOUT_MS)
+        chosen = await element.select_option(value=match, timeout=ACTION_TIMEOUT_MS)
         if match not in chosen:
             raise ActionFailed(Outcome.NO_EFFECT, f"[{action.index}] did not take {action.option!r}")
         await op._after_input()
@@ -58,7 +58,7 @@ async def _select_custom(op: BrowserOperator, action: A.SelectOption) -> str:
     option = (await element.evaluate_handle(js.FIND_OPTION_JS, action.option)).as_element()
     if option is None:
         opener = await op._ready_for_pointer(action.index)
-        await opener.click(timeout=TIMEOUT_MS)
+        await opener.click(timeout=ACTION_TIMEOUT_MS)
         await op._after_input()
         option = (await element.evaluate_handle(js.FIND_OPTION_JS, action.option)).as_element()
     if option is None:
@@ -67,8 +67,8 @@ async def _select_custom(op: BrowserOperator, action: A.SelectOption) -> str:
             f"[{action.index}] shows no option {action.option!r}, even after opening it; "
             "observe again to see what it offers",
         )
-    await option.scroll_into_view_if_needed(timeout=TIMEOUT_MS)
-    await option.click(timeout=TIMEOUT_MS)
+    await option.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
+    await option.click(timeout=ACTION_TIMEOUT_MS)
     await op._after_input()
     if not await element.evaluate(js.CHOSEN_JS, [option, action.option]):
         raise ActionFailed(
@@ -84,19 +84,19 @@ async def upload_file(op: BrowserOperator, action: A.UploadFile) -> str:
         raise ActionFailed(Outcome.TARGET_NOT_FOUND, f"there is no file {path} on this machine")
     element = await op._element(action.index)
     if await element.evaluate("e => e.tagName === 'INPUT' && e.type === 'file'"):
-        await element.set_input_files(path, timeout=TIMEOUT_MS)
+        await element.set_input_files(path, timeout=ACTION_TIMEOUT_MS)
         target = element
     else:
         pointer = await op._ready_for_pointer(action.index)
         try:
             async with op.page.expect_file_chooser(timeout=CHOOSER_TIMEOUT_MS) as chooser_info:
-                await pointer.click(timeout=TIMEOUT_MS)
+                await pointer.click(timeout=ACTION_TIMEOUT_MS)
             chooser = await chooser_info.value
         except PlaywrightTimeout as exc:
             raise ActionFailed(
                 Outcome.NOT_ACTIONABLE, f"[{action.index}] is not a file input and opened no file picker"
             ) from exc
-        await chooser.set_files(path, timeout=TIMEOUT_MS)
+        await chooser.set_files(path, timeout=ACTION_TIMEOUT_MS)
         target = chooser.element
     try:
         names = await target.evaluate("e => Array.from(e.files || []).map(f => f.name)")

@@ -25,7 +25,13 @@ Misbehaviour on cue: an entry `{"fault": …}` takes the place of one answer.
 - `{"fault": "auth"}`: HTTP 401;
 - `{"fault": "hang", "seconds": 30}`: no answer for that long, then the connection closes;
 - `{"fault": "drop"}`: the connection closes without any answer;
-- `{"fault": "truncated"}`: HTTP 200 whose JSON body stops halfway.
+- `{"fault": "truncated"}`: HTTP 200 whose JSON body stops halfway;
+- `{"fault": "trickle", "bytes_per_s": 2}`: HTTP 200 whose body comes a byte at a time;
+- `{"body": "<html>…"}` (or `"body_hex"` for bytes that are not UTF-8, `"status"`, `"content_type"`):
+  exactly this body, whatever it is;
+- `{"message": {…}}`: a completion around exactly this message (tool calls with arguments as an
+  object, content as a list of parts, ids missing…); `{"completion": {…}}`: exactly this JSON body.
+  `$element` works in both.
 
 And for the whole script, `"server": {"tools": false, "tool_choice": false, "context_chars": 6000}`:
 refuse requests that offer tools, as a model without tool support does, or that set
@@ -153,8 +159,10 @@ class Reply:
     status: int = HTTPStatus.OK
     body: dict[str, Any] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
-    fault: str | None = None  # hang, drop, truncated
+    fault: str | None = None  # hang, drop, truncated, trickle
     seconds: float = 0.0
+    raw: bytes | None = None  # sent as it is
+    content_type: str = "application/json"
 
 
 def _error(status: int, message: str, code: str | None = None, **headers: str) -> Reply:
@@ -173,7 +181,20 @@ def fault_reply(canned: dict[str, Any]) -> Reply:
         return _error(401, "Incorrect API key provided", "invalid_api_key")
     if kind in ("hang", "drop", "truncated"):
         return Reply(fault=kind, seconds=float(canned.get("seconds", 30)))
+    if kind == "trickle":
+        return Reply(fault=kind, seconds=1 / float(canned.get("bytes_per_s", 2)), body={"choices": []})
     raise ScriptError(f"unknown fault {kind!r}")
+
+
+def raw_reply(canned: dict[str, Any]) -> Reply:
+    """`body` / `body_hex`: exactly these bytes."""
+    if "body_hex" in canned:
+        data = bytes.fromhex(canned["body_hex"])
+    else:
+        body = canned["body"]
+        data = (body if isinstance(body, str) else json.dumps(body)).encode()
+    return Reply(status=int(canned.get("status", 200)), raw=data,
+                 content_type=canned.get("content_type", "application/json"))
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -190,15 +211,21 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.fault == "drop":
             self.close_connection = True
             return
-        data = json.dumps(reply.body).encode()
+        data = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
         if reply.fault == "truncated":
             data = data[: len(data) // 2]
         self.send_response(reply.status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Content-Type", reply.content_type)
+        self.send_header("Content-Length", str(len(data) if reply.fault != "trickle" else 10_000))
         for name, value in reply.headers.items():
             self.send_header(name, value)
         self.end_headers()
+        if reply.fault == "trickle":  # a server that never quite finishes, never quite stops
+            for _ in range(10_000):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(reply.seconds)
+            return
         self.wfile.write(data)
 
     def do_GET(self) -> None:
@@ -257,9 +284,18 @@ class ScriptedModelServer(ThreadingHTTPServer):
         canned = self.script.next_answer(role)
         if canned is not None and "fault" in canned:
             return fault_reply(canned)
-        message = self._message(role, canned, _latest_observation(request))
+        if canned is not None and ("body" in canned or "body_hex" in canned):
+            return raw_reply(canned)
+        observation = _latest_observation(request)
+        if canned is not None and "completion" in canned:
+            return Reply(body=_fill(canned["completion"], observation))
+        if canned is not None and "message" in canned:
+            message = _fill(canned["message"], observation)
+        else:
+            message = self._message(role, canned, observation)
         completion_text = json.dumps(message)
-        finish = (canned or {}).get("finish_reason") or ("tool_calls" if message.get("tool_calls") else "stop")
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        finish = (canned or {}).get("finish_reason") or ("tool_calls" if calls else "stop")
         return Reply(body={
             "id": f"chatcmpl-{next(self._ids)}",
             "object": "chat.completion",
