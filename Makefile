@@ -32,8 +32,9 @@ tools: install
 demo: tools
 	$(BIN)/goalbot demo
 
+# Tests are independent: they run on every core, each Chromium, site and store their own.
 test: tools
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 bench: tools
 	$(BIN)/python bench/run_loop.py

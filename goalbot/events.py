@@ -72,6 +72,9 @@ class TaskStartData(_Data):
     base_url: str
     operator: str = "browser"
     max_steps: int
+    models: dict[str, str] = Field(default_factory=dict, description="The model of each role.")
+    dialects: dict[str, str] = Field(default_factory=dict, description="The dialect asked of each role.")
+    options: dict[str, Any] = Field(default_factory=dict, description="The run's options, to resume it as it was.")
 
 
 class TaskEndData(_Data):
@@ -83,6 +86,22 @@ class PlanData(_Data):
     steps: list[str]
     reasoning: str = ""
     revision: int = 1
+    done: bool = False
+    observation: str = ""
+    question: str = ""
+    asks_approval: bool = Field(False, description="Whether the person will be asked to approve it.")
+
+
+class PauseData(_Data):
+    reason: str = ""
+    by: str = ""
+
+
+class ResumeData(_Data):
+    by: str = "user"
+    resumed: bool = Field(False, description="`goalbot resume` took the session up again.")
+    after_step: int = 0
+    remaining: list[str] = Field(default_factory=list)
 
 
 class PlanDecisionData(_Data):
@@ -164,6 +183,8 @@ class ApprovalData(_Data):
     what: str
     where: str = ""
     by: str = ""
+    risky: bool = Field(False, description="A GO / NOT GO question about an action.")
+    screenshot: str | None = Field(None, description="The screen it would happen on (an artifact id).")
 
 
 class PolicyData(_Data):
@@ -178,6 +199,8 @@ DATA_MODELS: dict[EventType, type[_Data]] = {
     EventType.TASK_FAIL: TaskEndData,
     EventType.TASK_CANCEL: TaskEndData,
     EventType.PLAN_PROPOSED: PlanData,
+    EventType.TASK_PAUSE: PauseData,
+    EventType.TASK_RESUME: ResumeData,
     EventType.PLAN_APPROVED: PlanDecisionData,
     EventType.PLAN_REJECTED: PlanDecisionData,
     EventType.STEP_START: StepData,
@@ -260,10 +283,50 @@ class Event(BaseModel):
 
     @model_validator(mode="after")
     def _check_data(self) -> Event:
-        model = DATA_MODELS.get(self.type)
-        if model is not None:
-            model.model_validate(self.data)
+        _ = self.payload  # `data` must fit its type's model
         return self
+
+    @property
+    def payload(self) -> Any:
+        """`data` as its type's model (`PlanData` for PLAN_PROPOSED, …): read fields by name."""
+        return DATA_MODELS.get(self.type, _Data).model_validate(self.data)
+
+
+class Tally(BaseModel):
+    """What a session's model calls came to. `add` is the one place an event's usage is counted:
+    the store, the dashboard and the report all fold events through it."""
+
+    calls: int = 0
+    errors: int = Field(0, description="Failed attempts (LLM_ERROR), retried or not.")
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = Field(None, description="None until a call to a model with a known price.")
+
+    @property
+    def tokens(self) -> int:
+        return self.tokens_in + self.tokens_out
+
+    def add(self, event: Event) -> bool:
+        """Counts `event` in; False when it says nothing about model usage."""
+        if event.type is EventType.LLM_CALL:
+            call = event.payload
+            self.calls += 1
+            self.tokens_in += call.tokens_in
+            self.tokens_out += call.tokens_out
+            if call.cost_usd is not None:
+                self.cost_usd = (self.cost_usd or 0.0) + call.cost_usd
+            return True
+        if event.type is EventType.LLM_ERROR:
+            self.errors += 1
+            return True
+        return False
+
+    @classmethod
+    def of(cls, events: list[Event]) -> Tally:
+        tally = cls()
+        for event in events:
+            tally.add(event)
+        return tally
 
 
 class Artifact(BaseModel):

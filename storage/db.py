@@ -68,7 +68,11 @@ def connect(path: Path, create: bool = True) -> sqlite_utils.Database:
         if create:
             _patiently(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
             conn.execute("PRAGMA synchronous = NORMAL")
-            if conn.execute("PRAGMA user_version").fetchone()[0] < len(MIGRATIONS):
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > len(MIGRATIONS):
+                raise StoreError(f"the store {path} was made by a newer goalbot (schema {version}; this one "
+                                 f"knows {len(MIGRATIONS)}): upgrade goalbot, or pass another --db")
+            if version < len(MIGRATIONS):
                 _patiently(lambda: _migrate(conn))
             else:
                 _prove_writable(conn)
@@ -120,12 +124,10 @@ def _migrate(conn: sqlite3.Connection) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > len(MIGRATIONS):
-            raise StoreError(f"the store was made by a newer goalbot (schema {version}, this one "
-                             f"knows {len(MIGRATIONS)})")
         for migration in MIGRATIONS[version:]:
             migration(conn)
-        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+        if version < len(MIGRATIONS):
+            conn.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from goalbot.events import Artifact, Bus, Event, EventType
+from goalbot.events import Artifact, Bus, Event, EventType, Tally
 from storage.db import connect
 
 _STATUS = {EventType.TASK_OK: "ok", EventType.TASK_FAIL: "failed", EventType.TASK_CANCEL: "cancelled"}
@@ -161,17 +161,15 @@ class Recorder:
     def _update_counts(self, event: Event) -> None:
         sql: str | None = None
         args: list[object] = []
-        if event.type is EventType.LLM_CALL:
+        usage = Tally()
+        if usage.add(event):
             # A call to a model without a price adds no cost; a session with none stays NULL.
-            cost = event.data.get("cost_usd")
-            sql = ("update sessions set model_calls = model_calls + 1, tokens_in = tokens_in + ?, "
-                   "tokens_out = tokens_out + ?"
-                   + (", cost_usd = coalesce(cost_usd, 0) + ?" if cost is not None else "")
+            sql = ("update sessions set model_calls = model_calls + ?, model_errors = coalesce(model_errors, 0) + ?, "
+                   "tokens_in = tokens_in + ?, tokens_out = tokens_out + ?"
+                   + (", cost_usd = coalesce(cost_usd, 0) + ?" if usage.cost_usd is not None else "")
                    + " where id = ?")
-            args = [event.data.get("tokens_in", 0), event.data.get("tokens_out", 0)]
-            args += [cost] if cost is not None else []
-        elif event.type is EventType.LLM_ERROR:
-            sql, args = "update sessions set model_errors = coalesce(model_errors, 0) + 1 where id = ?", []
+            args = [usage.calls, usage.errors, usage.tokens_in, usage.tokens_out]
+            args += [usage.cost_usd] if usage.cost_usd is not None else []
         elif event.type is EventType.STEP_START:
             sql, args = "update sessions set steps = steps + 1 where id = ?", []
         elif event.type is EventType.TASK_RESUME and event.data.get("resumed"):

@@ -6,28 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import answer, call, run_goal
-
-
-def plan(*steps: str, confidence: float = 0.7) -> dict:
-    return answer(call("plan", observation="page", steps=list(steps), progress_percent=0,
-                       confidence=confidence))
-
-
-def verdict(ok: bool, reason: str, confidence: float = 0.9, answer_text: str = "") -> dict:
-    return answer(call("verdict", is_valid=ok, reason=reason, confidence=confidence, answer=answer_text))
-
-
-def finished(ok: bool = True, summary: str = "done") -> dict:
-    return answer(call("finished", success=ok, summary=summary))
-
-
-def element(name: str) -> dict:
-    return {"$element": name}
-
-
-def types(events: list[dict]) -> list[str]:
-    return [e["type"] for e in events]
+from kit import answer, call, element, finished, plan, run_goal, types, verdict
 
 
 def test_one_click_in_the_middle_of_the_screen(hardsite, model_server, db_path: Path) -> None:
@@ -131,7 +110,7 @@ def test_planning_interval_re_plans_after_every_step(hardsite, model_server, db_
     approvals = [e["by"] for e in events if e["type"] == "PLAN_APPROVED"]
     assert approvals == ["--yes", "unchanged since approved"]
     assert [e["asks_approval"] for e in events if e["type"] == "PLAN_PROPOSED"] == [False, False]
-    from conftest import run_cli
+    from kit import run_cli
     report = run_cli("--db", str(db_path), "report").stdout
     assert "- re-plan kept the approved steps: Save the settings" in report
 
@@ -178,7 +157,7 @@ def test_low_confidence_three_times_waits_and_looks_again(hardsite, model_server
 def test_min_interval_spaces_the_actions(hardsite, model_server, db_path: Path) -> None:
     from datetime import datetime
 
-    from conftest import rows
+    from kit import rows
 
     hardsite.reset()
     script = {
@@ -197,7 +176,7 @@ def test_min_interval_spaces_the_actions(hardsite, model_server, db_path: Path) 
 
 
 def test_the_report_tells_what_was_done_retried_decided_and_saved(hardsite, model_server, db_path: Path) -> None:
-    from conftest import rows, run_cli
+    from kit import rows, run_cli
 
     hardsite.reset()
     script = {

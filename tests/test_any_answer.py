@@ -5,13 +5,12 @@ a server that sends exactly the bodies below."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import answer, call, demo_script, rows, run_goal
+from kit import answer, call, demo_script, rows, run_goal
 
 DEMO_GOAL = "sign in and turn on dark mode"
 
@@ -124,14 +123,12 @@ def test_an_empty_plan_is_asked_for_again(site, model_server, db_path: Path, emp
 
 
 def test_a_body_trickled_byte_by_byte_ends_at_the_model_timeout(site, model_server, db_path: Path) -> None:
-    started = time.monotonic()
+    # The trickle alone would take 500 s, far past the test's own timeout: the attempt must end.
     result, events, _ = _run(site, model_server, db_path, [{"fault": "trickle", "bytes_per_s": 20}, GOOD],
                              "--model-timeout", "3")
     assert result.returncode == 0, result.stderr
     error = next(e for e in events if e["type"] == "LLM_ERROR")
     assert "did not answer within 3s" in error["message"] and error["retry_in_s"] is not None
-    # The trickle alone would take 500 s; the whole run must not wait for it.
-    assert time.monotonic() - started < 200
 
 
 def test_control_characters_from_the_model_are_not_printed(site, model_server, db_path: Path) -> None:

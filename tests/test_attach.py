@@ -6,16 +6,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from conftest import REPO, answer, call, demo_script, rows
+from kit import REPO, answer, call, demo_script, rows, wait_until
 from dashboard_kit import GOAL, log_rows, on_top, screen_text, text, until
 from tmux_kit import exit_code, tmux, wait_for
 from tui.app import GoalbotApp
@@ -31,16 +29,9 @@ def _start_run(db_path: Path, model, url: str, goal: str, *flags: str) -> subpro
 
 
 def _running_session(db_path: Path, seconds: float = 30) -> str:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            found = rows(db_path, "select id from sessions where status = 'running'")
-        except sqlite3.OperationalError:  # the file is there, its tables not yet
-            found = []
-        if found:
-            return found[0]["id"]
-        time.sleep(0.1)
-    raise AssertionError("the run never stored its session")
+    found = wait_until(lambda: rows(db_path, "select id from sessions where status = 'running'"), seconds,
+                       "the run storing its session")
+    return str(found[0]["id"])
 
 
 @pytest.fixture
@@ -62,7 +53,7 @@ async def test_a_later_login_approves_the_plan_and_watches_the_run(site, model_s
     async with first.run_test(size=(160, 45)) as pilot:  # a first look, then leave: the run goes on
         await until(pilot, lambda: on_top(first, "PlanReviewScreen"), "the plan dialog")
         await pilot.press("escape", "q")
-    time.sleep(1)
+    # Leaving let the run go on: it is alive, waiting, and has done nothing yet.
     assert run.poll() is None and site.state.snapshot()["signed_in"] == []
 
     app = GoalbotApp(db_path=db_path, session_id=session_id, opening="attach")
@@ -83,7 +74,7 @@ async def test_a_later_login_approves_the_plan_and_watches_the_run(site, model_s
 
 
 async def test_go_pause_and_stop_travel_through_the_store(hardsite, model_server, db_path: Path, reaped) -> None:
-    from test_agent_loop import element, plan
+    from kit import element, plan
 
     hardsite.reset()
     model = model_server({"planner": [plan("Add the kit to the cart", "Buy the kit")], "navigator": [

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conftest import answer, call, demo_script, rows, run_cli, run_goal
+from kit import answer, call, demo_script, rows, run_cli, run_goal
 
 PLAN = answer(call("plan", observation="sign-in page", steps=["Sign in"], progress_percent=0, confidence=0.7))
 

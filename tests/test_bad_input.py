@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import answer, call, run_cli, run_goal
-from test_agent_loop import element, finished, plan, verdict
+from kit import answer, call, element, finished, plan, run_cli, run_goal, verdict
 
 NOT_UTF8 = b"PW=caf\xe9\xff\n"
 

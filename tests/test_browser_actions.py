@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from conftest import open_page
+from kit import open_page
 from goalbot import actions as A
 from goalbot.actions import Outcome
 from goalbot.llm.keys import key_name

@@ -13,7 +13,7 @@ from typing import Iterator
 import pytest
 from PIL import Image
 
-from conftest import answer, call, rows, run_cli
+from kit import answer, call, rows, run_cli
 from goalbot import actions as A
 from goalbot.operators.base import OperatorError
 from goalbot.operators.browser import BrowserOperator

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import open_page
+from kit import open_page
 from goalbot import actions as A
 from goalbot.operators.browser import BrowserOperator
 from hardsite.server import HardSite

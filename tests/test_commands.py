@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from conftest import rows, run_cli
+from kit import rows, run_cli
 
 
 def test_demo_without_a_terminal_runs_in_the_default_store() -> None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
-from goalbot.config import ConfigError, load_settings
+from kit import run_cli
+from goalbot.cli.settings import ConfigError, load_settings
 
 
 def test_flags_beat_environment_beat_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

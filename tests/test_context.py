@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import answer, call, run_cli, stored_events
+from kit import answer, call, run_cli, stored_events
 
 CONTEXT_CHARS = 4000
 

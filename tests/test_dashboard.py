@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from conftest import answer, call, demo_script, rows
+from kit import answer, call, demo_script, rows
 from dashboard_kit import GOAL, dashboard_app, ends_ok, log_rows, on_top, screen_text, text, until
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import Status
@@ -167,7 +167,7 @@ async def test_pause_holds_the_run_until_resumed(site, model_server, db_path: Pa
 
 
 async def test_not_go_shows_what_where_and_the_screen(hardsite, model_server, db_path: Path) -> None:
-    from test_agent_loop import element, plan
+    from kit import element, plan
 
     hardsite.reset()
     prepare_images("halfcell")

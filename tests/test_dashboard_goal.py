@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, demo_script, rows
+from kit import REPO, demo_script, rows
 from dashboard_kit import on_top, starter, text, until
 from goalbot.agents.session import Status
 from storage.recorder import Recorder

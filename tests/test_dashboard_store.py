@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import demo_script, rows, run_goal
+from kit import demo_script, rows, run_goal
 from dashboard_kit import GOAL, dashboard_app, log_rows, on_top, screen_text, text, until
 from goalbot.agents.control import SessionControl
 from tui.app import GoalbotApp

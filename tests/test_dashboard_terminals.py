@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from kit import REPO
 from dashboard_kit import on_top, store_fixture, until
 from goalbot.events import Actor, Bus, Emitter, EventType as T, new_session_id
 from tmux_kit import tmux, wait_for

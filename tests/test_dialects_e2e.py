@@ -13,7 +13,7 @@ from typing import Any
 
 from PIL import Image
 
-from conftest import demo_script, open_page, run_goal
+from kit import demo_script, open_page, run_goal
 
 DEMO_GOAL = "sign in and turn on dark mode"
 SIGNED_IN_DARK = {"demo@example.com": True}

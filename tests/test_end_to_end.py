@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import demo_script, rows, run_cli
+from kit import demo_script, rows, run_cli
 
 GOAL = "sign in and turn on dark mode"
 

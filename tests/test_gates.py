@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import answer, call, rows, run_cli, run_goal
-from test_agent_loop import element, finished, plan, verdict
+from kit import answer, call, element, finished, plan, rows, run_cli, run_goal, verdict
 
 # On checkout.html the order form's field and buttons sit at fixed places (see the page's style).
 QTY, BUY = (200, 215), (200, 320)

@@ -7,7 +7,7 @@ from typing import Iterator
 
 import pytest
 
-from conftest import demo_script, rows, run_cli, xvfb
+from kit import demo_script, rows, run_cli, xvfb
 
 pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is not installed")
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conftest import demo_script, rows, run_goal
+from kit import demo_script, rows, run_goal
 
 DEMO_GOAL = "sign in and turn on dark mode"
 

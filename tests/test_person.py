@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import answer, call, demo_script, run_cli, stored_events
+from kit import answer, call, demo_script, run_cli, stored_events
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import Status
-from test_dashboard import dashboard_app
+from dashboard_kit import dashboard_app
 from tui.images import prepare_images
 
 CODE = "424242"

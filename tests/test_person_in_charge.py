@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, answer, call, run_goal
-from test_agent_loop import element, finished, plan, types, verdict
+from kit import REPO, answer, call, element, finished, plan, run_goal, types, verdict
 from tmux_kit import exit_code as _exit_code, tmux as _tmux, wait_for as _wait_for
 
 tmux_only = pytest.mark.skipif(not __import__("shutil").which("tmux"), reason="tmux is not installed")
@@ -32,7 +31,7 @@ def _stop(session: str) -> None:
 
 
 def _events(db_path: Path) -> list[dict]:
-    from conftest import stored_events
+    from kit import stored_events
     return stored_events(db_path)
 
 

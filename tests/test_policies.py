@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from goalbot import actions as A
-from goalbot import plan_editing
+from goalbot.text import plan_editing
 from goalbot.agents.domains import Domains, SchemeError
 from goalbot.agents.policies import ClickAt, RateLimiter, RepeatGuard, SafetyPolicy, Streak
 from goalbot.agents.risk import RiskKind, assess, words_risk

@@ -7,22 +7,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from conftest import REPO, answer, call, rows, run_cli, stored_events
-from test_agent_loop import element, finished, plan, verdict
+from kit import REPO, answer, call, element, finished, plan, rows, run_cli, stored_events, verdict, wait_until
 
 STEPS = ["Open the settings", "Open the Display section", "Turn on Dark mode", "Save the settings"]
-
-
-def _wait(predicate, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.2)
-    raise AssertionError("the run never got there")
 
 
 def test_kill_9_then_resume_finishes_with_every_event_once(hardsite, model_server, db_path: Path) -> None:
@@ -47,8 +36,8 @@ def test_kill_9_then_resume_finishes_with_every_event_once(hardsite, model_serve
         start_new_session=True,
     )
     try:
-        _wait(lambda: db_path.exists() and bool(rows(db_path, "select 1 from events where type = 'STEP_START' and step = 3")))
-        _wait(lambda: sum(r["role"] == "navigator" for r in model.requests) >= 5)
+        wait_until(lambda: bool(rows(db_path, "select 1 from events where type = 'STEP_START' and step = 3")))
+        wait_until(lambda: sum(r["role"] == "navigator" for r in model.requests) >= 5)
         os.kill(run.pid, signal.SIGKILL)
         run.wait(10)
     finally:
@@ -83,7 +72,7 @@ def test_kill_9_then_resume_finishes_with_every_event_once(hardsite, model_serve
 
 
 def test_only_an_interrupted_session_can_be_resumed(site, model_server, db_path: Path) -> None:
-    from conftest import demo_script, run_goal
+    from kit import demo_script, run_goal
 
     run_goal(db_path, model_server(demo_script()), f"{site.url}/login", "sign in and turn on dark mode")
     session_id = rows(db_path, "select id from sessions")[0]["id"]

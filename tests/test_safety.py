@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import answer, call, rows, run_cli, run_goal
-from test_agent_loop import element, finished, plan, types, verdict
+from kit import answer, call, element, finished, plan, rows, run_cli, run_goal, types, verdict
 
 PASSWORD = "hunter2-very-secret"
 

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import answer, call, run_cli, run_goal
+from kit import answer, call, element, finished, plan, run_cli, run_goal, verdict
 from goalbot.agents.secrets import Secrets, encodings
-from test_agent_loop import element, finished, plan, verdict
 
 SECRET = "p&ss @+/=%wörd~*'(\"<>)"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import demo_script, rows, run_goal, xvfb
+from kit import demo_script, rows, run_goal, xvfb
 from dashboard_kit import GOAL
 
 pytestmark = pytest.mark.skipif(

@@ -8,7 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
-from conftest import rows, run_cli
+from kit import rows, run_cli
 from goalbot.events import Actor, Bus, Emitter, EventType
 from storage.db import connect, mark_interrupted
 from storage.recorder import Recorder

@@ -16,11 +16,10 @@ from typing import Iterator
 
 import pytest
 
-from conftest import REPO, answer, call, demo_script, rows, run_cli, stored_events, wait_until
+from kit import REPO, demo_script, finished, plan, rows, run_cli, stored_events, verdict, wait_until
 from goalbot.events import Actor, Bus, Emitter, EventType
 from storage.db import connect
 from storage.recorder import Recorder
-from test_agent_loop import finished, plan, verdict
 
 
 def _start(emitter: Emitter, goal: str = "g", **extra: object) -> None:

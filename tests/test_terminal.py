@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, rows
+from kit import REPO, rows
 from tmux_kit import exit_code, tmux, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -40,7 +40,7 @@ def test_demo_in_tmux(db_path: Path, tmp_path: Path) -> None:
 
 
 def test_no_tui_asks_for_approval_at_the_prompt(site, model_server, db_path: Path, tmp_path: Path) -> None:
-    from conftest import demo_script
+    from kit import demo_script
 
     model = model_server(demo_script())
     session = f"goalbot-prompt-{os.getpid()}"

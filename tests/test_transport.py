@@ -11,7 +11,7 @@ import httpx2
 import openai
 import pytest
 
-from conftest import run_cli
+from kit import run_cli
 from goalbot.llm.dialects import Dialect, DialectError, parse_dialects
 from goalbot.llm.transport import RetryPolicy, read_fault, retry_after
 from goalbot.llm.usage import Limits, PriceTable, Price, Usage

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import demo_script, rows, run_cli, run_goal, stored_events
+from kit import demo_script, rows, run_cli, run_goal, stored_events
 from dashboard_kit import dashboard_app
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import Status

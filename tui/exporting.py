@@ -6,7 +6,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from goalbot import eventfmt, report
+from goalbot.text import eventfmt, report
 from storage import queries
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from goalbot.events import Event, EventType as T
+from goalbot.events import Event, EventType as T, Tally
 
 TREND = 24  # how many confidence readings the status bar draws
 UNSETTLED_WINDOW = 200
@@ -43,10 +43,7 @@ class DashboardState:
     progress: int = 0
     confidence: float = 0.0
     last_verdict: str = ""
-    model_calls: int = 0
-    model_errors: int = 0
-    tokens: int = 0
-    cost_usd: float | None = None  # None until a call to a model with a known price
+    usage: Tally = field(default_factory=Tally)
     confidences: list[float] = field(default_factory=list)  # the trend, newest last
     paused: str = ""
     screenshot_id: str | None = None
@@ -109,13 +106,8 @@ class DashboardState:
                 self.question = {**d, "seq": event.seq}
             case T.USER_REPLY:
                 self.question = None
-            case T.LLM_CALL:
-                self.model_calls += 1
-                self.tokens += d.get("tokens_in", 0) + d.get("tokens_out", 0)
-                if d.get("cost_usd") is not None:
-                    self.cost_usd = (self.cost_usd or 0.0) + d["cost_usd"]
-            case T.LLM_ERROR:
-                self.model_errors += 1
+            case T.LLM_CALL | T.LLM_ERROR:
+                self.usage.add(event)
             case T.TASK_PAUSE:
                 self.paused, self.status = d.get("reason", ""), "paused"
             case T.TASK_RESUME:

@@ -11,6 +11,7 @@ from typing import Awaitable, Callable
 from pydantic import BaseModel, Field
 
 from goalbot import actions as A
+from goalbot import defaults as D
 from goalbot.actions import Action, Outcome, SavedFile
 from goalbot.agents.guards import ActionGuards
 from goalbot.agents.context import bullet_list, geometry_of, recent, untrusted_page, with_picture
@@ -73,8 +74,8 @@ class TooManyFailures(Exception):
 
 class NavigatorLimits(BaseModel):
     max_turns: int = Field(6, ge=1, description="Model answers per step.")
-    max_actions: int = Field(5, ge=1, description="Actions run from one answer.")
-    max_failures: int = Field(5, ge=1, description="Failed actions in a row before the run stops.")
+    max_actions: int = Field(D.MAX_ACTIONS_PER_STEP, ge=1, description="Actions run from one answer.")
+    max_failures: int = Field(D.MAX_FAILURES, ge=1, description="Failed actions in a row before the run stops.")
 
 
 class Navigator:

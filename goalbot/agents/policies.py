@@ -18,12 +18,14 @@ from typing import Callable
 
 from pydantic import BaseModel, Field
 
+from goalbot import defaults as D
+
 
 class SafetyPolicy(BaseModel):
     repeat_radius_px: float = Field(30.0, ge=0)
     repeat_limit: int = Field(3, ge=2)
-    min_interval_s: float = Field(0.5, ge=0, description="Between two actions.")
-    clicks_per_minute: int = Field(20, ge=1)
+    min_interval_s: float = Field(D.MIN_INTERVAL_S, ge=0, description="Between two actions.")
+    clicks_per_minute: int = Field(D.CLICKS_PER_MINUTE, ge=1)
     low_confidence: float = Field(0.3, ge=0, le=1)
     low_confidence_limit: int = Field(3, ge=1)
     low_confidence_wait_s: float = Field(2.0, ge=0)

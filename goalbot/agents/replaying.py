@@ -11,29 +11,29 @@ def state_from_events(events: list[Event]) -> RunState:
     open_step: tuple[int, str] | None = None
     question: str | None = None
     for event in events:
-        d = event.data
+        d = event.payload
         match event.type:
             case T.PLAN_PROPOSED:
-                state.plan_revision = max(state.plan_revision, int(d.get("revision", 0)))
+                state.plan_revision = max(state.plan_revision, d.revision)
             case T.PLAN_APPROVED:
-                state.plan, state.plan_done = list(d.get("steps", [])), 0
+                state.plan, state.plan_done = list(d.steps), 0
             case T.STEP_START:
                 state.steps_run = max(state.steps_run, event.step or 0)
-                open_step = (event.step or 0, d["description"])
+                open_step = (event.step or 0, d.description)
             case T.STEP_OK:
                 state.plan_done += 1
-                state.history.append(f"step {event.step} '{d['description']}': done ({d.get('reason', '')})")
+                state.history.append(f"step {event.step} '{d.description}': done ({d.reason})")
                 open_step = None
             case T.STEP_FAIL:
-                state.history.append(f"step {event.step} '{d['description']}': FAILED ({d.get('reason', '')})")
+                state.history.append(f"step {event.step} '{d.description}': FAILED ({d.reason})")
                 state.plan = state.plan[:state.plan_done]  # a failed step always led to a new plan
                 open_step = None
-            case T.ACT_OK if (d.get("action") or {}).get("name") == "save_data":
-                state.saved_data[str(d["action"]["key"])] = str(d["action"]["value"])
+            case T.ACT_OK if d.action.get("name") == "save_data":
+                state.saved_data[str(d.action["key"])] = str(d.action["value"])
             case T.ASK_USER if event.actor is Actor.PLANNER:
-                question = d.get("question")
-            case T.USER_REPLY if question and not d.get("declined"):
-                state.clarifications.append(f"{question} — {d.get('answer', '')}")
+                question = d.question
+            case T.USER_REPLY if question and not d.declined:
+                state.clarifications.append(f"{question} — {d.answer}")
                 question = None
     if open_step is not None:
         number, description = open_step

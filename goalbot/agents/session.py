@@ -12,6 +12,8 @@ import traceback
 
 from pydantic import BaseModel, Field
 
+from goalbot import defaults as D
+
 from goalbot.agents.control import SessionControl
 from goalbot.agents.domains import Domains
 from goalbot.agents.guards import ActionGuards, NotGo
@@ -39,10 +41,10 @@ __all__ = ["RunOptions", "Session", "SessionResult", "Status"]
 class RunOptions(BaseModel):
     goal: str
     url: str | None = None
-    max_steps: int = 20
-    max_failures: int = 5
+    max_steps: int = Field(D.MAX_STEPS, ge=1)
+    max_failures: int = Field(D.MAX_FAILURES, ge=1)
     max_turns_per_step: int = 6
-    max_actions_per_step: int = Field(5, ge=1, description="Actions run from one navigator answer.")
+    max_actions_per_step: int = Field(D.MAX_ACTIONS_PER_STEP, ge=1, description="Actions run from one navigator answer.")
     planning_interval: int = Field(0, ge=0, description="Re-plan every N steps; 0: only on failure.")
     vision: bool = Field(False, description="Send screenshots to the model.")
     coords: Convention | None = Field(None, description="How the model writes coordinates.")
@@ -51,7 +53,7 @@ class RunOptions(BaseModel):
     allow_domains: list[str] = Field(default_factory=list, description="Globs; empty: anywhere.")
     allow_schemes: list[str] = Field(default_factory=list, description="Schemes beyond http(s) pages may use.")
     allow_risky: bool = Field(False, description="GO to risky actions without asking.")
-    approval_timeout_s: float | None = Field(300.0, description="No answer in time is NOT GO.")
+    approval_timeout_s: float | None = Field(D.APPROVAL_TIMEOUT_S, description="No answer in time is NOT GO.")
     policy: SafetyPolicy = Field(default_factory=SafetyPolicy)
 
 

@@ -11,6 +11,7 @@ import openai
 from openai import AsyncOpenAI
 from pydantic import BaseModel, Field, SecretStr
 
+from goalbot import defaults as D
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.transport import Fault, RetryPolicy, read_fault
 from goalbot.llm.usage import Limits, PriceTable, Usage
@@ -25,7 +26,7 @@ class ModelConfig(BaseModel):
     model: str
     role_models: dict[str, str] = Field(default_factory=dict, description="A different model per role.")
     api_key: SecretStr = SecretStr("")
-    timeout_s: float = 120.0
+    timeout_s: float = D.MODEL_TIMEOUT_S
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
 
     def model_for(self, role: str) -> str:

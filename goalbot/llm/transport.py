@@ -17,6 +17,7 @@ from typing import Any
 import openai
 from pydantic import BaseModel, Field
 
+from goalbot import defaults as D
 from goalbot.llm.wire import BadBody
 
 _CONTEXT_TOO_LONG = re.compile(
@@ -31,7 +32,7 @@ _NO_TOOLS = re.compile(r"\btools?\b|function.call", re.IGNORECASE)
 class RetryPolicy(BaseModel):
     """Exponential backoff with full jitter, capped; Retry-After wins when the server sends it."""
 
-    retries: int = Field(4, ge=0, description="Attempts after the first one.")
+    retries: int = Field(D.MODEL_RETRIES, ge=0, description="Attempts after the first one.")
     base_s: float = Field(1.0, ge=0)
     max_wait_s: float = Field(60.0, ge=0)
 

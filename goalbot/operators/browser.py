@@ -18,6 +18,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import async_playwright
 
 from goalbot import actions as A
+from goalbot import defaults as D
 from goalbot.actions import Action, ActionResult, Outcome
 from goalbot.operators import browser_activation as activation
 from goalbot.operators import browser_checks as js
@@ -33,7 +34,6 @@ from goalbot.operators.browser_observe import PageObserver, Target
 from goalbot.operators.browser_watch import BrowserWatcher
 
 TEXT_BUDGET = 80
-OBSERVATION_BUDGET = 8_000
 
 
 class BrowserOperator:
@@ -41,7 +41,7 @@ class BrowserOperator:
 
     def __init__(
         self, options: BrowserOptions | None = None, download_dir: Path | None = None,
-        budget: int = OBSERVATION_BUDGET, allows: Callable[[str], bool] | None = None,
+        budget: int = D.OBSERVATION_BUDGET, allows: Callable[[str], bool] | None = None,
         held_words: list[tuple[str, str]] | None = None,
     ) -> None:
         """`allows` says which addresses pages may load; forms whose words match `held_words`

@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, OptionList
 
-from goalbot import plan_editing
+from goalbot.text import plan_editing
 
 
 @dataclass

@@ -36,11 +36,11 @@ class StatusLine(Static):
         text.append(f"  progress {state.progress}%")
         text.append(f"  confidence {state.confidence:.2f}")
         text.append(trend(state.confidences))
-        text.append(f"  calls {state.model_calls} · tokens {state.tokens:,}")
-        if state.cost_usd is not None:
-            text.append(f" · ${state.cost_usd:.4f}")
-        if state.model_errors:
-            text.append(f" · {state.model_errors} retried", style="yellow")
+        text.append(f"  calls {state.usage.calls} · tokens {state.usage.tokens:,}")
+        if state.usage.cost_usd is not None:
+            text.append(f" · ${state.usage.cost_usd:.4f}")
+        if state.usage.errors:
+            text.append(f" · {state.usage.errors} retried", style="yellow")
         if state.last_verdict:
             text.append("  validator: ", style="dim")
             text.append(state.last_verdict)

@@ -12,7 +12,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from goalbot import eventfmt
+from goalbot.text import eventfmt
 from goalbot.events import Event, EventType as T
 
 STYLES = {

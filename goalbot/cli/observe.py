@@ -11,24 +11,14 @@ from pathlib import Path
 
 from PIL import Image
 
+from goalbot.cli.options import browser_options
+from goalbot.cli.settings import Settings
 from goalbot.operators.base import OperatorError
-from goalbot.operators.browser import OBSERVATION_BUDGET, BrowserOperator
+from goalbot.operators.browser import BrowserOperator
 from goalbot.operators.browser_launch import BrowserOptions
 from goalbot.operators.som import draw_marks
 
 SOM_DEFAULT = Path("goalbot-som.png")
-
-
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
-    observe = sub.add_parser("observe", help="print what the navigator sees on a page")
-    observe.add_argument("url")
-    observe.add_argument("--screenshot", type=Path, metavar="FILE",
-                         help="also save the screenshot (PNG, or JPEG by the file's suffix)")
-    observe.add_argument("--som", action="store_true",
-                         help="draw each element's index in a box on the screenshot (Set-of-Mark)")
-    observe.add_argument("--budget", type=int, default=OBSERVATION_BUDGET,
-                         help=f"characters the observation may take (default {OBSERVATION_BUDGET})")
-    return observe
 
 
 async def _observe(options: BrowserOptions, url: str, budget: int, picture: Path | None, som: bool) -> int:
@@ -63,7 +53,8 @@ def _convert(jpeg: bytes, fmt: str) -> bytes:
     return out.getvalue()
 
 
-def run(args: argparse.Namespace, options: BrowserOptions) -> int:
+def cmd_observe(args: argparse.Namespace, settings: Settings, _db_path: Path) -> int:
+    options = browser_options(args, settings.browser_path)
     if args.budget < 500:
         print("goalbot: --budget below 500 characters leaves no room for the page", file=sys.stderr)
         return 2

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goalbot.agents.session import SessionResult
-from goalbot.config import Settings
+from goalbot.cli.options import run_options
+from goalbot.cli.request import RunRequest
+from goalbot.cli.settings import Settings
+from goalbot.cli.terminal import fail, has_terminal
+from goalbot.cli.wiring import Wiring, WiringError, wire_run
 from goalbot.llm.dialects import DialectError
-from goalbot.model_flags import dialects_of
-from goalbot.run_flags import run_options
-from goalbot.running import Wiring, WiringError, fail, has_terminal, wire_run
 from storage import queries
 from storage.db import connect, mark_interrupted
 
@@ -22,12 +23,6 @@ if TYPE_CHECKING:  # the dashboard (and textual-image) load only when a dashboar
     from tui.app import GoalbotApp
 
 URL = re.compile(r"https?://\S+")
-
-
-def add_image_flag(p: argparse.ArgumentParser) -> None:
-    # SUPPRESS: a subcommand's flag must not hide one given before the subcommand.
-    p.add_argument("--images", choices=["auto", "sixel", "halfcell", "none"], default=argparse.SUPPRESS,
-                   help="how screenshots are drawn: sixel where the terminal has it, else half-cell (default auto)")
 
 
 def _app(settings: Settings, db_path: Path, **kwargs: Any) -> GoalbotApp:
@@ -55,8 +50,8 @@ def cmd_dashboard(args: argparse.Namespace, settings: Settings, db_path: Path) -
     def start(goal: str) -> LiveRun:
         url = URL.search(goal)
         try:
-            options = run_options(settings, goal, url[0].rstrip(".,)") if url else None, dialects_of(settings))
-            wiring = wire_run(_run_defaults(), settings, db_path, options, can_ask=True)
+            options = run_options(settings, goal, url[0].rstrip(".,)") if url else None)
+            wiring = wire_run(RunRequest.typed_in(settings.browser_path), settings, db_path, options, can_ask=True)
         except (DialectError, WiringError) as exc:
             raise RuntimeError(str(exc)) from exc
         return LiveRun(wiring.bus, wiring.session, wiring.control, finished=lambda _r: wiring.close(db_path))
@@ -118,9 +113,3 @@ def _goals(db_path: Path) -> list[str]:
         return [row["goal"] for row in queries.list_sessions(db, limit=100)]
     finally:
         db.close()
-
-
-def _run_defaults() -> argparse.Namespace:
-    """The flags of `goalbot run` at their defaults, for a goal typed in the dashboard."""
-    return argparse.Namespace(headless=None, profile=None, storage_state=None, cdp_url=None, yes=False,
-                              secret=None, secrets_file=None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from goalbot.events import Actor, Event, EventType as T
+from goalbot.events import Actor, Event, EventType as T, Tally
 
 _RESULT = {T.TASK_OK: "achieved", T.TASK_FAIL: "failed", T.TASK_CANCEL: "cancelled"}
 
@@ -23,10 +23,7 @@ def _when(ts: datetime) -> str:
 def render(session: dict[str, Any], events: list[Event]) -> str:
     end = next((e for e in reversed(events) if e.type in _RESULT), None)
     result = f"{_RESULT[end.type]} — {end.data.get('reason', '')}" if end else "not finished (interrupted)"
-    calls = [e for e in events if e.type is T.LLM_CALL]
-    tokens_in = sum(int(e.data.get("tokens_in", 0)) for e in calls)
-    tokens_out = sum(int(e.data.get("tokens_out", 0)) for e in calls)
-    costs = [e.data["cost_usd"] for e in calls if e.data.get("cost_usd") is not None]
+    usage = Tally.of(events)
     steps = [e for e in events if e.type is T.STEP_START]
     passed = sum(1 for e in events if e.type is T.STEP_OK)
     lines = [
@@ -35,8 +32,9 @@ def render(session: dict[str, Any], events: list[Event]) -> str:
         f"- Goal: {session.get('goal', '')}",
         f"- Result: {result}",
         f"- Started: {_when(events[0].ts) if events else '–'}, took {_duration(events)}",
-        f"- Steps: {len(steps)} ({passed} passed) · model calls: {len(calls)} · "
-        f"tokens: {tokens_in} in, {tokens_out} out" + (f" · cost: ${sum(costs):.4f}" if costs else ""),
+        f"- Steps: {len(steps)} ({passed} passed) · model calls: {usage.calls} · "
+        f"tokens: {usage.tokens_in} in, {usage.tokens_out} out"
+        + (f" · cost: ${usage.cost_usd:.4f}" if usage.cost_usd is not None else ""),
     ]
     answer = end.data.get("answer") if end else ""
     if answer:

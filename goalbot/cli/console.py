@@ -8,8 +8,8 @@ import signal
 import sys
 import threading
 
-from goalbot import eventfmt, plan_editing
-from goalbot.eventfmt import printable
+from goalbot.text import eventfmt, plan_editing
+from goalbot.text.eventfmt import printable
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import Session, SessionResult
 from goalbot.events import Bus, Event, EventType

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 
+from goalbot import defaults as D
 from goalbot.llm.coordinates import Convention
 from goalbot.llm.usage import Price
 
@@ -32,10 +33,10 @@ class Settings(BaseModel):
     api_key: SecretStr = SecretStr("")
     db: Path | None = None
     browser_path: str | None = None
-    max_steps: int = Field(20, ge=1)
-    max_failures: int = Field(5, ge=1)
-    model_timeout_s: float = Field(120.0, gt=0)
-    model_retries: int = Field(4, ge=0, le=20)
+    max_steps: int = Field(D.MAX_STEPS, ge=1)
+    max_failures: int = Field(D.MAX_FAILURES, ge=1)
+    model_timeout_s: float = Field(D.MODEL_TIMEOUT_S, gt=0)
+    model_retries: int = Field(D.MODEL_RETRIES, ge=0, le=20)
     planner_model: str | None = None
     navigator_model: str | None = None
     validator_model: str | None = None
@@ -47,14 +48,14 @@ class Settings(BaseModel):
     operator: Literal["browser", "desktop"] = "browser"
     monitor: int = Field(1, ge=1, description="The desktop operator's monitor, counted from 1.")
     grid: bool = Field(False, description="Draw a labelled grid on the desktop's screenshots.")
-    max_actions_per_step: int = Field(5, ge=1)
+    max_actions_per_step: int = Field(D.MAX_ACTIONS_PER_STEP, ge=1)
     planning_interval: int = Field(0, ge=0)
-    min_interval_s: float = Field(0.5, ge=0)
-    clicks_per_minute: int = Field(20, ge=1)
+    min_interval_s: float = Field(D.MIN_INTERVAL_S, ge=0)
+    clicks_per_minute: int = Field(D.CLICKS_PER_MINUTE, ge=1)
     allow_domain: list[str] = Field(default_factory=list, description="Host globs the browser stays on.")
     allow_scheme: list[str] = Field(default_factory=list, description="Schemes besides http(s), e.g. file.")
     allow_risky: bool = False
-    approval_timeout_s: float = Field(300.0, gt=0)
+    approval_timeout_s: float = Field(D.APPROVAL_TIMEOUT_S, gt=0)
     images: Literal["auto", "sixel", "halfcell", "none"] = Field(
         "auto", description="How the dashboard draws screenshots: sixel where the terminal has it, else half-cell.")
     prices: dict[str, Price] = Field(default_factory=dict, description="Dollars per million tokens.")

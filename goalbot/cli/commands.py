@@ -1,0 +1,137 @@
+"""The `goalbot` command: its parser, and which module runs each command.
+
+A command's module is imported only when that command runs, so `goalbot tail` or `goalbot --help`
+never load the browser, the model client or the dashboard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sqlite3
+from pathlib import Path
+from typing import Callable
+
+from goalbot.cli.flags import (
+    add_browser_flags, add_image_flag, add_model_flags, add_observe_parser, add_operator_flags,
+    add_person_flags, add_run_flags, add_secret_flags,
+)
+from goalbot.cli.settings import ConfigError, Settings, load_settings
+from goalbot.cli.terminal import fail, has_terminal
+from goalbot.events import clean_text
+from storage.db import StoreError, default_path
+
+Handler = Callable[[argparse.Namespace, Settings, Path], int]
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "dashboard": ("goalbot.cli.dashboard", "cmd_dashboard"),
+    "attach": ("goalbot.cli.dashboard", "cmd_attach"),
+    "replay": ("goalbot.cli.dashboard", "cmd_replay"),
+    "run": ("goalbot.cli.run_commands", "cmd_run"),
+    "demo": ("goalbot.cli.run_commands", "cmd_demo"),
+    "resume": ("goalbot.cli.run_commands", "cmd_resume"),
+    "report": ("goalbot.cli.store_commands", "cmd_report"),
+    "sessions": ("goalbot.cli.store_commands", "cmd_sessions"),
+    "tail": ("goalbot.cli.store_commands", "cmd_tail"),
+    "doctor": ("goalbot.cli.store_commands", "cmd_doctor"),
+    "observe": ("goalbot.cli.observe", "cmd_observe"),
+}
+
+
+def _handler(command: str) -> Handler:
+    module, name = COMMANDS[command]
+    return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="goalbot", description="Reach a goal in a real browser: plan, approve, act, validate."
+    )
+    parser.add_argument("--db", type=Path, help="SQLite store (env GOALBOT_DB)")
+    add_image_flag(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="reach a goal")
+    run.add_argument("goal")
+    run.add_argument("--url", help="page to start from")
+    add_model_flags(run)
+    add_browser_flags(run)
+    add_operator_flags(run)
+    add_run_flags(run)
+    add_image_flag(run)
+
+    demo = sub.add_parser("demo", help="watch goalbot sign in and turn on dark mode on a bundled site")
+    add_browser_flags(demo)
+    add_run_flags(demo)
+    add_image_flag(demo)
+
+    resume = sub.add_parser("resume", help="continue an interrupted session from its last finished step")
+    resume.add_argument("session", metavar="ID")
+    add_model_flags(resume)
+    add_browser_flags(resume)
+    add_person_flags(resume)
+    add_secret_flags(resume)
+    add_image_flag(resume)
+
+    attach = sub.add_parser("attach", help="open the dashboard on a session running in another process")
+    attach.add_argument("session", metavar="ID", nargs="?", help="default: the latest running session")
+    add_image_flag(attach)
+
+    replay = sub.add_parser("replay", help="redraw a stored session in the dashboard, step by step")
+    replay.add_argument("session", metavar="ID", nargs="?", help="default: the latest session")
+    add_image_flag(replay)
+
+    report = sub.add_parser("report", help="print a session's Markdown report")
+    report.add_argument("session", metavar="ID", nargs="?", help="default: the latest session")
+
+    sessions = sub.add_parser("sessions", help="list stored sessions")
+    sessions.add_argument("--status", choices=["running", "ok", "failed", "cancelled", "interrupted"])
+    sessions.add_argument("--limit", type=int, default=30)
+    sessions.add_argument("--plain", action="store_true", help="print the list, even in a terminal")
+    sessions.add_argument("--export-dir", type=Path, metavar="DIR",
+                          help="where the sessions screen writes exports (default: here)")
+    add_image_flag(sessions)
+
+    tail = sub.add_parser("tail", help="print stored events; -f to follow a running session")
+    tail.add_argument("-f", "--follow", action="store_true", help="keep printing new events")
+    tail.add_argument("--json", action="store_true", help="one JSON object per line")
+    tail.add_argument("--session", help="only this session")
+    tail.add_argument("-n", "--lines", type=int, default=40, help="how many past events (default 40)")
+
+    sub.add_parser("doctor", help="check the browser, the store and the model settings")
+
+    add_observe_parser(sub)
+    return parser
+
+
+def _not_utf8(args: argparse.Namespace) -> str | None:
+    """The first argument holding bytes that are not UTF-8 (Python keeps them as lone surrogates)."""
+    for name, value in vars(args).items():
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, (str, Path)) and clean_text(str(text)) != str(text):
+                return name
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command is None and not has_terminal():
+        build_parser().print_help()
+        return 0
+    bad = _not_utf8(args)
+    if bad is not None:
+        return fail(f"the {bad.replace('_', '-')} argument is not valid UTF-8 text")
+    flags = {k: v for k, v in vars(args).items() if v is not None}
+    try:
+        settings = load_settings(flags)
+    except ConfigError as exc:
+        return fail(str(exc))
+    db_path = settings.db or default_path()
+    try:
+        return _handler(args.command or "dashboard")(args, settings, db_path)
+    except StoreError as exc:
+        return fail(str(exc))
+    except sqlite3.Error as exc:  # a store damaged past what opening it could tell
+        return fail(f"cannot read the store {db_path}: {exc}")
+    except KeyboardInterrupt:
+        return 130

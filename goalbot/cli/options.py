@@ -1,0 +1,59 @@
+"""What the settings make: the run's options, the browser's, and the model client."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from goalbot.agents.policies import SafetyPolicy
+from goalbot.agents.session import RunOptions
+from goalbot.cli.settings import Settings
+from goalbot.events import Emitter
+from goalbot.llm.client import ModelClient, ModelConfig
+from goalbot.llm.dialects import Dialect, parse_dialects
+from goalbot.llm.transport import RetryPolicy
+from goalbot.llm.usage import Limits, PriceTable
+from goalbot.operators.browser_launch import BrowserOptions
+
+
+def dialects_of(settings: Settings) -> dict[str, Dialect]:
+    """Raises DialectError (a ValueError) with a message for the person."""
+    return parse_dialects(settings.dialect)
+
+
+def run_options(settings: Settings, goal: str, url: str | None) -> RunOptions:
+    """Raises DialectError when `--dialect` cannot be read."""
+    policy = SafetyPolicy(min_interval_s=settings.min_interval_s, clicks_per_minute=settings.clicks_per_minute)
+    return RunOptions(
+        goal=goal, url=url, max_steps=settings.max_steps, max_failures=settings.max_failures,
+        max_actions_per_step=settings.max_actions_per_step, planning_interval=settings.planning_interval,
+        # The desktop has nothing but pixels: its model always sees the screen.
+        vision=settings.vision or settings.operator == "desktop", coords=settings.coords,
+        dialects=dialects_of(settings), allow_domains=settings.allow_domain, allow_schemes=settings.allow_scheme,
+        allow_risky=settings.allow_risky, approval_timeout_s=settings.approval_timeout_s, policy=policy,
+    )
+
+
+def build_client(settings: Settings, emitter: Emitter) -> ModelClient:
+    config = ModelConfig(
+        base_url=settings.base_url, model=settings.model, role_models=settings.role_models(),
+        api_key=settings.api_key, timeout_s=settings.model_timeout_s,
+        retry=RetryPolicy(retries=settings.model_retries),
+    )
+    limits = Limits(max_calls=settings.max_calls, max_tokens=settings.max_tokens)
+    return ModelClient(config, emitter, PriceTable(settings.prices), limits)
+
+
+def headless_by_default() -> bool:
+    """No window without a display to show it on."""
+    return sys.platform.startswith("linux") and not os.environ.get("DISPLAY")
+
+
+def browser_options(args: argparse.Namespace, browser_path: str | None) -> BrowserOptions:
+    """The browser flags of `run`, `demo`, `resume` and `observe` (absent ones at their defaults)."""
+    return BrowserOptions(
+        headless=bool(getattr(args, "headless", None)) or headless_by_default(), browser_path=browser_path,
+        profile=getattr(args, "profile", None), storage_state=getattr(args, "storage_state", None),
+        cdp_url=getattr(args, "cdp_url", None),
+    )

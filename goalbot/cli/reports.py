@@ -1,0 +1,33 @@
+"""The Markdown report kept with each session, written from its events alone."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+
+from goalbot.text import report
+from storage import queries
+from storage.db import StoreError, connect
+
+
+def store_report(db_path: Path, session_id: str) -> str | None:
+    """Writes the session's Markdown report next to it; None when it cannot be read."""
+    try:
+        db = connect(db_path)
+    except StoreError as exc:
+        print(f"goalbot: the report was not written: {exc}", file=sys.stderr)
+        return None
+    try:
+        row = queries.session_row(db, session_id)
+        if row is None:
+            return None
+        markdown = report.render(row, queries.session_events(db, session_id))
+        try:
+            queries.save_report(db, session_id, markdown)
+        except sqlite3.Error as exc:  # a locked store keeps what it has; `goalbot report` retries
+            print(f"goalbot: the report was not stored ({exc}); goalbot report {session_id} makes it",
+                  file=sys.stderr)
+        return markdown
+    finally:
+        db.close()

@@ -1,0 +1,42 @@
+"""What one run needs besides the settings, typed: read once from the flags of `run`, `demo` and
+`resume`, or left at its defaults for a goal typed in the dashboard."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from pydantic import BaseModel, Field, SecretStr
+
+from goalbot.agents.secrets import parse_secret, read_secrets_file
+from goalbot.cli.options import browser_options, headless_by_default
+from goalbot.operators.browser_launch import BrowserOptions
+
+
+class RunRequest(BaseModel):
+    auto_approve: bool = Field(False, description="--yes: plans are approved without asking.")
+    no_tui: bool = Field(False, description="Print events instead of opening the dashboard.")
+    await_attach: bool = Field(False, description="Nobody here: goalbot attach approves and answers.")
+    browser: BrowserOptions = Field(default_factory=lambda: BrowserOptions(headless=headless_by_default()))
+    secrets: dict[str, SecretStr] = Field(default_factory=dict, description="--secret and --secrets-file.")
+
+    @classmethod
+    def from_flags(cls, args: argparse.Namespace, browser_path: str | None) -> RunRequest:
+        """Raises SecretError when a secret or the secrets file cannot be read."""
+        secrets_file: Path | None = getattr(args, "secrets_file", None)
+        values = read_secrets_file(secrets_file) if secrets_file else {}
+        values.update(parse_secret(text) for text in getattr(args, "secret", None) or [])
+        return cls(
+            auto_approve=bool(getattr(args, "yes", False)), no_tui=bool(getattr(args, "no_tui", False)),
+            await_attach=bool(getattr(args, "await_attach", False)),
+            browser=browser_options(args, browser_path),
+            secrets={name: SecretStr(value) for name, value in values.items()},
+        )
+
+    @classmethod
+    def typed_in(cls, browser_path: str | None) -> RunRequest:
+        """A goal typed in the dashboard: the flags' defaults, the person at the keyboard."""
+        return cls(browser=BrowserOptions(headless=headless_by_default(), browser_path=browser_path))
+
+    def secret_values(self) -> dict[str, str]:
+        return {name: value.get_secret_value() for name, value in self.secrets.items()}

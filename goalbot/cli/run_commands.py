@@ -1,0 +1,165 @@
+"""Starting a run (`run`, `demo`) or continuing one that was cut off (`resume`), in the dashboard
+or printing events, and what the person is told when it ends."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib.resources import files
+from pathlib import Path
+
+from pydantic import SecretStr
+
+from goalbot.agents.replaying import state_from_events
+from goalbot.agents.secrets import SecretError
+from goalbot.agents.session import RunOptions, Status
+from goalbot.cli.console import run_printing
+from goalbot.cli.options import run_options
+from goalbot.cli.request import RunRequest
+from goalbot.cli.settings import Settings
+from goalbot.cli.terminal import fail, has_terminal
+from goalbot.cli.wiring import ResumePoint, WiringError, wire_run
+from goalbot.events import EventType
+from goalbot.llm.dialects import DialectError
+from goalbot.text.eventfmt import printable
+from storage import queries
+from storage.db import StoreError, connect, mark_interrupted
+
+DEMO_GOAL = "sign in and turn on dark mode"
+
+
+def cmd_run(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    if not args.goal.strip():
+        return fail("the goal is empty: say what to reach, e.g. goalbot run \"turn on dark mode\" --url …")
+    try:
+        options = run_options(settings, args.goal, args.url)
+        request = RunRequest.from_flags(args, settings.browser_path)
+    except (DialectError, SecretError) as exc:
+        return fail(str(exc))
+    return run_goal(request, settings, db_path, options)
+
+
+def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    from goalbot.demo.site import DemoSite
+    from goalbot.scripted.server import Script, ScriptedModelServer
+
+    try:
+        request = RunRequest.from_flags(args, settings.browser_path)
+    except SecretError as exc:
+        return fail(str(exc))
+    if not has_terminal():  # nobody can press a key here, and the demo must still show itself
+        request.auto_approve = True
+    script = Script.load(str(files("goalbot.demo").joinpath("script.json")))
+    with DemoSite() as site, ScriptedModelServer(script) as model:
+        print(f"goalbot demo: site {site.url}, scripted model {model.base_url}", flush=True)
+        demo_settings = settings.model_copy(
+            update={"base_url": model.base_url, "model": "scripted-demo", "api_key": SecretStr(""), "dialect": []}
+        )
+        code = run_goal(request, demo_settings, db_path, run_options(demo_settings, DEMO_GOAL, f"{site.url}/login"))
+        print(f"goalbot demo: the site's own record says {site.state.snapshot()}")
+        return code
+
+
+def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    """Continues a session that was cut off, in the same session, from its last finished step."""
+    db = connect(db_path, create=False)
+    mark_interrupted(db)
+    row = queries.session_row(db, args.session)
+    if row is None:
+        db.close()
+        return fail(f"no session {args.session} in {db_path} (see goalbot sessions)")
+    if row["status"] == "running":
+        db.close()
+        return fail(f"session {args.session} is running in another process (pid {row['pid']} on "
+                    f"{row['host']}): nothing to resume")
+    if row["status"] != "interrupted":
+        db.close()
+        return fail(f"session {args.session} is {row['status']}, not interrupted: nothing to resume")
+    if not queries.claim_for_resume(db, args.session):  # one process at most takes it up again
+        db.close()
+        return fail(f"session {args.session} is being resumed by another process")
+    events = queries.session_events(db, args.session)
+    last_artifact = queries.last_artifact_number(db, args.session)
+    db.close()
+    started = events[0].payload.options if events and events[0].type is EventType.TASK_START else {}
+    try:
+        options = RunOptions.model_validate({  # at the page it was on when it was cut off
+            **started, "goal": row["goal"], "url": queries.last_url(events) or row["url"],
+        })
+        # The flags given now win for what the person decides (say, --yes, --allow-risky).
+        if args.allow_risky:
+            options.allow_risky = True
+        if args.approval_timeout_s:
+            options.approval_timeout_s = args.approval_timeout_s
+    except ValueError as exc:
+        _give_back(db_path, args.session)
+        return fail(f"session {args.session} cannot be resumed: {exc}")
+    point = ResumePoint(session_id=args.session, state=state_from_events(events),
+                        last_seq=events[-1].seq if events else 0, last_artifact=last_artifact, start_url=row["url"])
+    # The key is never stored: it comes from the flags or the environment again; the endpoint and
+    # the model are the session's own unless the flags name others.
+    settings = settings.model_copy(update={
+        "base_url": args.base_url or row["base_url"] or settings.base_url,
+        "model": args.model or row["model"] or settings.model,
+    })
+    try:
+        request = RunRequest.from_flags(args, settings.browser_path)
+    except SecretError as exc:
+        _give_back(db_path, args.session)
+        return fail(str(exc))
+    code = run_goal(request, settings, db_path, options, resume=point)
+    if code == 2:  # it never started: another try may take it up
+        _give_back(db_path, args.session)
+    return code
+
+
+def _give_back(db_path: Path, session_id: str) -> None:
+    try:
+        db = connect(db_path)
+    except StoreError:
+        return
+    try:
+        queries.release_claim(db, session_id)
+    finally:
+        db.close()
+
+
+def run_goal(
+    request: RunRequest, settings: Settings, db_path: Path, options: RunOptions,
+    resume: ResumePoint | None = None,
+) -> int:
+    use_tui = not request.no_tui
+    if use_tui and not has_terminal():
+        print("goalbot: no terminal for the dashboard; printing events instead", file=sys.stderr)
+        use_tui = False
+    await_attach = request.await_attach
+    if not use_tui and not request.auto_approve and not sys.stdin.isatty() and not await_attach:
+        return fail("nobody can approve the plan here: pass --yes, or --await-attach and approve it "
+                    "with goalbot attach, or run in a terminal")
+    try:
+        wiring = wire_run(request, settings, db_path, options, use_tui or sys.stdin.isatty() or await_attach, resume)
+    except WiringError as exc:
+        return fail(str(exc))
+    if await_attach:
+        print(f"goalbot: session {wiring.session_id} waits for goalbot attach {wiring.session_id}",
+              file=sys.stderr, flush=True)
+    try:
+        if use_tui:
+            from goalbot.cli.dashboard import run_dashboard  # the dashboard loads only when it opens
+
+            result = run_dashboard(wiring, db_path, settings)
+        else:
+            result = run_printing(wiring.bus, wiring.session, wiring.control)
+    finally:
+        wiring.close(db_path)
+    if wiring.recorder.failure is not None:
+        return fail(f"{wiring.recorder.failure} (session {wiring.session_id})")
+    if result is None:
+        return 1
+    print(f"goalbot: session {wiring.session_id} {result.status.value}: {printable(result.reason)} "
+          f"(goalbot report {wiring.session_id})", file=sys.stderr)
+    if result.answer:
+        print(printable(result.answer))
+    if result.could_not_start:
+        return 2
+    return 0 if result.status is Status.OK else 1

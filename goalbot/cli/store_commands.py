@@ -1,0 +1,96 @@
+"""The commands that read the store: `sessions --plain`, `report`, `tail`, and `doctor`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+from goalbot.cli.settings import Settings
+from goalbot.cli.terminal import fail, has_terminal
+from goalbot.events import Event
+from goalbot.text import eventfmt
+from goalbot.text.eventfmt import printable
+from storage import queries
+from storage.db import StoreError, connect
+
+
+def cmd_sessions(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    if has_terminal() and not args.plain:
+        from goalbot.cli.dashboard import cmd_sessions_screen
+
+        return cmd_sessions_screen(args, settings, db_path)
+    db = connect(db_path, create=False)
+    rows = queries.list_sessions(db, limit=args.limit, status=args.status)
+    if not rows:
+        print("no sessions stored yet")
+        return 0
+    print(f"{'SESSION':<22} {'STATUS':<11} {'STEPS':>5} {'CALLS':>5} {'TOKENS':>7} {'COST':>8}  GOAL")
+    for row in rows:
+        tokens = (row["tokens_in"] or 0) + (row["tokens_out"] or 0)
+        cost = "–" if row.get("cost_usd") is None else f"${row['cost_usd']:.4f}"
+        print(f"{row['id']:<22} {row['status']:<11} {row['steps']:>5} {row['model_calls']:>5} "
+              f"{tokens:>7} {cost:>8}  {printable(row['goal'][:60])}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    db = connect(db_path, create=False)
+    try:
+        session_id = args.session or next(iter(queries.list_sessions(db, limit=1)), {}).get("id")
+        row = queries.session_row(db, session_id) if session_id else None
+    finally:
+        db.close()
+    if row is None:
+        return fail(f"no session {args.session} in {db_path}" if args.session else "no sessions stored yet")
+    markdown = row.get("report") if row["status"] != "running" else None
+    if not markdown:
+        from goalbot.cli.reports import store_report
+
+        markdown = store_report(db_path, row["id"])
+    print(markdown or "", end="")
+    return 0
+
+
+def cmd_tail(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    db = connect(db_path, create=args.follow)  # following may start before the first run
+    render: Callable[[Event], str] = eventfmt.json_line if args.json else eventfmt.line
+    rows = queries.recent_events(db, args.lines, args.session)
+    last = rows[-1][0] if rows else queries.last_event_id(db)
+    if not rows and not args.follow:
+        print("no events stored yet", file=sys.stderr)
+    for _, event in rows:
+        print(render(event), flush=True)
+    while args.follow:
+        time.sleep(0.25)
+        for last, event in queries.events_after(db, last, args.session):
+            print(render(event), flush=True)
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    from goalbot.operators.browser_locate import BrowserNotFound, find_browser, playwright_chromium
+
+    problems = 0
+    try:
+        choice = find_browser(settings.browser_path)
+        if choice.path is None and playwright_chromium() is None:
+            raise BrowserNotFound("no Chromium: apt-get install chromium, or playwright install chromium")
+        print(f"ok    browser: {choice.describe()}")
+    except BrowserNotFound as exc:
+        problems += 1
+        print(f"FAIL  browser: {exc}")
+    try:
+        connect(db_path).close()
+        print(f"ok    store: {db_path}")
+    except StoreError as exc:
+        problems += 1
+        print(f"FAIL  store: {exc}")
+    key = "set" if settings.api_key.get_secret_value() else "not set"
+    print(f"info  model: {settings.model} at {settings.base_url} (API key {key})")
+    print(f"info  display: {os.environ.get('DISPLAY') or 'none (the browser runs headless)'}")
+    return 1 if problems else 0
+

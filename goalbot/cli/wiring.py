@@ -1,0 +1,130 @@
+"""Wiring one run: its bus feeds the store, its operator is guarded by its domains, its inbox takes
+what `goalbot attach` says. The only place a `Session` is put together for the command line."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel
+
+from goalbot.agents.control import SessionControl
+from goalbot.agents.domains import Domains, SchemeError
+from goalbot.agents.progress import RunState
+from goalbot.agents.risk import js_patterns
+from goalbot.agents.secrets import Secrets
+from goalbot.agents.session import RunOptions, Session
+from goalbot.cli.attach_inbox import CommandInbox
+from goalbot.cli.options import build_client
+from goalbot.cli.reports import store_report
+from goalbot.cli.request import RunRequest
+from goalbot.cli.settings import Settings
+from goalbot.events import Bus, Emitter, new_session_id
+from goalbot.operators import desktop_read
+from goalbot.operators.base import Operator, OperatorError
+from goalbot.operators.browser import BrowserOperator
+from goalbot.operators.browser_locate import BrowserNotFound, find_browser
+from goalbot.operators.desktop_screen import check_display
+from storage.db import mark_interrupted
+from storage.recorder import Recorder
+
+
+class ResumePoint(BaseModel):
+    """Where a cut-off session takes up again."""
+
+    session_id: str
+    state: RunState
+    last_seq: int
+    last_artifact: int
+    start_url: str | None  # secrets stay with the host the run first started on
+
+
+@dataclass
+class Wiring:
+    """One run, wired: its bus feeds the store, and its inbox takes what `goalbot attach` says."""
+
+    bus: Bus
+    session: Session
+    control: SessionControl
+    recorder: Recorder
+    inbox: CommandInbox
+
+    @property
+    def session_id(self) -> str:
+        return self.session.emitter.session_id
+
+    def close(self, db_path: Path) -> None:
+        self.inbox.close()
+        self.recorder.close()
+        if self.recorder.failure is None:
+            store_report(db_path, self.session_id)
+
+
+class WiringError(Exception):
+    """The run cannot start; the message says why, for the person."""
+
+
+def wire_run(
+    request: RunRequest, settings: Settings, db_path: Path, options: RunOptions,
+    can_ask: bool, resume: ResumePoint | None = None,
+) -> Wiring:
+    if settings.operator == "desktop":
+        try:
+            check_display()
+        except OperatorError as exc:
+            raise WiringError(str(exc)) from exc
+        desktop_read.warn_if_missing()
+    else:
+        _check_browser(request)
+    try:
+        domains = Domains(options.allow_domains, resume.start_url if resume else options.url, options.allow_schemes)
+    except SchemeError as exc:
+        raise WiringError(str(exc)) from exc
+    if options.url and not domains.allows_scheme(options.url):
+        raise WiringError(f"the start page {options.url} is not a web page: only http(s) addresses are "
+                          "opened (--allow-scheme to allow another)")
+    if options.url and not domains.allows(options.url):
+        raise WiringError(f"the start page {options.url} is outside --allow-domain ({domains.describe()})")
+    control = SessionControl(auto_approve=request.auto_approve, can_ask=can_ask)
+    # A store that stops taking events stops the run: what is not stored did not happen.
+    recorder = Recorder(db_path, on_failure=lambda _why: control.stop())
+    for session_id in mark_interrupted(recorder.db):
+        print(f"goalbot: session {session_id} was cut off; marked interrupted (goalbot resume {session_id})",
+              file=sys.stderr)
+    bus = Bus()
+    recorder.attach(bus)
+    if resume is not None:
+        emitter = Emitter(bus, resume.session_id, start_seq=resume.last_seq, start_artifact=resume.last_artifact)
+    else:
+        emitter = Emitter(bus, new_session_id())
+    session = Session(options, _operator(request, settings, domains), build_client(settings, emitter), emitter,
+                      control, Secrets(request.secret_values()), domains, resume=resume.state if resume else None)
+    inbox = CommandInbox(db_path, emitter.session_id, control,
+                         said=lambda text: print(f"goalbot: {text}", file=sys.stderr))
+    inbox.start()
+    return Wiring(bus=bus, session=session, control=control, recorder=recorder, inbox=inbox)
+
+
+def _check_browser(request: RunRequest) -> None:
+    """A browser that cannot be there is a bad flag, said before anything starts."""
+    cdp_url = request.browser.cdp_url
+    if cdp_url:
+        parts = urlsplit(cdp_url)
+        if parts.scheme not in ("http", "https", "ws", "wss") or not parts.hostname:
+            raise WiringError(f"--cdp-url {cdp_url!r} is not an address: give http://host:port (or ws://…) "
+                              "of a Chromium started with --remote-debugging-port")
+        return
+    try:
+        find_browser(request.browser.browser_path)
+    except BrowserNotFound as exc:
+        raise WiringError(f"{exc}; pass an existing --browser-path (or set GOALBOT_BROWSER)") from exc
+
+
+def _operator(request: RunRequest, settings: Settings, domains: Domains) -> Operator:
+    if settings.operator == "desktop":
+        from goalbot.operators.desktop import DesktopOperator
+
+        return DesktopOperator(settings.monitor, settings.grid)
+    return BrowserOperator(request.browser, allows=domains.allows, held_words=js_patterns())

@@ -1,0 +1,141 @@
+"""What tests share: running goalbot, scripting the model, reading the store, waiting for a
+condition. Test files import helpers from here only; fixtures live in conftest.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from goalbot import actions as A
+from goalbot.operators.browser import BrowserOperator
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+# -- waiting -------------------------------------------------------------------------------------
+
+
+def wait_until(condition: Callable[[], object], seconds: float = 60, what: str = "the condition",
+               every: float = 0.1) -> Any:
+    """Polls `condition` until it returns something true, and returns that. A store that does not
+    exist yet, or has no tables yet, is "not yet", never an error. Deadlines, never fixed sleeps:
+    a loaded machine takes longer, and that is all."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            found = condition()
+            if found:
+                return found
+        except sqlite3.Error:
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {seconds:g} s")
+        time.sleep(every)
+
+
+# -- the scripted model --------------------------------------------------------------------------
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": arguments}
+
+
+def answer(*calls: dict[str, Any]) -> dict[str, Any]:
+    return {"tool_calls": list(calls)}
+
+
+def plan(*steps: str, confidence: float = 0.7) -> dict[str, Any]:
+    return answer(call("plan", observation="page", steps=list(steps), progress_percent=0, confidence=confidence))
+
+
+def verdict(ok: bool, reason: str, confidence: float = 0.9, answer_text: str = "") -> dict[str, Any]:
+    return answer(call("verdict", is_valid=ok, reason=reason, confidence=confidence, answer=answer_text))
+
+
+def finished(ok: bool = True, summary: str = "done") -> dict[str, Any]:
+    return answer(call("finished", success=ok, summary=summary))
+
+
+def element(name: str) -> dict[str, str]:
+    """The index of the element named `name` in the observation the model is sent."""
+    return {"$element": name}
+
+
+def demo_script() -> dict[str, Any]:
+    return json.loads(files("goalbot.demo").joinpath("script.json").read_text(encoding="utf-8"))
+
+
+# -- the store -----------------------------------------------------------------------------------
+
+
+def rows(db_path: Path, sql: str, *params: object) -> list[sqlite3.Row]:
+    if not db_path.exists():  # never make an empty file where a run will make the store
+        raise sqlite3.OperationalError(f"no store at {db_path} yet")
+    conn = sqlite3.connect(db_path)
+    conn.row_factory = sqlite3.Row
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def stored_events(db_path: Path) -> list[dict[str, Any]]:
+    """Every stored event in order, as `{type, actor, step, **data}`."""
+    return [{"type": r["type"], "actor": r["actor"], "step": r["step"], **json.loads(r["data"])}
+            for r in rows(db_path, "select type, actor, step, data from events order by session_id, seq")]
+
+
+def types(events: list[dict[str, Any]]) -> list[str]:
+    return [e["type"] for e in events]
+
+
+# -- running goalbot -----------------------------------------------------------------------------
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "goalbot", *args],
+        capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})}, cwd=REPO,
+    )
+
+
+def run_goal(db_path: Path, model: Any, url: str, goal: str, *flags: str) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """`goalbot run GOAL --no-tui --yes` against the scripted model (later flags win), and what
+    it stored. Whatever happens, the person never sees a traceback."""
+    result = run_cli("--db", str(db_path), "run", goal, "--url", url, "--no-tui", "--yes",
+                     "--base-url", model.base_url, "--model", "scripted", *flags)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result, stored_events(db_path) if db_path.exists() else []
+
+
+async def open_page(browser: BrowserOperator, url: str) -> str:
+    assert (await browser.execute(A.Navigate(url=url))).ok
+    return (await browser.observe()).render()
+
+
+@contextmanager
+def xvfb(size: str = "1366x900x24") -> Iterator[str]:
+    """A real X display of its own; yields its DISPLAY name. Xvfb picks a free display number
+    itself, so tests in parallel never share one."""
+    read, write = os.pipe()
+    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", size, "-nolisten", "tcp"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write,))
+    os.close(write)
+    try:
+        with os.fdopen(read) as announced:
+            number = announced.readline().strip()
+        if not number:
+            raise RuntimeError("Xvfb did not start")
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(10)

@@ -1,0 +1,67 @@
+"""The rooms of the house hold: the layer contracts in pyproject.toml pass, a deliberate violation
+breaks them, and the light commands load none of the heavy parts."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kit import REPO
+
+LINT = Path(sys.executable).with_name("lint-imports")
+
+
+def _lint(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(LINT)], cwd=root, capture_output=True, text=True, timeout=300,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+
+
+@pytest.fixture(scope="module")
+def lint_available() -> None:
+    if not LINT.exists():
+        pytest.fail("lint-imports is missing: make test installs import-linter with the test extras")
+
+
+def test_the_layer_contracts_hold(lint_available: None) -> None:
+    result = _lint(REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "broken" in result.stdout and "0 broken" in result.stdout
+
+
+@pytest.mark.parametrize(("module", "source"), [
+    ("goalbot/agents/_probe.py", "import storage.db\n"),
+    ("goalbot/llm/_probe.py", "import goalbot.agents.session\n"),
+    ("goalbot/operators/_probe.py", "from textual.app import App\n"),
+    ("storage/_probe.py", "import tui.app\n"),
+], ids=["agents-import-the-store", "llm-imports-agents", "operators-import-textual", "store-imports-the-dashboard"])
+def test_a_deliberate_violation_breaks_them(lint_available: None, tmp_path: Path, module: str, source: str) -> None:
+    for part in ("goalbot", "tui", "storage"):
+        shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / module).write_text(source)
+    result = _lint(tmp_path)
+    assert result.returncode != 0 and "BROKEN" in result.stdout, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("command", [["tail", "-n", "5"], ["tail", "--json"], ["sessions", "--plain"], ["--help"]])
+def test_light_commands_load_no_browser_model_or_dashboard(tmp_path: Path, command: list[str]) -> None:
+    store = tmp_path / "goalbot.db"
+    probe = (
+        "import sys\n"
+        "from goalbot.cli import main\n"
+        "from storage.db import connect\n"
+        f"connect(__import__('pathlib').Path({str(store)!r})).close()\n"
+        "try:\n"
+        f"    main(['--db', {str(store)!r}, *{command!r}])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'openai', 'playwright', 'tui', 'PIL'})\n"
+        "print('HEAVY', heavy, file=sys.stderr)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120,
+                            stdin=subprocess.DEVNULL)
+    assert "HEAVY []" in result.stderr, result.stderr
