@@ -63,7 +63,8 @@ def test_max_steps_stops_the_run(site, model_server, db_path: Path) -> None:
 def test_a_crashed_browser_ends_the_run_with_a_clear_event(site, model_server, db_path: Path) -> None:
     script = {"planner": [plan("Open the crash page")],
               "navigator": [answer(call("navigate", url="chrome://crash"))]}
-    result, events = _run(site, model_server(script), db_path)
+    # Browser pages stay shut unless the person opens their scheme; this one crashes the tab.
+    result, events = _run(site, model_server(script), db_path, "--allow-scheme", "chrome")
     assert result.returncode == 1
     assert events[-1]["type"] == "TASK_FAIL" and "Target crashed" in events[-1]["reason"]
     assert rows(db_path, "select count(*) as n from artifacts")[0]["n"] >= 1  # kept
