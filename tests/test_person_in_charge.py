@@ -76,7 +76,7 @@ def test_go_at_the_terminal_lets_the_purchase_through(hardsite, model_server, db
     marker = tmp_path / "exit-code"
     session = _start(db_path, model_server(script), hardsite.page("shop"), "buy the kit", marker, "--yes")
     try:
-        screen = _wait_for(session, "GO / NOT GO: click button 'Buy now'")
+        screen = _wait_for(session, "GO / NOT GO: click on 'Buy now'")
         assert hardsite.reached("/api/buy") == []  # nothing happens while the person thinks
         _tmux("send-keys", "-t", session, "go", "Enter")
         _wait_for(session, "TASK_OK")
