@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from goalbot.events import Artifact, Bus, Event, EventType, Tally
+from goalbot.events import Artifact, Bus, Event, EventType
+from goalbot.tally import Tally
 from storage.db import connect
 
 _STATUS = {EventType.TASK_OK: "ok", EventType.TASK_FAIL: "failed", EventType.TASK_CANCEL: "cancelled"}

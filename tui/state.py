@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from goalbot.events import Event, EventType as T, Tally
+from goalbot.events import Event, EventType as T
+from goalbot.tally import Tally
 
 TREND = 24  # how many confidence readings the status bar draws
 UNSETTLED_WINDOW = 200

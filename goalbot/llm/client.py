@@ -15,7 +15,7 @@ from goalbot import defaults as D
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.transport import Fault, RetryPolicy, read_fault
 from goalbot.llm.usage import Limits, PriceTable, Usage
-from goalbot.llm.wire import BadBody, Completion, read_completion
+from goalbot.llm.wire import BadBody, Completion, ToolCall, read_completion
 
 ROLES = ("planner", "navigator", "validator")
 ROLE_ACTORS = {"planner": Actor.PLANNER, "navigator": Actor.NAVIGATOR, "validator": Actor.VALIDATOR}
@@ -31,12 +31,6 @@ class ModelConfig(BaseModel):
 
     def model_for(self, role: str) -> str:
         return self.role_models.get(role) or self.model
-
-
-class ToolCall(BaseModel):
-    id: str
-    name: str
-    arguments: str
 
 
 class ChatReply(BaseModel):
@@ -180,7 +174,7 @@ class ModelClient:
         reply = ChatReply(
             content=completion.content, tokens_in=completion.tokens_in, tokens_out=completion.tokens_out,
             truncated=completion.finish_reason == "length",
-            tool_calls=[ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in completion.tool_calls],
+            tool_calls=list(completion.tool_calls),
         )
         answered_by = completion.model or model
         cost = self.prices.cost(answered_by, reply.tokens_in, reply.tokens_out)

@@ -22,7 +22,7 @@ class BadBody(ValueError):
     """The body is not a chat completion; the message says what it is instead."""
 
 
-class WireCall(BaseModel):
+class ToolCall(BaseModel):
     id: str
     name: str
     arguments: str
@@ -30,7 +30,7 @@ class WireCall(BaseModel):
 
 class Completion(BaseModel):
     content: str = ""
-    tool_calls: list[WireCall] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = Field(default_factory=list)
     finish_reason: str = ""
     model: str | None = None
     tokens_in: int = 0
@@ -103,7 +103,7 @@ def _arguments(arguments: Any) -> str:
     return json.dumps(arguments, ensure_ascii=False)  # an object where a string was due
 
 
-def _calls(message: dict[str, Any]) -> list[WireCall]:
+def _calls(message: dict[str, Any]) -> list[ToolCall]:
     raw = message.get("tool_calls")
     if not isinstance(raw, list):
         raw = []
@@ -116,7 +116,7 @@ def _calls(message: dict[str, Any]) -> list[WireCall]:
             continue
         function = call.get("function") if isinstance(call.get("function"), dict) else call
         name = function.get("name")
-        calls.append(WireCall(
+        calls.append(ToolCall(
             id=str(call.get("id") or f"call_{number}"),
             name=name if isinstance(name, str) else "",
             arguments=_arguments(function.get("arguments")),
@@ -179,7 +179,7 @@ def _from_stream(text: str) -> Completion:
     usage = last.get("usage") if isinstance(last.get("usage"), dict) else {}
     return Completion(
         content="".join(content),
-        tool_calls=[WireCall(id=c["id"] or f"call_{n}", name=c["name"], arguments=c["arguments"])
+        tool_calls=[ToolCall(id=c["id"] or f"call_{n}", name=c["name"], arguments=c["arguments"])
                     for n, c in sorted(calls.items())],
         finish_reason=str(last.get("finish_reason") or ""),
         model=str(last["model"]) if isinstance(last.get("model"), (str, int, float)) else None,

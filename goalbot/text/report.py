@@ -6,7 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from goalbot.events import Actor, Event, EventType as T, Tally
+from goalbot.events import Actor, Event, EventType as T
+from goalbot.tally import Tally
 
 _RESULT = {T.TASK_OK: "achieved", T.TASK_FAIL: "failed", T.TASK_CANCEL: "cancelled"}
 
