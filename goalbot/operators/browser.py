@@ -7,6 +7,7 @@ model; a click that changed nothing is NoEffect, never ok.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import tempfile
 from pathlib import Path
@@ -87,16 +88,13 @@ class BrowserOperator:
                 raise OperatorError(result.message)
 
     async def close(self) -> None:
-        try:
+        # Closing a browser that already died must not mask the real error.
+        with contextlib.suppress(Exception):
             if self._launched is not None:
                 await shut(self._launched, self.options.storage_state)
-        except Exception:  # closing a browser that already died must not mask the real error
-            pass
-        try:
+        with contextlib.suppress(Exception):
             if self._playwright is not None:
                 await self._playwright.stop()
-        except Exception:
-            pass
         self._launched = self._playwright = self._page = None
 
     def _adopt_page(self, page: Page) -> None:
@@ -181,19 +179,19 @@ class BrowserOperator:
             result.message = "; ".join([result.message, *news])
         return result
 
-    # -- elements and effects --------------------------------------------------------------
+    # -- elements and effects (`element`, `ready_for_pointer`, `after_input` serve the helpers) --
 
     async def is_secret_field(self, index: int | None) -> bool:
         # unsure=True: hide the text rather than risk a password in the store
         return bool(await self._ask(index, js.SECRET_JS, js.FOCUSED_SECRET_JS, unsure=True))
 
     async def landing(self, action: Action) -> Landing:
-        return await activation.landing(self.page, action, self._element)
+        return await activation.landing(self.page, action, self.element)
 
     async def release_held(self) -> str:
         released = await activation.release(self.page, self._gate_token)
-        await self._after_input()
-        return f"submitted {' | '.join(released)!r}" if released else "the held form was gone"
+        await self.after_input()
+        return released
 
     async def signature(self) -> str:
         return str(await self._ask(None, "", js.SIGNATURE_JS, unsure=""))
@@ -203,11 +201,13 @@ class BrowserOperator:
         try:
             if index is None:
                 return await self.page.evaluate(of_page)
-            return await (await self._element(index)).evaluate(of_element)
+            return await (await self.element(index)).evaluate(of_element)
         except (ActionFailed, PlaywrightError):
             return unsure
 
-    async def _element(self, index: int) -> ElementHandle:
+    async def element(self, index: int) -> ElementHandle:
+        """The element `[index]` of the latest observation; ActionFailed when there is none or it
+        is gone."""
         if not 1 <= index <= len(self._targets):
             span = f"[1]–[{len(self._targets)}]" if self._targets else "no elements"
             raise ActionFailed(
@@ -226,9 +226,9 @@ class BrowserOperator:
             raise stale from exc
         return handle
 
-    async def _ready_for_pointer(self, index: int) -> ElementHandle:
+    async def ready_for_pointer(self, index: int) -> ElementHandle:
         """The element, scrolled into view, or why a person could not point at it."""
-        element = await self._element(index)
+        element = await self.element(index)
         pointer = (await element.evaluate_handle(js.POINTER_TARGET_JS)).as_element() or element
         await pointer.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
         problem = await element.evaluate(js.PROBLEM_JS, js.CAPTCHA_SELECTOR)
@@ -245,7 +245,7 @@ class BrowserOperator:
 
     async def _press(self, action: A._Targeted, verb: str, button: str = "left", count: int = 1) -> str:
         if action.index is not None:
-            element = await self._ready_for_pointer(action.index)
+            element = await self.ready_for_pointer(action.index)
             tag = await element.evaluate("e => e.tagName")
             await element.hover(timeout=ACTION_TIMEOUT_MS)  # hover styles must not count as effect
 
@@ -275,7 +275,7 @@ class BrowserOperator:
     async def _do_hover(self, action: A.Hover) -> str:
         before = await self._probe.signature()
         if action.index is not None:
-            element = await self._ready_for_pointer(action.index)
+            element = await self.ready_for_pointer(action.index)
             await element.hover(timeout=ACTION_TIMEOUT_MS)
             where = f"[{action.index}]"
         else:
@@ -286,7 +286,7 @@ class BrowserOperator:
         return f"hovering over {where}" + ("; the page changed" if changed else "; no DOM change")
 
     async def _centre(self, index: int) -> tuple[float, float]:
-        element = await self._ready_for_pointer(index)
+        element = await self.ready_for_pointer(index)
         box = await element.bounding_box()
         if box is None:
             raise ActionFailed(Outcome.NOT_ACTIONABLE, f"element [{index}] is not visible")
@@ -319,7 +319,7 @@ class BrowserOperator:
             A.Direction.LEFT: (-amount, 0), A.Direction.RIGHT: (amount, 0),
         }[action.direction]
         if action.index is not None:
-            element = await self._element(action.index)
+            element = await self.element(action.index)
             moved = await element.evaluate(f"(el, d) => ({js.SCROLL_JS})([el, d[0], d[1]])", [dx, dy])
             where = f"[{action.index}]"
         elif action.x is not None and action.y is not None:
@@ -344,16 +344,16 @@ class BrowserOperator:
         if action.index is None:
             where = await typing.into_focus(self.page, action)
         else:
-            where = await typing.into_element(await self._element(action.index), action)
+            where = await typing.into_element(await self.element(action.index), action)
         done = f"typed {len(action.text)} characters into {where}"
         if action.submit:
             await self.page.keyboard.press("Enter")
-            await self._after_input()
+            await self.after_input()
             done += " and pressed Enter"
         return done
 
-    async def _after_input(self) -> None:
-        # A key may start a navigation a moment later; give it the chance, then let it load.
+    async def after_input(self) -> None:
+        """After a key or a choice: a navigation it starts a moment later is waited for."""
         await asyncio.sleep(0.15)
         await self._settle(self.page)
 

@@ -30,7 +30,7 @@ SELECTABLE_JS = """e => ["combobox", "listbox", "menu", "menubar", "tree", "radi
 
 
 async def select_option(op: BrowserOperator, action: A.SelectOption) -> str:
-    element = await op._element(action.index)
+    element = await op.element(action.index)
     if await element.evaluate("e => e.tagName") == "SELECT":
         match = await element.evaluate(NATIVE_OPTION_JS, action.option)
         if match is None:
@@ -42,14 +42,14 @@ async def select_option(op: BrowserOperator, action: A.SelectOption) -> str:
         chosen = await element.select_option(value=match, timeout=ACTION_TIMEOUT_MS)
         if match not in chosen:
             raise ActionFailed(Outcome.NO_EFFECT, f"[{action.index}] did not take {action.option!r}")
-        await op._after_input()
+        await op.after_input()
         return f"selected {action.option!r} in [{action.index}]"
     return await _select_custom(op, action)
 
 
 async def _select_custom(op: BrowserOperator, action: A.SelectOption) -> str:
     """A listbox or combobox made of ARIA roles: open it if needed, click the option, check."""
-    element = await op._element(action.index)
+    element = await op.element(action.index)
     if not await element.evaluate(SELECTABLE_JS):
         raise ActionFailed(
             Outcome.NOT_ACTIONABLE,
@@ -57,9 +57,9 @@ async def _select_custom(op: BrowserOperator, action: A.SelectOption) -> str:
         )
     option = (await element.evaluate_handle(js.FIND_OPTION_JS, action.option)).as_element()
     if option is None:
-        opener = await op._ready_for_pointer(action.index)
+        opener = await op.ready_for_pointer(action.index)
         await opener.click(timeout=ACTION_TIMEOUT_MS)
-        await op._after_input()
+        await op.after_input()
         option = (await element.evaluate_handle(js.FIND_OPTION_JS, action.option)).as_element()
     if option is None:
         raise ActionFailed(
@@ -69,7 +69,7 @@ async def _select_custom(op: BrowserOperator, action: A.SelectOption) -> str:
         )
     await option.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
     await option.click(timeout=ACTION_TIMEOUT_MS)
-    await op._after_input()
+    await op.after_input()
     if not await element.evaluate(js.CHOSEN_JS, [option, action.option]):
         raise ActionFailed(
             Outcome.NO_EFFECT,
@@ -82,12 +82,12 @@ async def upload_file(op: BrowserOperator, action: A.UploadFile) -> str:
     path = Path(action.path).expanduser()
     if not path.is_file():
         raise ActionFailed(Outcome.TARGET_NOT_FOUND, f"there is no file {path} on this machine")
-    element = await op._element(action.index)
+    element = await op.element(action.index)
     if await element.evaluate("e => e.tagName === 'INPUT' && e.type === 'file'"):
         await element.set_input_files(path, timeout=ACTION_TIMEOUT_MS)
         target = element
     else:
-        pointer = await op._ready_for_pointer(action.index)
+        pointer = await op.ready_for_pointer(action.index)
         try:
             async with op.page.expect_file_chooser(timeout=CHOOSER_TIMEOUT_MS) as chooser_info:
                 await pointer.click(timeout=ACTION_TIMEOUT_MS)
@@ -104,5 +104,5 @@ async def upload_file(op: BrowserOperator, action: A.UploadFile) -> str:
         names = []
     if path.name not in names:
         raise ActionFailed(Outcome.NO_EFFECT, f"[{action.index}] did not take the file {path.name}")
-    await op._after_input()
+    await op.after_input()
     return f"put {path.name} ({path.stat().st_size} bytes) into [{action.index}]"
