@@ -61,6 +61,23 @@ class Actor(StrEnum):
 TERMINAL_TYPES = frozenset({EventType.TASK_OK, EventType.TASK_FAIL, EventType.TASK_CANCEL})
 
 
+class RunStatus(StrEnum):
+    """How a run stands, in the one set of words the store, the dashboard, the report and the
+    command line all use."""
+
+    RUNNING = "running"
+    OK = "ok"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+
+
+ENDINGS: dict[EventType, RunStatus] = {
+    EventType.TASK_OK: RunStatus.OK, EventType.TASK_FAIL: RunStatus.FAILED,
+    EventType.TASK_CANCEL: RunStatus.CANCELLED,
+}
+
+
 class _Data(BaseModel):
     model_config = ConfigDict(extra="allow")
 

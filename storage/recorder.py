@@ -24,11 +24,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from goalbot.events import Artifact, Bus, Event, EventType
+from goalbot.events import ENDINGS, Artifact, Bus, Event, EventType
 from goalbot.tally import Tally
 from storage.db import connect
 
-_STATUS = {EventType.TASK_OK: "ok", EventType.TASK_FAIL: "failed", EventType.TASK_CANCEL: "cancelled"}
+_STATUS = {kind: status.value for kind, status in ENDINGS.items()}
 _STOP = object()
 Item = Event | Artifact
 

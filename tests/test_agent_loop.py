@@ -194,7 +194,7 @@ def test_the_report_tells_what_was_done_retried_decided_and_saved(hardsite, mode
     assert f"goalbot report {session_id}" in result.stderr
     report = run_cli("--db", str(db_path), "report", session_id).stdout
     assert rows(db_path, "select report from sessions")[0]["report"] == report  # stored with the session
-    assert "- Result: achieved" in report
+    assert "- Result: ok" in report
     assert "## Answer\n\nThe kit costs ₩18,900 and is in the cart." in report
     assert "2. Add the kit to the cart — failed: the cart still says empty; re-planned" in report
     assert "click failed (TargetNotFound)" in report and "the validator rejected: the cart still says empty" in report

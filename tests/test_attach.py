@@ -61,7 +61,7 @@ async def test_a_later_login_approves_the_plan_and_watches_the_run(site, model_s
         await until(pilot, lambda: on_top(app, "PlanReviewScreen"), "the plan dialog, from the store")
         assert "1. Sign in with the demo account" in screen_text(app, "#review-steps")
         await pilot.press("e", "ctrl+u", *"Sign in as demo@example.com", "enter", "a")
-        await until(pilot, lambda: "done" in text(app, "#status"), "the run's end, drawn live")
+        await until(pilot, lambda: " ok " in text(app, "#status"), "the run's end, drawn live")
         assert "progress 100%" in text(app, "#status") and text(app, "#plan").count("✔") == 2
         assert "(attached)" in text(app, "#goal")
         assert "TASK_OK" in "\n".join(log_rows(app.run_screen))
@@ -127,7 +127,7 @@ def test_goalbot_attach_in_a_real_terminal(site, model_server, db_path: Path, tm
         screen = wait_for(session, "The plan waits for your approval")
         assert "Sign in with the demo account" in screen
         tmux("send-keys", "-t", session, "a")
-        screen = wait_for(session, " done ")
+        screen = wait_for(session, " ok  ")
         assert "progress 100%" in screen and "(attached)" in screen
         tmux("send-keys", "-t", session, "q")
         assert exit_code(marker) == "0"

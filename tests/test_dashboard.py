@@ -32,7 +32,7 @@ async def test_approve_in_the_plan_dialog_and_watch_it_finish(site, model_server
 
             assert app.result.status is Status.OK
             status = text(app, "#status")
-            assert "done" in status and "step 2/20" in status and "progress 100%" in status
+            assert " ok " in status and "step 2/20" in status and "progress 100%" in status
             assert "validator: valid" in status
             assert "▇" in status or "█" in status  # the confidence trend
             assert text(app, "#plan").count("✔") == 2

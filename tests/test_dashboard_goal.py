@@ -41,7 +41,7 @@ async def test_type_a_goal_run_it_and_find_it_again_with_up(site, model_server, 
             assert not box.display
             await pilot.press("a")
             await until(pilot, lambda: app.result is not None and box.display, "the run to end")
-            assert app.result.status is Status.OK and "done" in text(app, "#status")
+            assert app.result.status is Status.OK and " ok " in text(app, "#status")
             assert box.has_focus  # ready for the next goal
             await pilot.press("up")
             assert box.value == goal
@@ -68,7 +68,7 @@ def test_goalbot_alone_in_a_real_terminal(site, model_server, db_path: Path, tmp
         tmux("send-keys", "-t", session, "Enter")
         wait_for(session, "The plan waits for your approval")
         tmux("send-keys", "-t", session, "a")
-        screen = wait_for(session, " done ")
+        screen = wait_for(session, " ok  ")
         assert "images off" in screen, screen
         tmux("send-keys", "-t", session, "C-c")  # the goal box has the keys; Ctrl-C leaves
         assert exit_code(marker) == "0"

@@ -27,7 +27,7 @@ def test_demo_in_tmux(db_path: Path, tmp_path: Path) -> None:
         screen = wait_for(session, "The plan waits for your approval")
         assert "Sign in with the demo account" in screen
         tmux("send-keys", "-t", session, "a")
-        screen = wait_for(session, " done ")
+        screen = wait_for(session, " ok  ")
         assert "progress 100%" in screen and "step 2/20" in screen
         tmux("send-keys", "-t", session, "q")
         assert exit_code(marker) == "0"

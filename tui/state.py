@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from goalbot.events import Event, EventType as T
+from goalbot.events import ENDINGS, Event, EventType as T
 from goalbot.tally import Tally
 
 TREND = 24  # how many confidence readings the status bar draws
@@ -57,7 +57,7 @@ class DashboardState:
 
     @property
     def finished(self) -> bool:
-        return self.status in ("done", "failed", "cancelled")
+        return self.status in set(ENDINGS.values())
 
     def apply(self, event: Event) -> None:
         d = event.data
@@ -119,7 +119,7 @@ class DashboardState:
                     self.marks = [tuple(m) for m in d.get("marks", [])]
                 self.page = f"{d['title']} <{d['url']}>"
             case T.TASK_OK | T.TASK_FAIL | T.TASK_CANCEL:
-                self.status = {T.TASK_OK: "done", T.TASK_FAIL: "failed", T.TASK_CANCEL: "cancelled"}[event.type]
+                self.status = ENDINGS[event.type].value
                 self.reason, self.answer = d.get("reason", ""), d.get("answer", "")
                 self.awaiting_approval, self.consent, self.question = False, None, None
 

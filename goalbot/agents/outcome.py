@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from pydantic import BaseModel
 
-
-class Status(StrEnum):
-    OK = "ok"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
+from goalbot.events import RunStatus as Status  # a session ends ok, failed or cancelled
 
 
 class SessionResult(BaseModel):

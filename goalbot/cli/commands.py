@@ -18,7 +18,7 @@ from goalbot.cli.flags import (
 )
 from goalbot.cli.settings import ConfigError, Settings, load_settings
 from goalbot.cli.terminal import fail, has_terminal
-from goalbot.events import clean_text
+from goalbot.events import RunStatus, clean_text
 from storage.db import StoreError, default_path
 
 Handler = Callable[[argparse.Namespace, Settings, Path], int]
@@ -85,7 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("session", metavar="ID", nargs="?", help="default: the latest session")
 
     sessions = sub.add_parser("sessions", help="list stored sessions")
-    sessions.add_argument("--status", choices=["running", "ok", "failed", "cancelled", "interrupted"])
+    sessions.add_argument("--status", choices=[status.value for status in RunStatus],
+                          help="only sessions that stand so")
     sessions.add_argument("--limit", type=int, default=30)
     sessions.add_argument("--plain", action="store_true", help="print the list, even in a terminal")
     sessions.add_argument("--export-dir", type=Path, metavar="DIR",

@@ -6,10 +6,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from goalbot.events import Actor, Event, EventType as T
+from goalbot.events import ENDINGS, Actor, Event, EventType as T
 from goalbot.tally import Tally
 
-_RESULT = {T.TASK_OK: "achieved", T.TASK_FAIL: "failed", T.TASK_CANCEL: "cancelled"}
+_RESULT = {kind: status.value for kind, status in ENDINGS.items()}
 
 
 def _duration(events: list[Event]) -> str:

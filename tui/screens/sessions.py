@@ -12,12 +12,13 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label
 
+from goalbot.events import RunStatus
 from storage import queries
 from storage.db import StoreError, connect
 from tui.exporting import export_session
 from tui.screens.consent import ConsentScreen
 
-STATUSES = (None, "running", "ok", "failed", "cancelled", "interrupted")
+STATUSES = (None, *(status.value for status in RunStatus))
 
 
 class SessionsScreen(Screen[None]):

@@ -9,7 +9,7 @@ from textual.widgets import Static
 from tui.state import DashboardState
 
 # Explicit foreground and background, so the badge reads in 16-colour terminals too.
-STATUS_STYLES = {"done": "bold white on green", "failed": "bold white on red",
+STATUS_STYLES = {"ok": "bold white on green", "failed": "bold white on red",
                  "cancelled": "bold black on yellow", "awaiting approval": "bold white on magenta",
                  "paused": "bold white on magenta"}
 DEFAULT_STYLE = "bold black on cyan"
