@@ -58,12 +58,8 @@ class Actor(StrEnum):
     VALIDATOR = "VALIDATOR"
 
 
-TERMINAL_TYPES = frozenset({EventType.TASK_OK, EventType.TASK_FAIL, EventType.TASK_CANCEL})
-
-
 class RunStatus(StrEnum):
-    """How a run stands, in the one set of words the store, the dashboard, the report and the
-    command line all use."""
+    """How a run stands: the one set of words of the store, the dashboard, the report and the CLI."""
 
     RUNNING = "running"
     OK = "ok"
@@ -73,9 +69,9 @@ class RunStatus(StrEnum):
 
 
 ENDINGS: dict[EventType, RunStatus] = {
-    EventType.TASK_OK: RunStatus.OK, EventType.TASK_FAIL: RunStatus.FAILED,
-    EventType.TASK_CANCEL: RunStatus.CANCELLED,
+    EventType.TASK_OK: RunStatus.OK, EventType.TASK_FAIL: RunStatus.FAILED, EventType.TASK_CANCEL: RunStatus.CANCELLED,
 }
+TERMINAL_TYPES = frozenset(ENDINGS)
 
 
 class _Data(BaseModel):
