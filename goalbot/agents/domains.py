@@ -55,7 +55,7 @@ class Domains:
     def __init__(self, patterns: list[str] | None = None, start_url: str | None = None,
                  schemes: list[str] | None = None) -> None:
         self.patterns = [p.lower() for p in patterns or [] if p.strip()]
-        self.schemes = frozenset(check_schemes(schemes or [])) - NEVER_SCHEMES
+        self.schemes = frozenset(check_schemes(schemes or []))
         self.start_host = host_of(start_url or "")
         self.granted: set[str] = set()  # hosts the person said GO to during this run
 

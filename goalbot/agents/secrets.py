@@ -133,7 +133,7 @@ class Secrets:
 
     def scrub(self, value: Any) -> Any:
         """The same value with every secret replaced by its reference, in strings at any depth,
-        in whatever encoding a page gave it (`encodings`)."""
+        in whatever encoding a page gave it (`secret_pattern`)."""
         with self._lock:
             values = dict(self._values)
         if not values:

@@ -92,6 +92,12 @@ FOCUS_JS = f"""(enter) => {{ {_HELPERS}
   return pressed(el);
 }}"""
 
+# Enter in this field: the form it submits (a field outside a form sets off nothing but itself).
+SUBMITTED_FROM_JS = f"""(el) => {{ {_HELPERS}
+  const form = el.form || el.closest("form");
+  return form ? {{ words: formWords(form), url: form.action }} : pressed(el);
+}}"""
+
 # The links and forms of this page that aim at `url`: what a person would have pressed to go there.
 AIMED_AT_JS = f"""(url) => {{ {_HELPERS}
   const key = (u) => {{ try {{ const v = new URL(u, location.href); return v.origin + v.pathname; }} catch {{ return null; }} }};
@@ -178,9 +184,7 @@ async def landing(page: Page, action: Action, element_of: ElementOf) -> Landing:
                                   getattr(action, "x", None), getattr(action, "y", None))
         if A.submits(action):
             if isinstance(action, A.Type) and action.index is not None:
-                return _landing(await (await element_of(action.index)).evaluate(
-                    f"(el) => {{ {_HELPERS} const form = el.form || el.closest('form'); "
-                    "return form ? { words: formWords(form), url: form.action } : pressed(el); }"))
+                return _landing(await (await element_of(action.index)).evaluate(SUBMITTED_FROM_JS))
             return await _focused(page, enter=True)
     except (ActionFailed, PlaywrightError):
         return Landing()  # the action itself will fail and say why
