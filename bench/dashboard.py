@@ -35,7 +35,7 @@ from goalbot.agents.policies import SafetyPolicy  # noqa: E402
 from goalbot.agents.session import RunOptions, Session  # noqa: E402
 from goalbot.demo.site import DemoSite  # noqa: E402
 from goalbot.events import Actor, Bus, Emitter, Event, EventType as T, new_session_id  # noqa: E402
-from goalbot.llm.client import ModelClient, ModelConfig  # noqa: E402
+from goalbot.llm.client import ModelConfig, ModelSetup  # noqa: E402
 from goalbot.operators.browser import BrowserOperator  # noqa: E402
 from goalbot.operators.browser_launch import BrowserOptions  # noqa: E402
 from goalbot.scripted.server import Script, ScriptedModelServer  # noqa: E402
@@ -122,12 +122,11 @@ async def demo_steps(with_dashboard: bool) -> list[float]:
 
     bus.subscribe(time_steps)
     with DemoSite() as site, ScriptedModelServer(Script(script)) as model:
-        emitter = Emitter(bus, new_session_id())
-        client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
         control = SessionControl(auto_approve=True)
         session = Session(RunOptions(goal="sign in and turn on dark mode", url=f"{site.url}/login",
                                      policy=SafetyPolicy(min_interval_s=0)),
-                          BrowserOperator(BrowserOptions(headless=True)), client, emitter, control)
+                          BrowserOperator(BrowserOptions(headless=True)),
+                          ModelSetup(ModelConfig(base_url=model.base_url, model="scripted")), bus, control)
         if with_dashboard:
             app = GoalbotApp(live=LiveRun(bus, session, control))
             async with app.run_test(size=(160, 45)) as pilot:
@@ -135,7 +134,6 @@ async def demo_steps(with_dashboard: bool) -> list[float]:
                     await pilot.pause(0.05)
         else:
             await session.run()
-            await client.close()
     return durations
 
 

@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from goalbot.agents.control import SessionControl  # noqa: E402
 from goalbot.agents.session import RunOptions, Session, Status  # noqa: E402
 from goalbot.demo.site import DemoSite  # noqa: E402
-from goalbot.events import Actor, Bus, Emitter, EventType, new_session_id  # noqa: E402
-from goalbot.llm.client import ModelClient, ModelConfig  # noqa: E402
+from goalbot.events import Actor, Bus, Emitter, EventType  # noqa: E402
+from goalbot.llm.client import ModelConfig, ModelSetup  # noqa: E402
 from goalbot.operators.browser import BrowserOperator  # noqa: E402
 from goalbot.operators.browser_launch import BrowserOptions  # noqa: E402
 from goalbot.agents.policies import SafetyPolicy  # noqa: E402
@@ -38,18 +38,16 @@ async def one_run(db: Path, policy: SafetyPolicy) -> tuple[float, list[int]]:
     bus = Bus()
     recorder.attach(bus)
     latencies: list[int] = []
-    bus.subscribe(lambda e: latencies.append(e.data["latency_ms"]) if e.type is EventType.LLM_CALL else None)
+    bus.subscribe(lambda e: latencies.append(e.payload.latency_ms) if e.type is EventType.LLM_CALL else None)
     with DemoSite() as site, ScriptedModelServer(Script(script)) as model:
-        emitter = Emitter(bus, new_session_id())
-        client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
         session = Session(
             RunOptions(goal="sign in and turn on dark mode", url=f"{site.url}/login", policy=policy),
-            BrowserOperator(BrowserOptions(headless=True)), client, emitter, SessionControl(auto_approve=True),
+            BrowserOperator(BrowserOptions(headless=True)),
+            ModelSetup(ModelConfig(base_url=model.base_url, model="scripted")), bus, SessionControl(auto_approve=True),
         )
         started = time.perf_counter()
         result = await session.run()
         elapsed = time.perf_counter() - started
-        await client.close()
     recorder.close()
     if result.status is not Status.OK:
         raise SystemExit(f"the demo run did not succeed: {result.reason}")

@@ -14,10 +14,17 @@ import secrets
 import threading
 from datetime import datetime, timezone
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, Callable
 
 from blinker import Signal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from goalbot.payloads import (
+    ActionData, ApprovalData, EventData, GoalStatusData, LlmCallData, LlmErrorData, ObservationData, PauseData,
+    PlanData, PlanDecisionData, PolicyData, QuestionData, ReplyData, ResumeData, StepData, TaskEndData,
+    TaskStartData, ValidateData,
+)
 
 
 class EventType(StrEnum):
@@ -74,139 +81,7 @@ ENDINGS: dict[EventType, RunStatus] = {
 TERMINAL_TYPES = frozenset(ENDINGS)
 
 
-class _Data(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class TaskStartData(_Data):
-    goal: str
-    url: str | None = None
-    model: str
-    base_url: str
-    operator: str = "browser"
-    max_steps: int
-    models: dict[str, str] = Field(default_factory=dict, description="The model of each role.")
-    dialects: dict[str, str] = Field(default_factory=dict, description="The dialect asked of each role.")
-    options: dict[str, Any] = Field(default_factory=dict, description="The run's options, to resume it as it was.")
-
-
-class TaskEndData(_Data):
-    reason: str
-    answer: str = ""
-
-
-class PlanData(_Data):
-    steps: list[str]
-    reasoning: str = ""
-    revision: int = 1
-    done: bool = False
-    observation: str = ""
-    question: str = ""
-    asks_approval: bool = Field(False, description="Whether the person will be asked to approve it.")
-
-
-class PauseData(_Data):
-    reason: str = ""
-    by: str = ""
-
-
-class ResumeData(_Data):
-    by: str = "user"
-    resumed: bool = Field(False, description="`goalbot resume` took the session up again.")
-    after_step: int = 0
-    remaining: list[str] = Field(default_factory=list)
-
-
-class PlanDecisionData(_Data):
-    steps: list[str] = Field(default_factory=list)
-    feedback: str = ""
-    by: str = "user"
-
-
-class StepData(_Data):
-    index: int
-    description: str
-    reason: str = ""
-
-
-class ActionData(_Data):
-    action: dict[str, Any]
-    message: str = ""
-    error: str | None = None
-    files: list[dict[str, Any]] = Field(default_factory=list, description="Downloads it caused.")
-
-
-class ValidateData(_Data):
-    is_valid: bool
-    reason: str
-    answer: str = ""
-    confidence: float = 0.0
-    final: bool = False
-
-
-class ObservationData(_Data):
-    url: str
-    title: str
-    screenshot: str | None = None
-    elements: int = 0
-    marks: list[tuple[int, int, int, int, int]] = Field(
-        default_factory=list, description="Set-of-Mark boxes: index, x, y, width, height (CSS px).")
-    viewport_width: int = 0
-
-
-class GoalStatusData(_Data):
-    achieved: bool = False
-    progress_percent: int = 0
-    confidence: float = 0.0
-    description: str = ""
-
-
-class LlmCallData(_Data):
-    role: str
-    model: str
-    latency_ms: int
-    tokens_in: int = 0
-    tokens_out: int = 0
-    attempt: int = Field(1, description="1 when the first try answered.")
-    cost_usd: float | None = Field(None, description="Absent when no price is known for the model.")
-
-
-class LlmErrorData(_Data):
-    role: str
-    model: str
-    message: str
-    attempt: int = 1
-    status: int | None = Field(None, description="The HTTP status, when the endpoint sent one.")
-    retry_in_s: float | None = Field(None, description="None: this attempt was the last.")
-
-
-class QuestionData(_Data):
-    question: str
-    secret: bool = Field(False, description="The answer is hidden as it is typed, and never stored.")
-
-
-class ReplyData(_Data):
-    answer: str = Field(description="A secret answer is stored as its reference, <secret:NAME>.")
-    declined: bool = False
-    by: str = "user"
-
-
-class ApprovalData(_Data):
-    kind: str = Field(description="What needs the person: budget, risky action, …")
-    what: str
-    where: str = ""
-    by: str = ""
-    risky: bool = Field(False, description="A GO / NOT GO question about an action.")
-    screenshot: str | None = Field(None, description="The screen it would happen on (an artifact id).")
-
-
-class PolicyData(_Data):
-    policy: str = Field(description="repeat_click, min_interval, clicks_per_minute, low_confidence, "
-                                    "no_progress, max_failures, max_steps, scheme")
-    message: str
-
-
-DATA_MODELS: dict[EventType, type[_Data]] = {
+DATA_MODELS: dict[EventType, type[EventData]] = {
     EventType.TASK_START: TaskStartData,
     EventType.TASK_OK: TaskEndData,
     EventType.TASK_FAIL: TaskEndData,
@@ -299,10 +174,11 @@ class Event(BaseModel):
         _ = self.payload  # `data` must fit its type's model
         return self
 
-    @property
+    @cached_property
     def payload(self) -> Any:
-        """`data` as its type's model (`PlanData` for PLAN_PROPOSED, …): read fields by name."""
-        return DATA_MODELS.get(self.type, _Data).model_validate(self.data)
+        """`data` as its type's model (`PlanData` for PLAN_PROPOSED, …): read fields by name.
+        Validated once, when the event is made; every reader after that gets the same object."""
+        return DATA_MODELS.get(self.type, EventData).model_validate(self.data)
 
 
 class Artifact(BaseModel):
@@ -363,11 +239,13 @@ def _unchanged(value: Any) -> Any:
 class Emitter:
     """Stamps events of one session with its id and the next sequence number."""
 
-    def __init__(self, bus: Bus, session_id: str, start_seq: int = 0, start_artifact: int = 0) -> None:
+    def __init__(
+        self, bus: Bus, session_id: str, start_seq: int = 0, start_artifact: int = 0,
+        scrub: Callable[[Any], Any] = _unchanged,
+    ) -> None:
         self.bus = bus
         self.session_id = session_id
-        # Set by the session when it holds secrets: every event's data passes through it.
-        self.scrub: Callable[[Any], Any] = _unchanged
+        self.scrub = scrub  # every event's data passes through it: secrets never leave the process
         self._seq = itertools.count(start_seq + 1)
         self._artifact_seq = itertools.count(start_artifact + 1)
         self.latest: dict[str, str] = {}  # the newest artifact of each kind, by id

@@ -77,9 +77,10 @@ def session_row(db: sqlite_utils.Database, session_id: str) -> dict[str, Any] | 
     return _as_seen(row) if row is not None else None
 
 
-def session_events(db: sqlite_utils.Database, session_id: str) -> list[Event]:
+def session_events(db: sqlite_utils.Database, session_id: str, after_seq: int = 0, limit: int = -1) -> list[Event]:
+    """The session's events in order, from the one after `after_seq`; all of them unless `limit`."""
     return [event for _, event in _events(db.query(
-        "select * from events where session_id = ? order by seq", [session_id]))]
+        "select * from events where session_id = ? and seq > ? order by seq limit ?", [session_id, after_seq, limit]))]
 
 
 def last_artifact_number(db: sqlite_utils.Database, session_id: str) -> int:
@@ -91,8 +92,8 @@ def last_artifact_number(db: sqlite_utils.Database, session_id: str) -> int:
 
 def last_url(events: list[Event]) -> str | None:
     for event in reversed(events):
-        if event.type is EventType.OBSERVATION and str(event.data.get("url", "")).startswith("http"):
-            return str(event.data["url"])
+        if event.type is EventType.OBSERVATION and event.payload.url.startswith("http"):
+            return str(event.payload.url)
     return None
 
 

@@ -144,12 +144,13 @@ class Recorder:
     def _write_event(self, event: Event, spoiled: Exception | None = None) -> None:
         data = {"unwritable": f"{type(spoiled).__name__}: {spoiled}"[:300]} if spoiled else event.data
         if event.type is EventType.TASK_START:
+            start = None if spoiled else event.payload
+            described = ([start.goal, start.url, start.model, start.base_url, start.operator] if start
+                         else ["(not stored)", None, None, None, None])
             self.db.execute(
                 "insert or replace into sessions (id, goal, url, status, model, base_url, operator, "
                 "started_at, pid, host) values (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
-                [event.session_id, str(data.get("goal", "(not stored)")), data.get("url"), data.get("model"),
-                 data.get("base_url"), data.get("operator"), event.ts.isoformat(), os.getpid(),
-                 socket.gethostname()],
+                [event.session_id, *described, event.ts.isoformat(), os.getpid(), socket.gethostname()],
             )
         self.db.execute(
             "insert into events (session_id, seq, ts, type, actor, step, data) values (?, ?, ?, ?, ?, ?, ?)",
@@ -173,14 +174,14 @@ class Recorder:
             args += [usage.cost_usd] if usage.cost_usd is not None else []
         elif event.type is EventType.STEP_START:
             sql, args = "update sessions set steps = steps + 1 where id = ?", []
-        elif event.type is EventType.TASK_RESUME and event.data.get("resumed"):
+        elif event.type is EventType.TASK_RESUME and event.payload.resumed:
             # `goalbot resume`: the same session, running again in this process.
             sql = ("update sessions set status = 'running', finish_reason = NULL, ended_at = NULL, "
                    "pid = ?, host = ? where id = ?")
             args = [os.getpid(), socket.gethostname()]
         elif event.type in _STATUS:
             sql = "update sessions set status = ?, finish_reason = ?, answer = ?, ended_at = ? where id = ?"
-            args = [_STATUS[event.type], event.data.get("reason", ""), event.data.get("answer", ""),
-                    event.ts.isoformat()]
+            end = event.payload
+            args = [_STATUS[event.type], end.reason, end.answer, event.ts.isoformat()]
         if sql:
             self.db.execute(sql, [*args, event.session_id])

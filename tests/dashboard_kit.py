@@ -11,15 +11,16 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from goalbot.agents.control import SessionControl
-from goalbot.agents.session import RunOptions, Session, Status
-from goalbot.events import Bus, Emitter, Event, new_session_id
-from goalbot.llm.client import ModelClient, ModelConfig
+from goalbot.agents.session import RunOptions, Status
+from goalbot.events import Bus, Event
 from goalbot.llm.usage import Limits
 from goalbot.operators.browser import BrowserOperator
 from goalbot.operators.browser_launch import BrowserOptions
 from storage.recorder import Recorder
 from tui.app import GoalbotApp
 from tui.screens.run import LiveRun
+
+from kit import stored_session
 
 GOAL = "sign in and turn on dark mode"
 
@@ -28,14 +29,10 @@ def dashboard_app(
     url: str, goal: str, model: Any, db_path: Path, control: SessionControl | None = None,
     limits: Limits | None = None,
 ) -> tuple[GoalbotApp, Recorder]:
-    recorder = Recorder(db_path)
-    bus = Bus()
-    recorder.attach(bus)
-    emitter = Emitter(bus, new_session_id())
     control = control or SessionControl()
-    client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter, limits=limits)
-    session = Session(RunOptions(goal=goal, url=url), BrowserOperator(BrowserOptions(headless=True)),
-                      client, emitter, control)
+    session, recorder = stored_session(db_path, RunOptions(goal=goal, url=url),
+                                       BrowserOperator(BrowserOptions(headless=True)), model, control, limits)
+    bus = session.emitter.bus
     app = GoalbotApp(db_path=db_path, live=LiveRun(bus, session, control))
     app.bus, app.control = bus, control  # type: ignore[attr-defined]  # for the tests' own checks
     return app, recorder

@@ -117,6 +117,27 @@ def run_goal(db_path: Path, model: Any, url: str, goal: str, *flags: str) -> tup
     return result, stored_events(db_path) if db_path.exists() else []
 
 
+def stored_session(
+    db_path: Path, options: Any, operator: Any, model: Any, control: Any = None, limits: Any = None,
+) -> tuple[Any, Any]:
+    """A `Session` in this process, as `goalbot run` wires it, recorded in `db_path`, asking the
+    scripted `model`: for tests that bring their own operator or watch the bus. Returns the session
+    and its recorder (close it after the run)."""
+    from goalbot.agents.control import SessionControl
+    from goalbot.agents.session import ModelSetup, Session
+    from goalbot.events import Bus
+    from goalbot.llm.client import ModelConfig
+    from storage.recorder import Recorder
+
+    recorder = Recorder(db_path)
+    bus = Bus()
+    recorder.attach(bus)
+    session = Session(options, operator, ModelSetup(ModelConfig(base_url=model.base_url, model="scripted"),
+                                                    limits=limits),
+                      bus, control or SessionControl(auto_approve=True))
+    return session, recorder
+
+
 async def open_page(browser: BrowserOperator, url: str) -> str:
     assert (await browser.execute(A.Navigate(url=url))).ok
     return (await browser.observe()).render()

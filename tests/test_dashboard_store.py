@@ -82,17 +82,22 @@ async def test_sessions_filter_export_open_and_delete(site, model_server, db_pat
     async with app.run_test(size=(160, 40)) as pilot:
         await until(pilot, lambda: on_top(app, "SessionsScreen"), "the sessions screen")
         screen = app.screen
-        assert set(screen.rows) == {done, failed}
+
+        async def shows(*ids: str) -> None:
+            await until(pilot, lambda: set(screen.rows) == set(ids), f"the sessions {ids}")
+
+        await shows(done, failed)
         await pilot.press("f", "f")  # all → running → ok
-        assert set(screen.rows) == {done} and "status: ok" in screen_text(app, "#sessions-status")
+        await shows(done)
+        assert "status: ok" in screen_text(app, "#sessions-status")
         await pilot.press("f")  # failed
-        assert set(screen.rows) == {failed}
+        await shows(failed)
         await pilot.press("f", "f", "f")  # cancelled, interrupted, back to all
-        assert set(screen.rows) == {done, failed}
+        await shows(done, failed)
         await pilot.press("slash", *"weather", "enter")
-        assert set(screen.rows) == {failed}
+        await shows(failed)
         await pilot.press("slash", "ctrl+u", *"dark", "enter")
-        assert set(screen.rows) == {done}
+        await shows(done)
 
         await pilot.press("x")
         jsonl, markdown = exports / f"goalbot-{done}.jsonl", exports / f"goalbot-{done}.md"
@@ -112,8 +117,7 @@ async def test_sessions_filter_export_open_and_delete(site, model_server, db_pat
         await pilot.press("slash", "ctrl+u", "enter", "d")
         await until(pilot, lambda: on_top(app, "ConsentScreen"), "the delete question")
         await pilot.press("n")  # not deleted
-        await pilot.pause(0.1)
-        assert len(app.screen.rows) == 2
+        await until(pilot, lambda: on_top(app, "SessionsScreen") and len(app.screen.rows) == 2, "both sessions")
         app.screen.query_one("#sessions-table").move_cursor(row=list(app.screen.rows).index(failed))
         await pilot.press("d")
         await until(pilot, lambda: on_top(app, "ConsentScreen"), "the delete question")

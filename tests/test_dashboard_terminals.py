@@ -69,8 +69,7 @@ async def test_the_command_palette_opens_the_sessions(db_path: Path) -> None:
         await pilot.press(*"sessions")
         await pilot.pause(0.5)
         await pilot.press("enter")
-        await until(pilot, lambda: on_top(app, "SessionsScreen"), "the sessions screen")
-        assert len(app.screen.rows) == 1
+        await until(pilot, lambda: on_top(app, "SessionsScreen") and len(app.screen.rows) == 1, "the session listed")
 
 
 async def test_a_burst_of_events_is_absorbed_and_the_keys_still_answer() -> None:

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from kit import REPO, answer, call, finished, plan, run_cli, stored_events, verdict, xvfb, wait_until
+from kit import REPO, answer, call, finished, plan, run_cli, stored_events, stored_session, verdict, xvfb, wait_until
 
 pytestmark = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is not installed")
 
@@ -208,13 +208,9 @@ def test_ctrl_c_stops_a_desktop_run_at_once(app: TkApp, display, model_server, d
 async def test_a_monitor_away_from_the_origin_gets_its_offset(app: TkApp, display, model_server, db_path, monkeypatch) -> None:
     """A second monitor starts where the first ends: the model points on that monitor's own
     screenshot, and the click must land at the monitor's offset plus the point."""
-    from goalbot.agents.control import SessionControl
-    from goalbot.agents.session import RunOptions, Session, Status
-    from goalbot.events import Bus, Emitter, new_session_id
-    from goalbot.llm.client import ModelClient, ModelConfig
+    from goalbot.agents.session import RunOptions, Status
     from goalbot.operators.desktop import DesktopOperator
     from goalbot.operators.desktop_screen import Monitor, Screen
-    from storage.recorder import Recorder
 
     monkeypatch.setenv("DISPLAY", display)
     left, top = 300, 50
@@ -232,17 +228,11 @@ async def test_a_monitor_away_from_the_origin_gets_its_offset(app: TkApp, displa
         "navigator": [answer(call("click", x=ok_x - left, y=ok_y - top)), finished()],
         "validator": [verdict(True, "Done"), verdict(True, "Done")],
     })
-    recorder = Recorder(db_path)
-    bus = Bus()
-    recorder.attach(bus)
-    emitter = Emitter(bus, new_session_id())
-    client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
-    options = RunOptions(goal="press OK", vision=True)
-    session = Session(options, DesktopOperator(monitor=2), client, emitter, SessionControl(auto_approve=True))
+    session, recorder = stored_session(db_path, RunOptions(goal="press OK", vision=True),
+                                       DesktopOperator(monitor=2), model)
     try:
         result = await session.run()
     finally:
-        await client.close()
         recorder.close()
     assert result.status is Status.OK, result.reason
     assert app.events("pressed") == [{"event": "pressed", "widget": "ok"}]

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kit import REPO, answer, call, demo_script, rows, run_goal, wait_until
+from kit import REPO, answer, call, demo_script, rows, run_goal, stored_session, wait_until
 
 GOAL = "sign in and turn on dark mode"
 
@@ -88,27 +88,17 @@ def test_ctrl_c_stops_cleanly_and_stores_the_session_as_cancelled(site, model_se
 
 
 async def test_a_bug_mid_run_is_recorded_with_its_traceback(site, model_server, db_path: Path) -> None:
-    from goalbot.agents.control import SessionControl
-    from goalbot.agents.session import RunOptions, Session, Status
-    from goalbot.events import Bus, Emitter
-    from goalbot.llm.client import ModelClient, ModelConfig
+    from goalbot.agents.session import RunOptions, Status
     from goalbot.operators.browser import BrowserOperator
-    from storage.recorder import Recorder
 
     class BuggyOperator(BrowserOperator):
         async def execute(self, action):  # a programming error deep in an operator
             raise RuntimeError("boom")
 
     model = model_server(demo_script())
-    recorder = Recorder(db_path)
-    bus = Bus()
-    recorder.attach(bus)
-    emitter = Emitter(bus, "buggy")
-    client = ModelClient(ModelConfig(base_url=model.base_url, model="scripted"), emitter)
-    session = Session(RunOptions(goal=GOAL, url=f"{site.url}/login"), BuggyOperator(),
-                      client, emitter, SessionControl(auto_approve=True))
+    session, recorder = stored_session(db_path, RunOptions(goal=GOAL, url=f"{site.url}/login"), BuggyOperator(),
+                                       model)
     result = await session.run()
-    await client.close()
     recorder.close()
     assert result.status is Status.FAILED and result.reason == "unexpected error: RuntimeError: boom"
     last = json.loads(rows(db_path, "select data from events order by id desc limit 1")[0]["data"])

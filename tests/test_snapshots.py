@@ -10,7 +10,7 @@ from typing import Iterator
 
 import pytest
 
-from dashboard_kit import store_fixture
+from dashboard_kit import store_fixture, until
 from tui.app import GoalbotApp
 from tui.images import prepare_images
 
@@ -33,12 +33,11 @@ def _fixed_clock_and_images() -> Iterator[None]:
 
 
 def _waiting_for(screen_name: str):
+    """Until the screen is on top and has read what it shows from the store."""
     async def run_before(pilot) -> None:
-        for _ in range(100):
-            if type(pilot.app.screen).__name__ == screen_name:
-                break
-            await pilot.pause(0.05)
-        await pilot.pause(0.3)
+        await until(pilot, lambda: type(pilot.app.screen).__name__ == screen_name
+                    and getattr(pilot.app.screen, "ready", True), screen_name)
+        await pilot.pause()
 
     return run_before
 

@@ -1,8 +1,9 @@
 """Where the dashboard's events come from: the bus of a session running in this process, or the
 store, for a session running in another one (`goalbot attach`).
 
-Publishers only append to a deque, which never blocks them; the screen drains it on a timer, so a
-burst of events costs one redraw, not one per event.
+Publishers only append to a deque, which never blocks them, and wake the screen once; the screen
+drains everything that waits in one go, so a burst of events costs one redraw, not one per event,
+and a quiet session costs nothing at all.
 """
 
 from __future__ import annotations
@@ -11,34 +12,66 @@ import sqlite3
 import threading
 from collections import OrderedDict, deque
 from pathlib import Path
+from typing import Callable
 
 from goalbot.events import Artifact, Bus, Event
 from storage import queries
 from storage.db import connect
 
 KEPT_SCREENSHOTS = 8  # a live run's latest pictures, held until their OBSERVATION arrives
+DRAIN_LIMIT = 20_000  # events drawn in one go; the rest wake the screen again
+
+Wake = Callable[[], None]
+
+
+def _nobody_listens() -> None:
+    return None
 
 
 class EventSource:
     def __init__(self) -> None:
         self._pending: deque[Event] = deque()
+        self._lock = threading.Lock()
+        self._woken = False  # the screen was told, and has not drained since
+        self._wake: Wake = _nobody_listens
         self.problem = ""  # why events may be late (a locked store), for the person
 
-    def push(self, event: Event) -> None:
-        self._pending.append(event)
+    def on_arrival(self, wake: Wake) -> None:
+        """`wake` is called, from any thread, when events (or a problem) wait and the screen was
+        not told yet; the screen then calls `drain`."""
+        self._wake = wake
+        with self._lock:
+            waiting = bool(self._pending)
+            self._woken = waiting
+        if waiting:
+            wake()
 
-    def drain(self, limit: int = 20_000) -> list[Event]:
-        events: list[Event] = []
-        while self._pending and len(events) < limit:
-            events.append(self._pending.popleft())
+    def push(self, event: Event) -> None:
+        with self._lock:
+            self._pending.append(event)
+            tell, self._woken = not self._woken, True
+        if tell:
+            self._wake()
+
+    def drain(self) -> list[Event]:
+        with self._lock:
+            events = [self._pending.popleft() for _ in range(min(len(self._pending), DRAIN_LIMIT))]
+            self._woken = bool(self._pending)
+        if self._woken:
+            self._wake()
         return events
+
+    def _set_problem(self, problem: str) -> None:
+        if problem != self.problem:
+            self.problem = problem
+            self._wake()
 
     def screenshot(self, artifact_id: str) -> bytes | None:
         """The picture an OBSERVATION names, when this source can still give it."""
         return None
 
     def close(self) -> None:
-        pass
+        self._wake = _nobody_listens
 
 
 class BusSource(EventSource):
@@ -60,7 +93,9 @@ class BusSource(EventSource):
 
 
 class StoreSource(EventSource):
-    """Follows one session in the store from its first event, a few times a second."""
+    """Follows one session in the store from its first event. The run writes from another process
+    and SQLite tells nobody, so a thread of its own looks a few times a second; the screen is woken
+    only when it found something."""
 
     POLL_S = 0.2
 
@@ -80,9 +115,10 @@ class StoreSource(EventSource):
             while True:
                 try:
                     rows = list(queries.events_after(db, last, self.session_id, limit=5_000))
-                    self.problem = ""
+                    self._set_problem("")
                 except sqlite3.Error as exc:  # locked or busy: look again soon, keep what we have
-                    rows, self.problem = [], f"the store is not readable right now ({exc}); retrying"
+                    rows = []
+                    self._set_problem(f"the store is not readable right now ({exc}); retrying")
                 for last, event in rows:
                     self.push(event)
                 if len(rows) < 5_000 and self._done.wait(self.POLL_S):
@@ -97,6 +133,7 @@ class StoreSource(EventSource):
             return None
 
     def close(self) -> None:
+        super().close()
         self._done.set()
         self._thread.join(2)
         self._reader.close()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from goalbot.events import ENDINGS, Event, EventType as T
 from goalbot.tally import Tally
@@ -52,34 +51,33 @@ class DashboardState:
     viewport_width: int = 0
     page: str = ""
     proposed: list[str] = field(default_factory=list)  # the steps waiting for approval
-    consent: dict[str, Any] | None = None  # an open GO / NOT GO or budget question
-    question: dict[str, Any] | None = None  # an open question from the agent
+    consent: Event | None = None  # the open APPROVAL_REQUEST: GO / NOT GO, or the budget
+    question: Event | None = None  # the open ASK_USER
 
     @property
     def finished(self) -> bool:
         return self.status in set(ENDINGS.values())
 
     def apply(self, event: Event) -> None:
-        d = event.data
+        p = event.payload
         match event.type:
             case T.TASK_START:
-                self.session_id, self.goal, self.url = event.session_id, d["goal"], d.get("url") or ""
-                self.model, self.max_steps, self.status = d["model"], d["max_steps"], "running"
+                self.session_id, self.goal, self.url = event.session_id, p.goal, p.url or ""
+                self.model, self.max_steps, self.status = p.model, p.max_steps, "running"
             case T.PLAN_PROPOSED:
                 for old in self.plan:
                     if old.state in (StepState.PENDING, StepState.RUNNING):
                         old.state = StepState.REPLANNED
-                self.plan.extend(PlanStep(text) for text in d["steps"])
-                self.plan_revision = d.get("revision", self.plan_revision + 1)
-                # Older stores lack the flag: then every plan waited for approval.
-                if d.get("asks_approval", True):
+                self.plan.extend(PlanStep(text) for text in p.steps)
+                self.plan_revision = p.revision
+                if p.asks_approval:
                     self.awaiting_approval, self.status = True, "awaiting approval"
-                    self.proposed = list(d["steps"])
+                    self.proposed = list(p.steps)
             case T.PLAN_APPROVED:
                 settled = [s for s in self.plan if s.state is not StepState.PENDING]
                 pending = [s.text for s in self.plan if s.state is StepState.PENDING]
-                if d.get("steps") and pending != d["steps"]:  # the person edited the plan
-                    self.plan = settled + [PlanStep(text) for text in d["steps"]]
+                if p.steps and pending != p.steps:  # the person edited the plan
+                    self.plan = settled + [PlanStep(text) for text in p.steps]
                 self.awaiting_approval, self.status = False, "running"
             case T.PLAN_REJECTED:
                 self.awaiting_approval, self.status = False, "re-planning"
@@ -88,39 +86,39 @@ class DashboardState:
                         s.state = StepState.REPLANNED
             case T.STEP_START:
                 self.step = event.step or self.step
-                self._mark(d["description"], StepState.RUNNING)
+                self._mark(p.description, StepState.RUNNING)
             case T.STEP_OK:
-                self._mark(d["description"], StepState.OK)
+                self._mark(p.description, StepState.OK)
             case T.STEP_FAIL:
-                self._mark(d["description"], StepState.FAILED)
+                self._mark(p.description, StepState.FAILED)
             case T.VALIDATE_OK | T.VALIDATE_FAIL:
-                verdict = "valid" if d["is_valid"] else "NOT valid"
-                self.last_verdict = f"{verdict}: {d['reason']}"
+                verdict = "valid" if p.is_valid else "NOT valid"
+                self.last_verdict = f"{verdict}: {p.reason}"
             case T.GOAL_STATUS:
-                self.progress, self.confidence = d["progress_percent"], d["confidence"]
-                self.confidences = [*self.confidences[-(TREND - 1):], d["confidence"]]
+                self.progress, self.confidence = p.progress_percent, p.confidence
+                self.confidences = [*self.confidences[-(TREND - 1):], p.confidence]
             case T.APPROVAL_REQUEST:
-                self.consent = {**d, "seq": event.seq}
+                self.consent = event
             case T.APPROVAL_GRANTED | T.APPROVAL_DENIED:
                 self.consent = None
             case T.ASK_USER:
-                self.question = {**d, "seq": event.seq}
+                self.question = event
             case T.USER_REPLY:
                 self.question = None
             case T.LLM_CALL | T.LLM_ERROR:
                 self.usage.add(event)
             case T.TASK_PAUSE:
-                self.paused, self.status = d.get("reason", ""), "paused"
+                self.paused, self.status = p.reason, "paused"
             case T.TASK_RESUME:
                 self.paused, self.status = "", "running"
             case T.OBSERVATION:
-                if d.get("screenshot"):
-                    self.screenshot_id, self.viewport_width = d["screenshot"], d.get("viewport_width", 0)
-                    self.marks = [tuple(m) for m in d.get("marks", [])]
-                self.page = f"{d['title']} <{d['url']}>"
+                if p.screenshot:
+                    self.screenshot_id, self.viewport_width = p.screenshot, p.viewport_width
+                    self.marks = [tuple(m) for m in p.marks]
+                self.page = f"{p.title} <{p.url}>"
             case T.TASK_OK | T.TASK_FAIL | T.TASK_CANCEL:
                 self.status = ENDINGS[event.type].value
-                self.reason, self.answer = d.get("reason", ""), d.get("answer", "")
+                self.reason, self.answer = p.reason, p.answer
                 self.awaiting_approval, self.consent, self.question = False, None, None
 
     def _mark(self, description: str, state: StepState) -> None:

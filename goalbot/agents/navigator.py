@@ -6,7 +6,6 @@ Its context lives only for the step: a fresh list of what it did, dropped when t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Awaitable, Callable
 
 from pydantic import BaseModel, Field
 
@@ -16,7 +15,8 @@ from goalbot.actions import Action, Outcome, SavedFile
 from goalbot.agents.guards import ActionGuards
 from goalbot.agents.context import bullet_list, geometry_of, recent, untrusted_page, with_picture
 from goalbot.agents.observing import observe, picture_of
-from goalbot.agents.secrets import SecretError, Secrets
+from goalbot.agents.person import Person
+from goalbot.agents.secrets import SecretError
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.answers import ActionsAnswer
 from goalbot.llm.coordinates import Convention
@@ -27,21 +27,6 @@ from goalbot.llm.vision import user_message
 from goalbot.operators.base import Observation, Operator, OperatorError
 
 HIDDEN = "•••"
-
-# Puts the agent's question to the person; None when nobody answered.
-AskPerson = Callable[[str, int], Awaitable[str | None]]
-
-
-async def _nobody(_question: str, _step: int) -> str | None:
-    return None
-
-
-# Where a pause the person asked for takes effect.
-PausePoint = Callable[[int | None], Awaitable[None]]
-
-
-async def _no_pause(_step: int | None) -> None:
-    return None
 
 
 class StepReport(BaseModel):
@@ -72,30 +57,27 @@ class TooManyFailures(Exception):
     """`--max-failures` actions failed in a row."""
 
 
-class NavigatorLimits(BaseModel):
+class NavigatorSettings(BaseModel):
     max_turns: int = Field(6, ge=1, description="Model answers per step.")
     max_actions: int = Field(D.MAX_ACTIONS_PER_STEP, ge=1, description="Actions run from one answer.")
     max_failures: int = Field(D.MAX_FAILURES, ge=1, description="Failed actions in a row before the run stops.")
+    vision: bool = Field(False, description="Send the screenshot with each question.")
+    coords: Convention | None = Field(None, description="How the model writes coordinates; its dialect's if None.")
 
 
 class Navigator:
     def __init__(
-        self, dialogue: Dialogue, operator: Operator, emitter: Emitter,
-        saved_data: dict[str, str], guards: ActionGuards, limits: NavigatorLimits | None = None,
-        vision: bool = False, coords: Convention | None = None, secrets: Secrets | None = None,
-        ask_person: AskPerson = _nobody, pause_point: PausePoint = _no_pause,
+        self, dialogue: Dialogue, operator: Operator, emitter: Emitter, guards: ActionGuards, person: Person,
+        saved_data: dict[str, str], settings: NavigatorSettings | None = None,
     ) -> None:
         self.dialogue = dialogue
         self.operator = operator
         self.emitter = emitter
-        self.saved_data = saved_data
         self.guards = guards
-        self.limits = limits or NavigatorLimits()
-        self.vision = vision
-        self.coords = coords
-        self.secrets = secrets or Secrets()
-        self.ask_person = ask_person
-        self.pause_point = pause_point
+        self.person = person
+        self.secrets = person.secrets
+        self.saved_data = saved_data
+        self.settings = settings or NavigatorSettings()
         self.failures_in_a_row = 0
 
     async def _answer(
@@ -103,8 +85,8 @@ class Navigator:
     ) -> list[Action]:
         dialects = self.dialogue.dialects
         # UI-TARS models point at pixels: without the screenshot they have nothing to point at.
-        picture = await picture_of(observation, self.vision or dialects.current("navigator") is Dialect.UITARS)
-        answer = ActionsAnswer(geometry_of(observation, picture), dialects.convention("navigator", self.coords),
+        picture = await picture_of(observation, self.settings.vision or dialects.current("navigator") is Dialect.UITARS)
+        answer = ActionsAnswer(geometry_of(observation, picture), dialects.convention("navigator", self.settings.coords),
                                vision=picture is not None)
 
         def compose(level: int) -> list[dict[str, object]]:
@@ -115,8 +97,8 @@ class Navigator:
 
     async def run_step(self, description: str, step: int, observation: Observation) -> StepReport:
         done: list[str] = []
-        for _turn in range(self.limits.max_turns):
-            await self.pause_point(step)
+        for _turn in range(self.settings.max_turns):
+            await self.person.pause_point(step)
             try:
                 actions = await self._answer(description, done, observation, step)
             except AnswerError as exc:
@@ -127,11 +109,11 @@ class Navigator:
                 )
                 return StepReport(success=False, summary=f"unusable model answer: {exc}", done=done,
                                   observation=observation)
-            if len(actions) > self.limits.max_actions:
-                dropped = len(actions) - self.limits.max_actions
-                actions = actions[:self.limits.max_actions]
+            if len(actions) > self.settings.max_actions:
+                dropped = len(actions) - self.settings.max_actions
+                actions = actions[:self.settings.max_actions]
                 done.append(f"(only the first {len(actions)} actions of that answer ran; {dropped} "
-                            f"left out: --max-actions-per-step is {self.limits.max_actions})")
+                            f"left out: --max-actions-per-step is {self.settings.max_actions})")
             finished = await self._run_batch(actions, observation, done, step)
             if finished is not None:
                 return StepReport(
@@ -142,7 +124,7 @@ class Navigator:
             done.append(f"(the page now: {observation.summary()})")
         return StepReport(
             success=False, done=done, observation=observation,
-            summary=f"the step did not finish within {self.limits.max_turns} turns",
+            summary=f"the step did not finish within {self.settings.max_turns} turns",
         )
 
     async def _run_batch(
@@ -156,7 +138,7 @@ class Navigator:
                     action=await _shown(action, self.operator), message=action.summary,
                 )
                 return action
-            await self.pause_point(step)
+            await self.person.pause_point(step)
             if isinstance(action, (A.SaveData, A.CallUser)):  # nothing happens to the page
                 ok, line = await self._act(action, step, observation)
                 done.append(line)
@@ -185,7 +167,7 @@ class Navigator:
 
     def _count(self, ok: bool) -> None:
         self.failures_in_a_row = 0 if ok else self.failures_in_a_row + 1
-        if self.failures_in_a_row >= self.limits.max_failures:
+        if self.failures_in_a_row >= self.settings.max_failures:
             raise TooManyFailures(f"{self.failures_in_a_row} actions failed in a row (--max-failures)")
 
     async def _act(self, action: Action, step: int, observation: Observation) -> tuple[bool, str]:
@@ -223,7 +205,7 @@ class Navigator:
         return action
 
     async def _call_user(self, action: A.CallUser, shown: dict[str, object], step: int) -> tuple[bool, str]:
-        answer = await self.ask_person(action.question, step)
+        answer = await self.person.answer(action.question, step)
         if answer is None:
             message = "nobody answered; go on without the answer, or finish the step unsuccessfully"
             self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown,

@@ -17,3 +17,13 @@ class RunState(BaseModel):
     @property
     def remaining(self) -> list[str]:
         return self.plan[self.plan_done:]
+
+
+class ResumePoint(BaseModel):
+    """Where a cut-off session takes up again."""
+
+    session_id: str
+    state: RunState
+    last_seq: int = Field(description="The session's last stored event: the next one follows it.")
+    last_artifact: int
+    start_url: str | None = Field(description="Secrets stay with the host the run first started on.")

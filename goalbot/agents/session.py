@@ -17,17 +17,17 @@ from goalbot import defaults as D
 from goalbot.agents.control import SessionControl
 from goalbot.agents.domains import Domains
 from goalbot.agents.guards import ActionGuards, NotGo
-from goalbot.agents.navigator import Navigator, NavigatorLimits, TooManyFailures
+from goalbot.agents.navigator import Navigator, NavigatorSettings, TooManyFailures
 from goalbot.agents.observing import observe, picture_of
 from goalbot.agents.outcome import Finish, SessionResult, Status, finish
 from goalbot.agents.person import Person
 from goalbot.agents.planner import Planner
 from goalbot.agents.policies import SafetyPolicy, Streak
-from goalbot.agents.progress import RunState
+from goalbot.agents.progress import ResumePoint, RunState
 from goalbot.agents.secrets import Secrets
 from goalbot.agents.validator import Validator
-from goalbot.events import Actor, Emitter, EventType
-from goalbot.llm.client import ROLES, BudgetStop, ModelClient, ModelError
+from goalbot.events import Actor, Bus, Emitter, EventType, new_session_id
+from goalbot.llm.client import ROLES, BudgetStop, ModelClient, ModelError, ModelSetup
 from goalbot.llm.coordinates import Convention
 from goalbot.llm.dialects import Dialect, DialectChoice
 from goalbot.llm.dialogue import Dialogue
@@ -35,7 +35,7 @@ from goalbot.llm.parsing import AnswerError
 from goalbot.llm.tools import PlanAnswer, VerdictAnswer
 from goalbot.operators.base import Observation, Operator, OperatorError
 
-__all__ = ["RunOptions", "Session", "SessionResult", "Status"]
+__all__ = ["ModelSetup", "ResumePoint", "RunOptions", "Session", "SessionResult", "Status"]
 
 
 class RunOptions(BaseModel):
@@ -58,39 +58,46 @@ class RunOptions(BaseModel):
 
 
 class Session:
+    """One run of a goal, put together in one place: every collaborator gets what it needs when
+    it is made, and the secrets' scrubber sits in front of the events and the prompts from the start."""
+
     def __init__(
-        self, options: RunOptions, operator: Operator, client: ModelClient,
-        emitter: Emitter, control: SessionControl, secrets: Secrets | None = None,
-        domains: Domains | None = None, resume: RunState | None = None,
+        self, options: RunOptions, operator: Operator, model: ModelSetup, bus: Bus,
+        control: SessionControl, secrets: Secrets | None = None, domains: Domains | None = None,
+        resume: ResumePoint | None = None,
     ) -> None:
         self.options = options
         self.operator = operator
-        self.client = client
-        self.emitter = emitter
         self.control = control
         self.resumed = resume is not None
-        self.state = resume or RunState()
+        self.state = resume.state if resume else RunState()
         self.failures = 0
         self.secrets = secrets or Secrets()
         self.domains = domains or Domains(options.allow_domains, options.url, options.allow_schemes)
         # Nothing that leaves the process — events, prompts — may carry a secret's value.
-        emitter.scrub = self.secrets.scrub
-        client.redact = self.secrets.scrub
-        self.person = Person(emitter, control, self.secrets, options.approval_timeout_s, options.allow_risky)
-        client.ask_budget = self.person.allow_more
-        self.dialogue = Dialogue(client, DialectChoice(options.dialects), options.answer_retries)
+        if resume is not None:
+            self.emitter = Emitter(bus, resume.session_id, start_seq=resume.last_seq,
+                                   start_artifact=resume.last_artifact, scrub=self.secrets.scrub)
+        else:
+            self.emitter = Emitter(bus, new_session_id(), scrub=self.secrets.scrub)
+        self.person = Person(self.emitter, control, self.secrets, options.approval_timeout_s, options.allow_risky)
+        self.client = ModelClient(model.config, self.emitter, model.prices, model.limits,
+                                  ask_budget=self.person.allow_more, redact=self.secrets.scrub)
+        self.dialogue = Dialogue(self.client, DialectChoice(options.dialects), options.answer_retries)
         self.planner = Planner(self.dialogue)
         self.validator = Validator(self.dialogue)
-        guards = ActionGuards(options.policy, operator, emitter, self.person, self.domains)
+        guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
         self.navigator = Navigator(
-            self.dialogue, operator, emitter, self.state.saved_data, guards,
-            NavigatorLimits(max_turns=options.max_turns_per_step, max_actions=options.max_actions_per_step,
-                            max_failures=options.max_failures),
-            vision=options.vision, coords=options.coords, secrets=self.secrets,
-            ask_person=self.person.answer, pause_point=self.person.pause_point,
+            self.dialogue, operator, self.emitter, guards, self.person, self.state.saved_data,
+            NavigatorSettings(max_turns=options.max_turns_per_step, max_actions=options.max_actions_per_step,
+                              max_failures=options.max_failures, vision=options.vision, coords=options.coords),
         )
         self.low_confidence = Streak(options.policy.low_confidence_limit)
         self.stuck_pages: list[str] = []  # the page after each failed step in a row
+
+    @property
+    def session_id(self) -> str:
+        return self.emitter.session_id
 
     @property
     def history(self) -> list[str]:
@@ -121,6 +128,7 @@ class Session:
             )
         finally:
             await asyncio.shield(self.operator.close())
+            await asyncio.shield(self.client.close())
         # The answer is printed and stored: a secret the page or the model repeated stays hidden.
         result = SessionResult.model_validate(self.secrets.scrub(result.model_dump()))
         kind = {

@@ -13,6 +13,7 @@ from goalbot.text.eventfmt import printable
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import Session, SessionResult
 from goalbot.events import Bus, Event, EventType
+from goalbot.payloads import ApprovalData, QuestionData
 
 
 def run_printing(bus: Bus, session: Session, control: SessionControl) -> SessionResult:
@@ -23,12 +24,12 @@ def run_printing(bus: Bus, session: Session, control: SessionControl) -> Session
         print(eventfmt.line(event), flush=True)
         if not ask_here:
             return
-        if event.type is EventType.PLAN_PROPOSED and event.data.get("asks_approval"):
-            threading.Thread(target=_ask_approval, args=(control, event.data["steps"]), daemon=True).start()
+        if event.type is EventType.PLAN_PROPOSED and event.payload.asks_approval:
+            threading.Thread(target=_ask_approval, args=(control, event.payload.steps), daemon=True).start()
         if event.type is EventType.APPROVAL_REQUEST and control.can_ask:
-            threading.Thread(target=_ask_consent, args=(control, event.data), daemon=True).start()
+            threading.Thread(target=_ask_consent, args=(control, event.payload), daemon=True).start()
         if event.type is EventType.ASK_USER and control.can_ask:
-            threading.Thread(target=_ask_question, args=(control, event.data), daemon=True).start()
+            threading.Thread(target=_ask_question, args=(control, event.payload), daemon=True).start()
 
     bus.subscribe(show)
 
@@ -42,10 +43,7 @@ def run_printing(bus: Bus, session: Session, control: SessionControl) -> Session
 
         loop.add_signal_handler(signal.SIGINT, stop_once)
         loop.add_signal_handler(signal.SIGTERM, control.stop)
-        try:
-            return await session.run()
-        finally:
-            await session.client.close()
+        return await session.run()
 
     return asyncio.run(go())
 
@@ -85,12 +83,12 @@ def _edit_plan(control: SessionControl, proposed: list[str]) -> None:
         print(printable(plan_editing.numbered(steps)), flush=True)
 
 
-def _ask_consent(control: SessionControl, request: dict[str, object]) -> None:
-    if request.get("risky"):
-        question = printable(f"GO / NOT GO: {request['what']} on {request.get('where', '')}? ") + "[go = GO, anything else = NOT GO] "
+def _ask_consent(control: SessionControl, request: ApprovalData) -> None:
+    if request.risky:
+        question = printable(f"GO / NOT GO: {request.what} on {request.where}? ") + "[go = GO, anything else = NOT GO] "
         yes = ("go", "y", "yes")
     else:
-        question = printable(f"{request['what']} ") + "[y = yes, anything else = no] "
+        question = printable(f"{request.what} ") + "[y = yes, anything else = no] "
         yes = ("y", "yes")
     try:
         answer = input(question).strip()
@@ -102,11 +100,11 @@ def _ask_consent(control: SessionControl, request: dict[str, object]) -> None:
         control.deny()
 
 
-def _ask_question(control: SessionControl, question: dict[str, object]) -> None:
-    prompt = f"The agent asks: {printable(str(question['question']))}\nYour answer (empty to decline): "
+def _ask_question(control: SessionControl, question: QuestionData) -> None:
+    prompt = f"The agent asks: {printable(question.question)}\nYour answer (empty to decline): "
     try:
         # A password or a code is not echoed, so it is not left on the screen either.
-        answer = getpass.getpass(prompt) if question.get("secret") else input(prompt)
+        answer = getpass.getpass(prompt) if question.secret else input(prompt)
     except EOFError:
         answer = ""
     if answer:

@@ -9,8 +9,7 @@ import sys
 from goalbot.agents.policies import SafetyPolicy
 from goalbot.agents.session import RunOptions
 from goalbot.cli.settings import Settings
-from goalbot.events import Emitter
-from goalbot.llm.client import ModelClient, ModelConfig
+from goalbot.llm.client import ModelConfig, ModelSetup
 from goalbot.llm.dialects import Dialect, parse_dialects
 from goalbot.llm.transport import RetryPolicy
 from goalbot.llm.usage import Limits, PriceTable
@@ -35,14 +34,14 @@ def run_options(settings: Settings, goal: str, url: str | None) -> RunOptions:
     )
 
 
-def build_client(settings: Settings, emitter: Emitter) -> ModelClient:
+def model_setup(settings: Settings) -> ModelSetup:
     config = ModelConfig(
         base_url=settings.base_url, model=settings.model, role_models=settings.role_models(),
         api_key=settings.api_key, timeout_s=settings.model_timeout_s,
         retry=RetryPolicy(retries=settings.model_retries),
     )
     limits = Limits(max_calls=settings.max_calls, max_tokens=settings.max_tokens)
-    return ModelClient(config, emitter, PriceTable(settings.prices), limits)
+    return ModelSetup(config, PriceTable(settings.prices), limits)
 
 
 def headless_by_default() -> bool:

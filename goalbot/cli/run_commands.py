@@ -12,13 +12,14 @@ from pydantic import SecretStr
 
 from goalbot.agents.replaying import state_from_events
 from goalbot.agents.secrets import SecretError
+from goalbot.agents.progress import ResumePoint
 from goalbot.agents.session import RunOptions, Status
 from goalbot.cli.console import run_printing
 from goalbot.cli.options import run_options
 from goalbot.cli.request import RunRequest
 from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail, has_terminal
-from goalbot.cli.wiring import ResumePoint, WiringError, wire_run
+from goalbot.cli.wiring import WiringError, wire_run
 from goalbot.events import EventType
 from goalbot.llm.dialects import DialectError
 from goalbot.text.eventfmt import printable

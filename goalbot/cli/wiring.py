@@ -8,20 +8,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel
-
 from goalbot.agents.control import SessionControl
 from goalbot.agents.domains import Domains, SchemeError
-from goalbot.agents.progress import RunState
+from goalbot.agents.progress import ResumePoint
 from goalbot.agents.risk import js_patterns
 from goalbot.agents.secrets import Secrets
 from goalbot.agents.session import RunOptions, Session
 from goalbot.cli.attach_inbox import CommandInbox
-from goalbot.cli.options import build_client
+from goalbot.cli.options import model_setup
 from goalbot.cli.reports import store_report
 from goalbot.cli.request import RunRequest
 from goalbot.cli.settings import Settings
-from goalbot.events import Bus, Emitter, new_session_id
+from goalbot.events import Bus
 from goalbot.operators import desktop_read
 from goalbot.operators.base import Operator, OperatorError
 from goalbot.operators.browser import BrowserOperator
@@ -29,16 +27,6 @@ from goalbot.operators.browser_locate import BrowserNotFound, find_browser
 from goalbot.operators.desktop_screen import check_display
 from storage.db import mark_interrupted
 from storage.recorder import Recorder
-
-
-class ResumePoint(BaseModel):
-    """Where a cut-off session takes up again."""
-
-    session_id: str
-    state: RunState
-    last_seq: int
-    last_artifact: int
-    start_url: str | None  # secrets stay with the host the run first started on
 
 
 @dataclass
@@ -53,7 +41,7 @@ class Wiring:
 
     @property
     def session_id(self) -> str:
-        return self.session.emitter.session_id
+        return self.session.session_id
 
     def close(self, db_path: Path) -> None:
         self.inbox.close()
@@ -95,13 +83,9 @@ def wire_run(
               file=sys.stderr)
     bus = Bus()
     recorder.attach(bus)
-    if resume is not None:
-        emitter = Emitter(bus, resume.session_id, start_seq=resume.last_seq, start_artifact=resume.last_artifact)
-    else:
-        emitter = Emitter(bus, new_session_id())
-    session = Session(options, _operator(request, settings, domains), build_client(settings, emitter), emitter,
-                      control, Secrets(request.secret_values()), domains, resume=resume.state if resume else None)
-    inbox = CommandInbox(db_path, emitter.session_id, control,
+    session = Session(options, _operator(request, settings, domains), model_setup(settings), bus, control,
+                      Secrets(request.secret_values()), domains, resume)
+    inbox = CommandInbox(db_path, session.session_id, control,
                          said=lambda text: print(f"goalbot: {text}", file=sys.stderr))
     inbox.start()
     return Wiring(bus=bus, session=session, control=control, recorder=recorder, inbox=inbox)

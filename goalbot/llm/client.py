@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 import openai
@@ -82,6 +83,20 @@ async def _nobody(_reason: str, _step: int | None) -> bool:
     return False
 
 
+def _unchanged(value: Any) -> Any:
+    return value
+
+
+@dataclass(frozen=True)
+class ModelSetup:
+    """What a session needs to make its model client; the session adds what only it knows (the
+    secrets to keep out of prompts, the person to ask about a budget)."""
+
+    config: ModelConfig
+    prices: PriceTable | None = None
+    limits: Limits | None = None
+
+
 def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     """A rough count (four characters a token) — enough to see a budget coming, no tokenizer needed."""
     text = sum(len(str(m.get("content") or "")) for m in messages if not isinstance(m.get("content"), list))
@@ -95,6 +110,7 @@ class ModelClient:
     def __init__(
         self, config: ModelConfig, emitter: Emitter, prices: PriceTable | None = None,
         limits: Limits | None = None, ask_budget: BudgetAsk = _nobody,
+        redact: Callable[[Any], Any] = _unchanged,
     ) -> None:
         self.config = config
         self.emitter = emitter
@@ -103,8 +119,7 @@ class ModelClient:
         self.ask_budget = ask_budget
         self.usage = Usage()
         self.tool_choice = True  # dropped for good once the endpoint refuses it
-        # Set by the session when it holds secrets: no prompt may carry their values.
-        self.redact: Callable[[Any], Any] = lambda value: value
+        self.redact = redact  # every prompt passes through it: no prompt carries a secret's value
         self._client = AsyncOpenAI(
             base_url=config.base_url,
             # Local endpoints (vLLM, Ollama) take any key, but the client insists on one.

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from goalbot.events import Event, EventType as T
+from goalbot.payloads import LlmCallData
 
 
 # Terminal escape sequences (CSI, OSC and the rest) and other control characters: text from a model
@@ -20,74 +21,76 @@ def printable(text: str) -> str:
     return _CONTROLS.sub("·", _ESCAPES.sub("", text)).replace("\t", " ")
 
 
-def _action(data: dict[str, Any]) -> str:
-    action = dict(data.get("action") or {})
-    name = action.pop("name", "?")
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in action.items())
-    return f"{name}({args})"
+def _action(action: dict[str, Any]) -> str:
+    args = {k: v for k, v in action.items() if k != "name"}
+    listed = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
+    return f"{action.get('name', '?')}({listed})"
+
+
+def _usage(call: LlmCallData) -> str:
+    extra = [f"${call.cost_usd:.4f}"] if call.cost_usd is not None else []
+    if call.attempt > 1:
+        extra.append(f"attempt {call.attempt}")
+    if call.dialect != "tools":
+        extra.append(f"{call.dialect} text")
+    if call.shrink:
+        extra.append(f"prompt cut {call.shrink}×")
+    return " · ".join([call.role, call.model, f"{call.latency_ms} ms",
+                       f"{call.tokens_in}+{call.tokens_out} tokens", *extra])
 
 
 def summary(event: Event) -> str:
-    d = event.data
+    p = event.payload
     match event.type:
         case T.TASK_START:
-            where = f" at {d['url']}" if d.get("url") else ""
-            return f"goal: {d['goal']}{where} (model {d['model']})"
+            where = f" at {p.url}" if p.url else ""
+            return f"goal: {p.goal}{where} (model {p.model})"
         case T.TASK_OK | T.TASK_FAIL | T.TASK_CANCEL:
-            answer = f" — {d['answer']}" if d.get("answer") else ""
-            return f"{d.get('reason', '')}{answer}"
+            return f"{p.reason}{f' — {p.answer}' if p.answer else ''}"
         case T.PLAN_PROPOSED:
-            steps = "; ".join(f"{i}. {s}" for i, s in enumerate(d.get("steps", []), 1))
-            return f"plan v{d.get('revision', 1)}: {steps or '(no steps)'}"
+            steps = "; ".join(f"{i}. {s}" for i, s in enumerate(p.steps, 1))
+            return f"plan v{p.revision}: {steps or '(no steps)'}"
         case T.PLAN_APPROVED:
-            return f"plan approved by {d.get('by', 'user')}"
+            return f"plan approved by {p.by}"
         case T.PLAN_REJECTED:
-            return f"plan rejected: {d.get('feedback') or 'no reason given'}"
+            return f"plan rejected: {p.feedback or 'no reason given'}"
         case T.STEP_START:
-            return f"step {event.step}: {d['description']}"
+            return f"step {event.step}: {p.description}"
         case T.STEP_OK | T.STEP_FAIL:
-            return f"step {event.step}: {d.get('reason', '')}"
+            return f"step {event.step}: {p.reason}"
         case T.ACT_START:
-            return _action(d)
+            return _action(p.action)
         case T.ACT_OK:
-            return f"{_action(d)} → {d.get('message', '')}"
+            return f"{_action(p.action)} → {p.message}"
         case T.ACT_FAIL:
-            return f"{_action(d) if d.get('action') else 'answer'} → {d.get('error')}: {d.get('message', '')}"
+            return f"{_action(p.action) if p.action else 'answer'} → {p.error}: {p.message}"
         case T.VALIDATE_OK | T.VALIDATE_FAIL:
-            return f"{d.get('reason', '')} (confidence {d.get('confidence', 0):.2f})"
+            return f"{p.reason} (confidence {p.confidence:.2f})"
         case T.OBSERVATION:
-            return f"{d.get('title', '')} <{d.get('url', '')}> {d.get('elements', 0)} elements"
+            return f"{p.title} <{p.url}> {p.elements} elements"
         case T.GOAL_STATUS:
-            return f"progress {d.get('progress_percent', 0)}%, confidence {d.get('confidence', 0):.2f}"
+            return f"progress {p.progress_percent}%, confidence {p.confidence:.2f}"
         case T.LLM_CALL:
-            extra = [f"${d['cost_usd']:.4f}"] if d.get("cost_usd") is not None else []
-            if d.get("attempt", 1) > 1:
-                extra.append(f"attempt {d['attempt']}")
-            if d.get("dialect") not in (None, "tools"):
-                extra.append(f"{d['dialect']} text")
-            if d.get("shrink"):
-                extra.append(f"prompt cut {d['shrink']}×")
-            return " · ".join([d["role"], d["model"], f"{d['latency_ms']} ms",
-                               f"{d.get('tokens_in', 0)}+{d.get('tokens_out', 0)} tokens", *extra])
+            return _usage(p)
         case T.LLM_ERROR:
-            return f"{d['role']}: {d['message']}"
+            return f"{p.role}: {p.message}"
         case T.ASK_USER:
-            return f"asks the person: {d.get('question', '')}"
+            return f"asks the person: {p.question}"
         case T.USER_REPLY:
-            return "declined to answer" if d.get("declined") else f"answered: {d.get('answer', '')}"
+            return "declined to answer" if p.declined else f"answered: {p.answer}"
         case T.TASK_PAUSE:
-            return f"paused: {d.get('reason', '')}"
+            return f"paused: {p.reason}"
         case T.TASK_RESUME:
-            return f"resumed by {d.get('by', 'user')}"
+            return f"resumed by {p.by}"
         case T.APPROVAL_REQUEST:
-            where = f" on {d['where']}" if d.get("where") else ""
-            return f"{'GO / NOT GO? ' if d.get('risky') else ''}{d.get('kind', '')}: {d.get('what', '')}{where}"
+            where = f" on {p.where}" if p.where else ""
+            return f"{'GO / NOT GO? ' if p.risky else ''}{p.kind}: {p.what}{where}"
         case T.APPROVAL_GRANTED | T.APPROVAL_DENIED:
-            verdict = ("GO" if event.type is T.APPROVAL_GRANTED else "NOT GO") if d.get("risky") else ""
-            return f"{verdict + ' ' if verdict else ''}{d.get('kind', '')}: {d.get('what', '')} — by {d.get('by') or 'user'}"
+            verdict = ("GO " if event.type is T.APPROVAL_GRANTED else "NOT GO ") if p.risky else ""
+            return f"{verdict}{p.kind}: {p.what} — by {p.by or 'user'}"
         case T.POLICY:
-            return f"{d.get('policy', '')}: {d.get('message', '')}"
-    return json.dumps(d, ensure_ascii=False)[:160]
+            return f"{p.policy}: {p.message}"
+    return json.dumps(event.data, ensure_ascii=False)[:160]
 
 
 def line(event: Event) -> str:

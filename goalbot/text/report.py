@@ -23,7 +23,7 @@ def _when(ts: datetime) -> str:
 
 def render(session: dict[str, Any], events: list[Event]) -> str:
     end = next((e for e in reversed(events) if e.type in _RESULT), None)
-    result = f"{_RESULT[end.type]} — {end.data.get('reason', '')}" if end else "not finished (interrupted)"
+    result = f"{_RESULT[end.type]} — {end.payload.reason}" if end else "not finished (interrupted)"
     usage = Tally.of(events)
     steps = [e for e in events if e.type is T.STEP_START]
     passed = sum(1 for e in events if e.type is T.STEP_OK)
@@ -37,7 +37,7 @@ def render(session: dict[str, Any], events: list[Event]) -> str:
         f"tokens: {usage.tokens_in} in, {usage.tokens_out} out"
         + (f" · cost: ${usage.cost_usd:.4f}" if usage.cost_usd is not None else ""),
     ]
-    answer = end.data.get("answer") if end else ""
+    answer = end.payload.answer if end else ""
     if answer:
         lines += ["", "## Answer", "", str(answer)]
     lines += ["", "## What was done", ""] + (_steps(events) or ["(no step was run)"])
@@ -52,12 +52,12 @@ def render(session: dict[str, Any], events: list[Event]) -> str:
 def _steps(events: list[Event]) -> list[str]:
     out: list[str] = []
     for e in events:
-        d = e.data
+        p = e.payload
         if e.type is T.STEP_OK:
-            out.append(f"{len(out) + 1}. {d['description']} — done: {d.get('reason', '')}")
+            out.append(f"{len(out) + 1}. {p.description} — done: {p.reason}")
         elif e.type is T.STEP_FAIL:
-            out.append(f"{len(out) + 1}. {d['description']} — failed: {d.get('reason', '')}; re-planned")
-        elif e.type is T.TASK_RESUME and d.get("resumed"):
+            out.append(f"{len(out) + 1}. {p.description} — failed: {p.reason}; re-planned")
+        elif e.type is T.TASK_RESUME and p.resumed:
             out.append(f"{len(out) + 1}. (the run was cut off here and resumed with `goalbot resume`)")
     return out
 
@@ -68,40 +68,39 @@ def _detours(events: list[Event]) -> list[str]:
     if errors:
         out.append(f"- The model endpoint failed {errors} times; each was retried or reported.")
     for e in events:
-        d = e.data
+        p = e.payload
         if e.type is T.ACT_FAIL:
-            name = (d.get("action") or {}).get("name", "answer")
-            out.append(f"- step {e.step}: {name} failed ({d.get('error')}): {d.get('message', '')}")
-        elif e.type is T.POLICY and d.get("policy") not in ("min_interval",):
-            out.append(f"- safety policy {d['policy']}: {d.get('message', '')}")
+            out.append(f"- step {e.step}: {p.action.get('name', 'answer')} failed ({p.error}): {p.message}")
+        elif e.type is T.POLICY and p.policy != "min_interval":
+            out.append(f"- safety policy {p.policy}: {p.message}")
         elif e.type is T.VALIDATE_FAIL:
-            out.append(f"- the validator rejected: {d.get('reason', '')}")
+            out.append(f"- the validator rejected: {p.reason}")
     return out
 
 
 def _decisions(events: list[Event]) -> list[str]:
     out: list[str] = []
     for e in events:
-        d = e.data
+        p = e.payload
         if e.type is T.PLAN_APPROVED and e.actor is Actor.SYSTEM:
-            out.append(f"- re-plan kept the approved steps: {'; '.join(d.get('steps', []))}")
+            out.append(f"- re-plan kept the approved steps: {'; '.join(p.steps)}")
         elif e.type is T.PLAN_APPROVED:
-            edited = " (edited by the person)" if d.get("edited") else ""
-            out.append(f"- plan approved by {d.get('by', 'user')}{edited}: {'; '.join(d.get('steps', []))}")
+            edited = " (edited by the person)" if p.edited else ""
+            out.append(f"- plan approved by {p.by}{edited}: {'; '.join(p.steps)}")
         elif e.type is T.PLAN_REJECTED:
-            out.append(f"- plan rejected by {d.get('by', 'user')}: {d.get('feedback') or 'no reason given'}")
+            out.append(f"- plan rejected by {p.by}: {p.feedback or 'no reason given'}")
         elif e.type in (T.APPROVAL_GRANTED, T.APPROVAL_DENIED):
             verdict = "GO" if e.type is T.APPROVAL_GRANTED else "NOT GO"
-            out.append(f"- {verdict} ({d.get('kind', '')}) by {d.get('by') or 'user'}: {d.get('what', '')}")
+            out.append(f"- {verdict} ({p.kind}) by {p.by or 'user'}: {p.what}")
         elif e.type is T.USER_REPLY:
-            out.append("- a question was declined" if d.get("declined") else f"- answered: {d.get('answer', '')}")
+            out.append("- a question was declined" if p.declined else f"- answered: {p.answer}")
     return out
 
 
 def _saved(events: list[Event]) -> list[str]:
     saved: dict[str, str] = {}
     for e in events:
-        action = e.data.get("action") or {}
-        if e.type is T.ACT_OK and action.get("name") == "save_data":
+        if e.type is T.ACT_OK and e.payload.action.get("name") == "save_data":
+            action = e.payload.action
             saved[str(action.get("key"))] = str(action.get("value"))
     return [f"- {key}: {value}" for key, value in saved.items()]

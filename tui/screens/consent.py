@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
+from goalbot.payloads import ApprovalData
 from tui.widgets.screenshot import ScreenshotPanel
 
 
@@ -28,12 +29,12 @@ class ConsentScreen(ModalScreen[bool | None]):
         self.where = where
 
     @classmethod
-    def for_request(cls, request: dict[str, object], picture: bytes | None) -> ConsentScreen:
+    def for_request(cls, request: ApprovalData, picture: bytes | None) -> ConsentScreen:
         """The dialog for an APPROVAL_REQUEST event."""
-        if request.get("risky"):
-            where = str(request.get("where", ""))
-            return cls(f"GO / NOT GO?\n{request['what']}\non {where}", risky=True, picture=picture, where=where)
-        return cls(str(request["what"]))
+        if request.risky:
+            return cls(f"GO / NOT GO?\n{request.what}\non {request.where}", risky=True, picture=picture,
+                       where=request.where)
+        return cls(request.what)
 
     def compose(self) -> ComposeResult:
         keys = ("[b]y[/b] GO    [b]n[/b] NOT GO (the run stops)    [b]Esc[/b] decide later" if self.risky

@@ -6,8 +6,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
@@ -19,10 +21,19 @@ from tui.screens.jump import JumpScreen
 from tui.widgets.board import Board
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0)
+LOAD_CHUNK = 2_000  # events read from the store at a time, off the UI thread
 LONGEST_PAUSE_S = 2.0  # a long wait in the recording plays as at most this long
 
 
 class ReplayScreen(Screen[None]):
+    class Read(Message):
+        """A chunk of the session read from the store (empty and `last` when the reading is over)."""
+
+        def __init__(self, events: list[Event], last: bool = False) -> None:
+            super().__init__()
+            self.events = events
+            self.last = last
+
     # priority: the step log must not take the arrows and Home / End for scrolling.
     BINDINGS = [
         Binding("space", "play", "Play/pause", priority=True),
@@ -48,6 +59,7 @@ class ReplayScreen(Screen[None]):
         self.speed = 4.0
         self.playing = False
         self._timer: Timer | None = None
+        self.ready = False  # every event is read
         self._db = connect(db_path, create=False)
 
     @property
@@ -60,9 +72,37 @@ class ReplayScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.events = queries.session_events(self._db, self.session_id)
-        self.goto(len(self.events))  # opens at the end: the whole story, then rewind
+        self._head()
+        self._load()
         self.board.query_one("#log").focus()
+
+    @work(thread=True, exclusive=True, group="replay-load")
+    def _load(self) -> None:
+        """Reads the session in chunks on a thread of its own: a long session opens at once and
+        fills in while the person looks."""
+        db = connect(self.db_path, create=False)
+        try:
+            after = 0
+            while True:
+                events = queries.session_events(db, self.session_id, after, LOAD_CHUNK)
+                if events:
+                    after = events[-1].seq
+                    self.post_message(self.Read(events))  # never waits for the screen to take it
+                if len(events) < LOAD_CHUNK:
+                    break
+        except sqlite3.Error as exc:
+            self.app.call_from_thread(self.notify, f"Could not read all of the session: {exc}", severity="error")
+        finally:
+            db.close()
+        self.post_message(self.Read([], last=True))
+
+    def on_replay_screen_read(self, message: Read) -> None:
+        self.events.extend(message.events)
+        if message.last:
+            self.ready = True
+            if self.position == 0 and not self.playing:
+                self.goto(len(self.events))  # opens at the end: the whole story, then rewind
+        self._head()
 
     def on_unmount(self) -> None:
         self._db.close()
@@ -91,7 +131,7 @@ class ReplayScreen(Screen[None]):
     def _head(self) -> None:
         moment = self.events[self.position - 1] if self.position else None
         when = f"{moment.ts.astimezone():%Y-%m-%d %H:%M:%S}" if moment else "before the start"
-        state = "▶ playing" if self.playing else "❚❚ paused"
+        state = ("▶ playing" if self.playing else "❚❚ paused") if self.ready else "reading the store…"
         self.query_one("#replay-head", Static).update(
             f"Replay {self.session_id} · event {self.position}/{len(self.events)} · step "
             f"{self.board.state.step} · {when} · {state} {self.speed:g}×")

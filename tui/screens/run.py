@@ -14,12 +14,14 @@ from typing import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from goalbot.agents.control import SessionControl
 from goalbot.agents.session import Session, SessionResult
 from goalbot.events import Bus
+from goalbot.payloads import ApprovalData, QuestionData
 from tui.screens.consent import ConsentScreen
 from tui.screens.plan_review import PlanReviewScreen, Review
 from tui.screens.question import QuestionScreen
@@ -28,9 +30,6 @@ from tui.sources import BusSource, EventSource, StoreSource
 from tui.steering import LocalSteering, Steering, SteeringError, StoreSteering
 from tui.widgets.board import Board
 from tui.widgets.goal_input import GoalInput
-
-DRAIN_S = 0.05
-
 
 @dataclass
 class LiveRun:
@@ -46,6 +45,9 @@ Starter = Callable[[str], LiveRun]
 
 
 class RunScreen(Screen[None]):
+    class EventsArrived(Message):
+        """The source has events (or news of a problem) waiting; sent from any thread."""
+
     BINDINGS = [
         Binding("a", "approve", "Approve"),
         Binding("e", "review", "Edit plan"),
@@ -87,7 +89,6 @@ class RunScreen(Screen[None]):
 
     def on_mount(self) -> None:
         live, follow = self._first
-        self.set_interval(DRAIN_S, self._drain)
         if live is not None:
             self.start_live(live)
         elif follow is not None:
@@ -131,18 +132,13 @@ class RunScreen(Screen[None]):
         self.board.reset()
         self.query_one("#goal-input").display = False
         self.board.query_one("#log").focus()
+        source.on_arrival(lambda: self.post_message(self.EventsArrived()))
 
     def _run_session(self, run: LiveRun) -> None:
         """The session gets a thread and an event loop of its own: drawing never holds it up."""
 
-        async def run_to_the_end() -> SessionResult:
-            try:
-                return await run.session.run()
-            finally:
-                await run.session.client.close()
-
         try:
-            self.result = asyncio.run(run_to_the_end())
+            self.result = asyncio.run(run.session.run())
         finally:
             run.finished(self.result)
             try:
@@ -157,6 +153,9 @@ class RunScreen(Screen[None]):
             self.notify("Session over: type another goal, or Ctrl-C to quit", timeout=8)
         else:
             self.notify("Session over: press q to quit", timeout=8)
+
+    def on_run_screen_events_arrived(self, _message: EventsArrived) -> None:
+        self._drain()
 
     def _drain(self) -> None:
         if self.source is None:
@@ -197,12 +196,12 @@ class RunScreen(Screen[None]):
                 return
             self._reviewed_revision = state.plan_revision
             self.action_review()
-        elif state.consent is not None and self._consent_seq != state.consent["seq"]:
-            self._consent_seq = state.consent["seq"]
-            self._ask_consent(state.consent)
-        elif state.question is not None and self._question_seq != state.question["seq"]:
-            self._question_seq = state.question["seq"]
-            self._ask_question(state.question)
+        elif state.consent is not None and self._consent_seq != state.consent.seq:
+            self._consent_seq = state.consent.seq
+            self._ask_consent(state.consent.payload)
+        elif state.question is not None and self._question_seq != state.question.seq:
+            self._question_seq = state.question.seq
+            self._ask_question(state.question.payload)
 
     def _send(self, kind: str, **payload: object) -> bool:
         if self.steering is None:
@@ -215,16 +214,16 @@ class RunScreen(Screen[None]):
             return False
         return True
 
-    def _ask_consent(self, request: dict[str, object]) -> None:
+    def _ask_consent(self, request: ApprovalData) -> None:
         def send(granted: bool | None) -> None:
             if granted is not None and self.board.state.consent is not None:
                 self._send("grant" if granted else "deny")
 
-        picture = self._picture(str(request.get("screenshot"))) if request.get("screenshot") else None
+        picture = self._picture(request.screenshot) if request.screenshot else None
         self.app.push_screen(ConsentScreen.for_request(request, picture), send)
 
-    def _ask_question(self, question: dict[str, object]) -> None:
-        if question.get("secret") and self.steering is not None and not self.steering.carries_secrets:
+    def _ask_question(self, question: QuestionData) -> None:
+        if question.secret and self.steering is not None and not self.steering.carries_secrets:
             self.notify("The agent asks for a secret: answer it where the run is, so it never passes "
                         "through the store", severity="warning", timeout=15)
             return
@@ -233,7 +232,7 @@ class RunScreen(Screen[None]):
             if self.board.state.question is not None:
                 self._send("answer", text=answer) if answer else self._send("decline")
 
-        self.app.push_screen(QuestionScreen(str(question["question"]), bool(question.get("secret"))), send)
+        self.app.push_screen(QuestionScreen(question.question, question.secret), send)
 
     def action_review(self) -> None:
         state = self.board.state

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -19,6 +21,11 @@ from tui.exporting import export_session
 from tui.screens.consent import ConsentScreen
 
 STATUSES = (None, *(status.value for status in RunStatus))
+# Rows drawn at most: the table measures every row it holds, and a person filters rather than
+# scrolls through hundreds.
+SHOWN = 200
+COLUMNS = (("session", 20), ("status", 11), ("steps", 5), ("calls", 5), ("tokens", 9), ("cost", 9),
+           ("started", 19), ("goal", 60))
 
 
 class SessionsScreen(Screen[None]):
@@ -37,6 +44,8 @@ class SessionsScreen(Screen[None]):
         self.export_dir = export_dir
         self.status = status
         self.rows: dict[str, dict[str, object]] = {}
+        self._asked = 0  # which search the table should show: an older answer is dropped
+        self._shown = -1
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="sessions-filters"):
@@ -47,7 +56,9 @@ class SessionsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("session", "status", "steps", "calls", "tokens", "cost", "started", "goal")
+        # Fixed widths: the table need not measure every cell of every row on each search.
+        for label, width in COLUMNS:
+            table.add_column(label, width=width)
         self.refresh_rows()
         table.focus()
 
@@ -55,16 +66,32 @@ class SessionsScreen(Screen[None]):
         self.refresh_rows()
 
     def refresh_rows(self) -> None:
-        text = self.query_one("#sessions-filter", Input).value.strip()
+        """Searches the store in a thread: a big store or a busy one never holds up typing."""
+        self._asked += 1
+        self._search(self._asked, self.query_one("#sessions-filter", Input).value.strip(), self.status)
+
+    @work(thread=True, exclusive=True, group="sessions-search")
+    def _search(self, asked: int, text: str, status: str | None) -> None:
         try:
             db = connect(self.db_path, create=False)
             try:
-                found = queries.find_sessions(db, text, self.status)
+                found = queries.find_sessions(db, text, status, limit=SHOWN)
             finally:
                 db.close()
         except (StoreError, sqlite3.Error) as exc:
-            self.notify(f"Cannot read the sessions: {exc}", severity="error")
+            self.app.call_from_thread(self.notify, f"Cannot read the sessions: {exc}", severity="error")
             return
+        self.app.call_from_thread(self._show, asked, found)
+
+    @property
+    def ready(self) -> bool:
+        """The table shows the answer to the newest search."""
+        return self._shown == self._asked
+
+    def _show(self, asked: int, found: list[dict[str, Any]]) -> None:
+        if asked != self._asked:
+            return
+        self._shown = asked
         table = self.query_one(DataTable)
         table.clear()
         self.rows = {row["id"]: row for row in found}
@@ -74,7 +101,8 @@ class SessionsScreen(Screen[None]):
             table.add_row(row["id"], row["status"], row["steps"], row["model_calls"], f"{tokens:,}", cost,
                           (row["started_at"] or "")[:19].replace("T", " "), row["goal"], key=row["id"])
         self.query_one("#sessions-status", Label).update(
-            f"status: {self.status or 'all'} · {len(found)} shown")
+            f"status: {self.status or 'all'} · {len(found)} shown"
+            + (" (the newest: type to narrow)" if len(found) == SHOWN else ""))
 
     def on_input_changed(self, message: Input.Changed) -> None:
         self.refresh_rows()
@@ -105,8 +133,11 @@ class SessionsScreen(Screen[None]):
 
     def action_export(self) -> None:
         session_id = self._selected()
-        if session_id is None:
-            return
+        if session_id is not None:
+            self._export(session_id)
+
+    @work(thread=True, group="sessions-export")
+    def _export(self, session_id: str) -> None:
         try:
             db = connect(self.db_path, create=False)
             try:
@@ -114,9 +145,9 @@ class SessionsScreen(Screen[None]):
             finally:
                 db.close()
         except (StoreError, sqlite3.Error, OSError, LookupError) as exc:
-            self.notify(f"Export failed: {exc}", severity="error")
+            self.app.call_from_thread(self.notify, f"Export failed: {exc}", severity="error")
             return
-        self.notify(f"Exported {jsonl} and {markdown}", timeout=10)
+        self.app.call_from_thread(self.notify, f"Exported {jsonl} and {markdown}", timeout=10)
 
     def action_delete(self) -> None:
         session_id = self._selected()

@@ -8,6 +8,7 @@ from typing import Callable
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
 
 from goalbot.events import Event
 from tui.state import DashboardState
@@ -30,6 +31,7 @@ class Board(Vertical):
         self.with_marks = False
         self._drawn_picture: tuple[str | None, bool] = (None, False)
         self._last_picture_at = 0.0
+        self._picture_later: Timer | None = None  # set while a skipped picture waits its turn
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="panes"):
@@ -40,7 +42,6 @@ class Board(Vertical):
 
     def on_mount(self) -> None:
         self.query_one("#log", StepLog).border_title = "Steps"
-        self.set_interval(self.PICTURE_INTERVAL_S / 2, self._picture_if_due)
         self.redraw()
 
     def reset(self) -> None:
@@ -59,6 +60,10 @@ class Board(Vertical):
         self.query_one("#status", StatusLine).show(self.state)
         self._picture_if_due()
 
+    def _picture_turn(self) -> None:
+        self._picture_later = None
+        self._picture_if_due()
+
     def redraw_picture_now(self) -> None:
         self._picture_if_due(force=True)
 
@@ -71,8 +76,12 @@ class Board(Vertical):
         wanted = (self.state.screenshot_id, self.with_marks)
         if wanted[0] is None or wanted == self._drawn_picture:
             return
-        if not force and time.monotonic() - self._last_picture_at < self.PICTURE_INTERVAL_S:
-            return  # the timer draws the newest one soon; the ones in between are skipped
+        wait = self._last_picture_at + self.PICTURE_INTERVAL_S - time.monotonic()
+        if not force and wait > 0:
+            # The newest picture is drawn when its turn comes; the ones in between are skipped.
+            if self._picture_later is None:
+                self._picture_later = self.set_timer(wait, self._picture_turn)
+            return
         content = self.load_picture(wanted[0])
         if content is None:
             return

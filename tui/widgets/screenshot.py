@@ -42,3 +42,5 @@ class ScreenshotPanel(Container):
         else:
             view: Widget = widget_class(image, id="screenshot-image")
             self.mount(view)
+            # Its height follows from its width, which is known only once the panel is laid out.
+            self.call_after_refresh(view.refresh, layout=True)
