@@ -39,6 +39,7 @@ async def main(runs: int) -> None:
     operator = BrowserOperator()
     await operator.start(None)
     print(f"{'page':<14}{'elements':>9}{'chars':>8}{'first ms':>10}{'text ms':>9}{'+shot ms':>10}")
+    total = 0
     try:
         with HardSite() as site:
             for name in PAGE_NAMES:
@@ -49,8 +50,11 @@ async def main(runs: int) -> None:
                 text_ms = await median_ms(operator, runs, screenshot=False)
                 shot_ms = await median_ms(operator, runs, screenshot=True)
                 print(f"{name:<14}{len(first.elements):>9}{len(first.render()):>8}{first_ms:>10.0f}{text_ms:>9.0f}{shot_ms:>10.0f}")
+                total += len(first.render())
     finally:
         await operator.close()
+    # Compare this across commits: what the navigator reads must not grow without a reason.
+    print(f"{'all pages':<14}{'':>9}{total:>8}")
 
 
 if __name__ == "__main__":

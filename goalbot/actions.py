@@ -120,6 +120,8 @@ class SelectOption(_Action):
     name: Literal["select_option"] = "select_option"
     index: int
     option: str
+    keep_others: bool = Field(False, description="On a list marked `multiple`: add this option to those "
+                                                 "already chosen (✓) instead of replacing them.")
 
 
 class Navigate(_Action):

@@ -34,7 +34,8 @@ from goalbot.operators.browser_launch import BrowserOptions, Launched, launch, s
 from goalbot.operators.browser_observe import PageObserver, Target
 from goalbot.operators.browser_watch import BrowserWatcher
 
-TEXT_BUDGET = 80
+# One piece of page text keeps its end; the whole observation's budget drops plain text first.
+TEXT_BUDGET = 2_000
 
 
 class BrowserOperator:

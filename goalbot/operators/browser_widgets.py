@@ -25,6 +25,8 @@ NATIVE_OPTION_JS = """(e, o) => {
   return hit ? hit.value : null;
 }"""
 
+CHOSEN_VALUES_JS = "e => Array.from(e.selectedOptions).map(o => o.value)"
+CHOSEN_TEXTS_JS = "e => Array.from(e.selectedOptions).map(o => o.text.trim())"
 SELECTABLE_JS = """e => ["combobox", "listbox", "menu", "menubar", "tree", "radiogroup", "tablist"]
   .includes(e.getAttribute("role")) || e.hasAttribute("aria-haspopup") || e.hasAttribute("aria-controls")"""
 
@@ -39,10 +41,16 @@ async def select_option(op: BrowserOperator, action: A.SelectOption) -> str:
                 Outcome.TARGET_NOT_FOUND,
                 f"[{action.index}] has no option {action.option!r}; it has {options[:20]}",
             )
-        chosen = await element.select_option(value=match, timeout=ACTION_TIMEOUT_MS)
+        wanted = [match]
+        if action.keep_others:
+            wanted += [v for v in await element.evaluate(CHOSEN_VALUES_JS) if v != match]
+        chosen = await element.select_option(value=wanted, timeout=ACTION_TIMEOUT_MS)
         if match not in chosen:
             raise ActionFailed(Outcome.NO_EFFECT, f"[{action.index}] did not take {action.option!r}")
         await op.after_input()
+        if await element.evaluate("e => e.multiple"):
+            now = await element.evaluate(CHOSEN_TEXTS_JS)
+            return f"selected {action.option!r} in [{action.index}] (chosen now: {', '.join(now)})"
         return f"selected {action.option!r} in [{action.index}]"
     return await _select_custom(op, action)
 

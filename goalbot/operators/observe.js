@@ -9,6 +9,15 @@
     checkbox: "checkbox", radio: "radio", range: "slider", button: "button", submit: "button",
     reset: "button", image: "button", search: "searchbox", number: "spinbutton", file: "button",
   };
+  // Words in an icon's class or id that say nothing about what it does.
+  const NOT_ICON_WORDS = new Set(["icon", "icons", "btn", "button", "fa", "fas", "far", "fab", "fal",
+    "svg", "glyph", "glyphicon", "material", "symbols", "outlined", "rounded", "sharp", "filled",
+    "bi", "ion", "ui", "img", "image", "sm", "md", "lg", "xl", "xs", "js", "wrapper", "container",
+    "inner", "outer", "item", "action", "actions", "control", "controls", "toolbar", "small", "large",
+    "primary", "secondary", "default", "active", "hover", "left", "right", "top", "bottom", "pull",
+    "ml", "mr", "mt", "mb", "px", "py", "flex", "inline", "block", "hidden", "visible", "text",
+    "link", "clickable", "pointer", "col", "row", "the", "and", "for", "with", "css", "jsx", "svelte",
+    "mat", "mdc", "mui", "chakra", "ant", "tw", "has", "is", "no", "not", "new", "old"]);
   const TYPES_WORTH_SAYING = new Set(["password", "date", "time", "datetime-local", "file",
     "email", "number", "month", "week", "color", "tel", "url"]);
   const INTERACTIVE_ROLES = new Set(["button", "link", "checkbox", "radio", "switch", "tab",
@@ -35,6 +44,7 @@
   const pageHidden = { above: 0, below: 0, left: 0, right: 0 };
   let challenge = null;
 
+  const shownText = (el) => (el.innerText !== undefined ? el.innerText : el.textContent) || "";
   const clean = (s, n = 80) => {
     s = (s || "").replace(/\s+/g, " ").trim();
     return s.length > n ? s.slice(0, n - 1) + "…" : s;
@@ -55,6 +65,17 @@
     + "[role=link], [role=checkbox], [role=option], [role=menuitem], [role=tab], [tabindex]:not([tabindex='-1']), "
     + "[onclick], [contenteditable=true]";
   const tiny = (r) => r.width <= 1 || r.height <= 1;
+
+  // Elements fading or shrinking away right now: a person would not reach for them.
+  const leaving = new Set();
+  for (const animation of document.getAnimations ? document.getAnimations() : []) {
+    const target = animation.effect && animation.effect.target;
+    const frames = animation.effect && animation.effect.getKeyframes ? animation.effect.getKeyframes() : [];
+    const last = frames[frames.length - 1] || {};
+    const gone = (last.opacity !== undefined && Number(last.opacity) === 0) || last.visibility === "hidden"
+      || /scale\(0(\.0*)?\)/.test(last.transform || "");
+    if (target && gone && animation.playState === "running") leaving.add(target);
+  }
 
   const modal = (() => {
     const open = Array.from(document.querySelectorAll("dialog[open]")).filter((d) => d.matches(":modal"));
@@ -95,22 +116,23 @@
   const byIds = (el, ids) => {
     const root = el.getRootNode();
     return ids.split(/\s+/).map((id) => (root.getElementById ? root : document).getElementById(id))
-      .filter(Boolean).map((n) => n.innerText || n.textContent).join(" ");
+      .filter(Boolean).map((n) => shownText(n)).join(" ");
   };
   const labelText = (el) => {
     const by = el.getAttribute("aria-labelledby");
     if (by && clean(byIds(el, by))) return byIds(el, by);
     if (el.labels && el.labels.length) {
-      return Array.from(el.labels).map((l) => l.innerText).join(" ");
+      return Array.from(el.labels).map((l) => shownText(l)).join(" ");
     }
     return "";
   };
+  const LABEL_LENGTH = 50; // longer text beside a field is content, not its label
   const besideText = (el) => {
     let node = el.previousSibling;
     for (let hops = 0; node && hops < 4; hops += 1, node = node.previousSibling) {
       if (node.nodeType === 1 && node.matches("input, select, textarea, button")) break;
-      const text = clean(node.textContent, 60);
-      if (text) return text;
+      const text = clean(node.textContent, 200);
+      if (text) return text.length <= LABEL_LENGTH ? text : "";
     }
     const cell = el.closest("td, th");
     if (!cell) return "";
@@ -121,6 +143,45 @@
     const column = head && head.cells[cell.cellIndex] ? clean(head.cells[cell.cellIndex].innerText, 30) : "";
     return [first, column].filter(Boolean).join(" · ");
   };
+  // What an icon-only control says: an SVG <title>, a described-by tooltip, a child's label.
+  const tooltipOf = (el) => {
+    const svgTitle = el.querySelector && el.querySelector("svg title, title");
+    if (svgTitle && clean(svgTitle.textContent)) return svgTitle.textContent;
+    const by = el.getAttribute("aria-describedby");
+    if (by && clean(byIds(el, by))) return byIds(el, by);
+    const labelled = el.querySelector && el.querySelector("[aria-label], [title], [data-tooltip], [data-title]");
+    if (labelled) {
+      return labelled.getAttribute("aria-label") || labelled.getAttribute("title")
+        || labelled.getAttribute("data-tooltip") || labelled.getAttribute("data-title");
+    }
+    return el.getAttribute("data-tooltip") || el.getAttribute("data-title") || "";
+  };
+  // The words of an icon's class and id, and of the icon inside it (trash, star, reply, send…).
+  const iconName = (el) => {
+    const words = [];
+    const look = (node) => {
+      if (!node || !node.getAttribute) return;
+      const use = node.tagName && node.tagName.toLowerCase() === "use"
+        ? (node.getAttribute("href") || node.getAttribute("xlink:href") || "") : "";
+      const raw = `${node.getAttribute("class") || ""} ${node.id || ""} ${use}`;
+      for (const w of raw.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z]+/)) {
+        if (w.length >= 3 && !NOT_ICON_WORDS.has(w) && !words.includes(w)) words.push(w);
+      }
+    };
+    look(el);
+    if (el.querySelectorAll) for (const child of Array.from(el.querySelectorAll("*")).slice(0, 6)) look(child);
+    return words.length ? `${words.slice(0, 3).join(" ")} (icon)` : "";
+  };
+  // The short text right around an unnamed control: a pie slice's label, a tree row's words.
+  const textBeside = (el) => {
+    let node = el;
+    for (let up = 0; up < 2 && node.parentElement; up += 1) {
+      node = node.parentElement;
+      const text = clean(shownText(node), 200);
+      if (text) return text.length <= LABEL_LENGTH ? text : "";
+    }
+    return "";
+  };
   const nameOf = (el, role) => {
     const aria = el.getAttribute("aria-label");
     if (aria && clean(aria)) return clean(aria);
@@ -130,17 +191,27 @@
     const alt = el.getAttribute("alt") || (el.querySelector && el.querySelector("img[alt]")?.alt);
     if (NAMED_BY_CONTENT.has(role) || role === "dialog" || role === "alertdialog") {
       const heading = (role === "dialog" || role === "alertdialog") && el.querySelector("h1,h2,h3,h4");
-      const text = clean(heading ? heading.innerText : el.innerText);
+      const text = clean(shownText(heading || el));
       if (text) return text;
     }
     if (alt) return clean(alt);
-    const title = el.getAttribute("title");
+    const title = el.getAttribute("title") || tooltipOf(el);
     if (title) return clean(title);
     if (el.matches("input, select, textarea") || role === "textbox" || role === "combobox") {
       const beside = besideText(el);
       if (beside) return beside;
+      // A placeholder is often an example ("e.g. Jin"), so it names a field only when nothing else does.
+      const placeholder = el.getAttribute("placeholder");
+      if (placeholder && clean(placeholder)) return clean(placeholder);
+      return clean(el.getAttribute("name") || "", 40);
     }
-    return clean(el.getAttribute("name") || "", 40);
+    const beside = textBeside(el);
+    // A shape in a drawing is named by the label drawn beside it; an icon by what it shows, and
+    // by the row it sits in, so that a list's many trash icons differ.
+    if (el instanceof SVGElement) return beside || iconName(el);
+    const icon = iconName(el);
+    if (icon) return beside ? `${icon} · ${beside}` : icon;
+    return beside || clean(el.getAttribute("name") || "", 40);
   };
 
   const describe = (el, role, box, isNew) => {
@@ -154,6 +225,9 @@
       else if (t === "password") item.value = el.value ? "•".repeat(Math.min(el.value.length, 8)) : "";
       else if (t === "file") item.value = Array.from(el.files || []).map((f) => f.name).join(", ");
       else if (!["button", "submit", "reset", "image"].includes(t)) item.value = clean(el.value, 60);
+      if ((t === "range" || t === "number") && (el.min !== "" || el.max !== "")) {
+        item.states.push(`range ${el.min || "…"}–${el.max || "…"}${el.step && el.step !== "1" && el.step !== "any" ? ` step ${el.step}` : ""}`);
+      }
       const ph = el.getAttribute("placeholder");
       if (ph && clean(ph) !== item.name) item.placeholder = clean(ph, 40);
       const hint = `${el.name} ${el.id} ${el.autocomplete} ${item.name}`;
@@ -162,11 +236,13 @@
         challenge = challenge || "2fa";
       }
     } else if (tag === "TEXTAREA") {
+      item.input_type = "multi-line";
       item.value = clean(el.value, 60);
     } else if (tag === "SELECT") {
       item.value = Array.from(el.selectedOptions).map((o) => clean(o.text, 40)).join(", ");
+      if (el.multiple) item.states.push("multiple");
       const options = Array.from(el.options);
-      item.options = options.slice(0, 20).map((o) => clean(o.text, 40));
+      item.options = options.slice(0, 20).map((o) => clean(o.text, 40) + (el.multiple && o.selected ? " ✓" : ""));
       if (options.length > 20) item.options.push(`… ${options.length - 20} more`);
     } else if (role === "textbox" || role === "searchbox") {
       item.value = clean(el.innerText, 60);
@@ -189,6 +265,7 @@
       challenge = "captcha";
     }
     if (el === document.activeElement || (el.getRootNode().activeElement === el)) item.states.push("focused");
+    if (!item.name && !item.value) item.states.push(`at (${Math.round(box.left + box.width / 2)}, ${Math.round(box.top + box.height / 2)})`);
     return item;
   };
 
@@ -219,7 +296,7 @@
   };
 
   const visit = (el, ctx) => {
-    if (SKIP.has(el.tagName) || el.inert) return;
+    if (SKIP.has(el.tagName) || el.inert || leaving.has(el)) return;
     if (modal && el !== modal && !el.contains(modal) && !modal.contains(el)) return;
     const style = getComputedStyle(el);
     if (style.display === "none") return;

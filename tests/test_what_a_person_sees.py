@@ -1,0 +1,75 @@
+"""The observation names what a person sees on the screen: icons without text, drawings, long
+text, kinds of fields, several choices, unnamed controls by their place, and not what is leaving.
+The page (hardsite/pages/seeing.html) has one of each."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kit import answer, call, finished, open_page, plan, run_goal, types, verdict
+from goalbot import actions as A
+from goalbot.operators.browser import BrowserOperator
+from hardsite.server import HardSite
+
+
+async def test_icons_drawings_kinds_and_places_are_named(browser: BrowserOperator, hardsite: HardSite) -> None:
+    text = await open_page(browser, hardsite.page("seeing"))
+    for line in [
+        '[1] button "trash (icon)"',  # a CSS background image: the class says what it is
+        '[2] clickable "star (icon)"',  # an icon font
+        '[3] button "Reply"',  # an SVG's <title>
+        '[4] clickable "Retweet"',  # a tooltip
+        '[5] clickable "Apples"',  # SVG text inside the clickable group
+        '[6] clickable "Pears"',  # a pie piece, named by the label drawn beside it
+        '[7] textbox "Your answer"',  # a placeholder, not the paragraph before the field
+        '[8] textbox type=multi-line "Comment"',
+        '[9] textbox "Title"',
+        '[10] slider "Volume" value="3" range 0–10',
+        '[11] spinbutton type=number "Guests" value="2" range 1–8',
+        '[12] listbox "Fruits" value="Banana" options=["Apple", "Banana ✓", "Cherry", "Damson"] multiple',
+        '[14] clickable "caret (icon) · Documents"',  # a tree's expander, by its row
+    ]:
+        assert line in text, f"{line}\n---\n{text}"
+    cells = [line for line in text.splitlines() if line.startswith(("[15]", "[16]", "[17]"))]
+    assert len(cells) == 3 and all('clickable "" at (' in line for line in cells), cells
+
+
+async def test_a_long_paragraph_keeps_its_end(browser: BrowserOperator, hardsite: HardSite) -> None:
+    text = await open_page(browser, hardsite.page("seeing"))
+    assert "asked it what the twelfth word of its very first entry had been." in text
+
+
+async def test_what_is_fading_away_is_not_offered(browser: BrowserOperator, hardsite: HardSite) -> None:
+    text = await open_page(browser, hardsite.page("seeing"))
+    assert "Fading away" not in text
+
+
+async def test_several_options_are_chosen_one_after_another(browser: BrowserOperator, hardsite: HardSite) -> None:
+    await open_page(browser, hardsite.page("seeing"))
+    added = await browser.execute(A.SelectOption(index=12, option="Apple", keep_others=True))
+    assert added.ok and "chosen now: Apple, Banana" in added.message, added.message
+    assert '"Apple ✓", "Banana ✓"' in (await browser.observe()).render()
+    replaced = await browser.execute(A.SelectOption(index=12, option="Damson"))
+    assert replaced.ok and "chosen now: Damson" in replaced.message, replaced.message
+
+
+def test_a_goal_that_needs_icons_and_several_choices_is_reached(hardsite: HardSite, model_server, db_path: Path) -> None:
+    model = model_server({
+        "planner": [plan("Star the message, choose Apple and Cherry as well, and open Documents")],
+        "navigator": [
+            answer(call("click", index={"$element": "star (icon)"})),
+            answer(call("select_option", index={"$element": "Fruits"}, option="Apple", keep_others=True)),
+            answer(call("select_option", index={"$element": "Fruits"}, option="Cherry", keep_others=True)),
+            answer(call("click", index={"$element": "caret (icon) · Documents"})),
+            finished(summary="starred, chose Apple and Cherry, opened Documents"),
+        ],
+        "validator": [verdict(True, "all done"), verdict(True, "all done")],
+    })
+    result, events = run_goal(db_path, model, hardsite.page("seeing"), "star it, add Apple and Cherry, open Documents")
+    assert result.returncode == 0, result.stderr
+    assert types(events)[-1] == "TASK_OK"
+    done = [e for e in events if e["type"] == "ACT_OK"]
+    messages = [json.dumps(e) for e in done]
+    assert any("chosen now: Apple, Banana, Cherry" in m for m in messages), messages
+    assert len([e for e in events if e["type"] == "ACT_FAIL"]) == 0
