@@ -52,6 +52,10 @@ async def test_several_options_are_chosen_one_after_another(browser: BrowserOper
     assert '"Apple ✓", "Banana ✓"' in (await browser.observe()).render()
     replaced = await browser.execute(A.SelectOption(index=12, option="Damson"))
     assert replaced.ok and "chosen now: Damson" in replaced.message, replaced.message
+    # A list that holds one choice has no others to keep: the choice simply changes.
+    single = await browser.execute(A.SelectOption(index=18, option="Large", keep_others=True))
+    assert single.ok and single.message == "selected 'Large' in [18]", single.message
+    assert '[18] combobox "Size" value="Large"' in (await browser.observe()).render()
 
 
 def test_a_goal_that_needs_icons_and_several_choices_is_reached(hardsite: HardSite, model_server, db_path: Path) -> None:

@@ -25,8 +25,9 @@ NATIVE_OPTION_JS = """(e, o) => {
   return hit ? hit.value : null;
 }"""
 
-CHOSEN_VALUES_JS = "e => Array.from(e.selectedOptions).map(o => o.value)"
-CHOSEN_TEXTS_JS = "e => Array.from(e.selectedOptions).map(o => o.text.trim())"
+# What a `multiple` list has chosen (values or texts); null for a list that holds one choice.
+CHOSEN_JS = """(e, key) => e.multiple
+  ? Array.from(e.selectedOptions).map(o => key === "text" ? o.text.trim() : o.value) : null"""
 SELECTABLE_JS = """e => ["combobox", "listbox", "menu", "menubar", "tree", "radiogroup", "tablist"]
   .includes(e.getAttribute("role")) || e.hasAttribute("aria-haspopup") || e.hasAttribute("aria-controls")"""
 
@@ -42,16 +43,15 @@ async def select_option(op: BrowserOperator, action: A.SelectOption) -> str:
                 f"[{action.index}] has no option {action.option!r}; it has {options[:20]}",
             )
         wanted = [match]
-        if action.keep_others:
-            wanted += [v for v in await element.evaluate(CHOSEN_VALUES_JS) if v != match]
+        if action.keep_others:  # a list that holds one choice has no others to keep
+            wanted += [v for v in await element.evaluate(CHOSEN_JS, "value") or [] if v != match]
         chosen = await element.select_option(value=wanted, timeout=ACTION_TIMEOUT_MS)
         if match not in chosen:
             raise ActionFailed(Outcome.NO_EFFECT, f"[{action.index}] did not take {action.option!r}")
         await op.after_input()
-        if await element.evaluate("e => e.multiple"):
-            now = await element.evaluate(CHOSEN_TEXTS_JS)
-            return f"selected {action.option!r} in [{action.index}] (chosen now: {', '.join(now)})"
-        return f"selected {action.option!r} in [{action.index}]"
+        now = await element.evaluate(CHOSEN_JS, "text")
+        chosen_now = f" (chosen now: {', '.join(now)})" if now else ""
+        return f"selected {action.option!r} in [{action.index}]{chosen_now}"
     return await _select_custom(op, action)
 
 

@@ -122,7 +122,11 @@
     const by = el.getAttribute("aria-labelledby");
     if (by && clean(byIds(el, by))) return byIds(el, by);
     if (el.labels && el.labels.length) {
-      return Array.from(el.labels).map((l) => shownText(l)).join(" ");
+      // A label that wraps its control would otherwise be named after the control's own options.
+      const own = (label) => Array.from(label.childNodes)
+        .filter((n) => n.nodeType === 3 || (n.nodeType === 1 && !n.contains(el) && !n.matches("select, textarea")))
+        .map((n) => (n.nodeType === 3 ? n.textContent : shownText(n))).join(" ");
+      return Array.from(el.labels).map(own).join(" ");
     }
     return "";
   };
@@ -173,7 +177,7 @@
     return words.length ? `${words.slice(0, 3).join(" ")} (icon)` : "";
   };
   // The short text right around an unnamed control: a pie slice's label, a tree row's words.
-  const textBeside = (el) => {
+  const rowText = (el) => {
     let node = el;
     for (let up = 0; up < 2 && node.parentElement; up += 1) {
       node = node.parentElement;
@@ -205,13 +209,13 @@
       if (placeholder && clean(placeholder)) return clean(placeholder);
       return clean(el.getAttribute("name") || "", 40);
     }
-    const beside = textBeside(el);
+    const row = rowText(el);
     // A shape in a drawing is named by the label drawn beside it; an icon by what it shows, and
     // by the row it sits in, so that a list's many trash icons differ.
-    if (el instanceof SVGElement) return beside || iconName(el);
+    if (el instanceof SVGElement) return row || iconName(el);
     const icon = iconName(el);
-    if (icon) return beside ? `${icon} · ${beside}` : icon;
-    return beside || clean(el.getAttribute("name") || "", 40);
+    if (icon) return row ? `${icon} · ${row}` : icon;
+    return row || clean(el.getAttribute("name") || "", 40);
   };
 
   const describe = (el, role, box, isNew) => {
@@ -226,7 +230,8 @@
       else if (t === "file") item.value = Array.from(el.files || []).map((f) => f.name).join(", ");
       else if (!["button", "submit", "reset", "image"].includes(t)) item.value = clean(el.value, 60);
       if ((t === "range" || t === "number") && (el.min !== "" || el.max !== "")) {
-        item.states.push(`range ${el.min || "…"}–${el.max || "…"}${el.step && el.step !== "1" && el.step !== "any" ? ` step ${el.step}` : ""}`);
+        const step = el.step && el.step !== "1" && el.step !== "any" ? ` step ${el.step}` : "";
+        item.states.push(`range ${el.min || "…"}–${el.max || "…"}${step}`);
       }
       const ph = el.getAttribute("placeholder");
       if (ph && clean(ph) !== item.name) item.placeholder = clean(ph, 40);
@@ -265,7 +270,9 @@
       challenge = "captcha";
     }
     if (el === document.activeElement || (el.getRootNode().activeElement === el)) item.states.push("focused");
-    if (!item.name && !item.value) item.states.push(`at (${Math.round(box.left + box.width / 2)}, ${Math.round(box.top + box.height / 2)})`);
+    if (!item.name && !item.value) {
+      item.states.push(`at (${Math.round(box.left + box.width / 2)}, ${Math.round(box.top + box.height / 2)})`);
+    }
     return item;
   };
 

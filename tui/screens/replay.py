@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from textual import work
+from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -83,7 +84,7 @@ class ReplayScreen(Screen[None]):
         db = connect(self.db_path, create=False)
         try:
             after = 0
-            while True:
+            while not get_current_worker().is_cancelled:  # the person may leave before the end
                 events = queries.session_events(db, self.session_id, after, LOAD_CHUNK)
                 if events:
                     after = events[-1].seq

@@ -11,6 +11,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label
 
@@ -29,6 +30,15 @@ COLUMNS = (("session", 20), ("status", 11), ("steps", 5), ("calls", 5), ("tokens
 
 
 class SessionsScreen(Screen[None]):
+    class Found(Message):
+        """The answer to search number `asked`, from the searching thread. A screen that was left
+        meanwhile never gets it."""
+
+        def __init__(self, asked: int, rows: list[dict[str, Any]]) -> None:
+            super().__init__()
+            self.asked = asked
+            self.rows = rows
+
     BINDINGS = [
         Binding("enter", "open", "Open", show=True),
         Binding("f", "cycle_status", "Status filter"),
@@ -81,14 +91,15 @@ class SessionsScreen(Screen[None]):
         except (StoreError, sqlite3.Error) as exc:
             self.app.call_from_thread(self.notify, f"Cannot read the sessions: {exc}", severity="error")
             return
-        self.app.call_from_thread(self._show, asked, found)
+        self.post_message(self.Found(asked, found))
 
     @property
     def ready(self) -> bool:
         """The table shows the answer to the newest search."""
         return self._shown == self._asked
 
-    def _show(self, asked: int, found: list[dict[str, Any]]) -> None:
+    def on_sessions_screen_found(self, message: Found) -> None:
+        asked, found = message.asked, message.rows
         if asked != self._asked:
             return
         self._shown = asked
