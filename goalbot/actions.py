@@ -257,8 +257,8 @@ class ActionResult(BaseModel):
     outcome: Outcome
     message: str = ""
     files: list[SavedFile] = Field(default_factory=list)
-    held: list[str] = Field(default_factory=list, description="Words of the forms the page tried to "
-                                                             "submit and the operator held back for a GO.")
+    held: list[str] = Field(default_factory=list, description="What the page tried to submit or send and "
+                                                             "the operator held back for a GO, in words.")
 
     @property
     def ok(self) -> bool:

@@ -65,6 +65,7 @@ def test_low_confidence_counts_in_a_row_only() -> None:
     ("Buy now", RiskKind.PAYMENT), ("Place order", RiskKind.PAYMENT), ("Proceed to checkout", RiskKind.PAYMENT),
     ("결제하기", RiskKind.PAYMENT), ("구매", RiskKind.PAYMENT),
     ("Delete account", RiskKind.DELETE), ("Remove from list", RiskKind.DELETE), ("삭제", RiskKind.DELETE),
+    ("trash (icon) · Old receipts", RiskKind.DELETE), ("reply (icon)", RiskKind.SEND),
     ("Send", RiskKind.SEND), ("Post comment", RiskKind.SEND), ("메시지 보내기", RiskKind.SEND),
     ("Add to cart", None), ("Sign in", None), ("Save", None), ("Payments history", None),
     ("Display", None), ("Sender details", None),

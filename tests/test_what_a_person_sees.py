@@ -77,3 +77,58 @@ def test_a_goal_that_needs_icons_and_several_choices_is_reached(hardsite: HardSi
     messages = [json.dumps(e) for e in done]
     assert any("chosen now: Apple, Banana, Cherry" in m for m in messages), messages
     assert len([e for e in events if e["type"] == "ACT_FAIL"]) == 0
+
+
+async def test_a_page_that_draws_after_loading_is_looked_at_when_done(browser: BrowserOperator, hardsite: HardSite) -> None:
+    # The toolbar's buttons come after the load event, each sized only when its picture arrives.
+    text = await open_page(browser, hardsite.page("drawn-late"))
+    for name in ("Bold", "Italic", "Underline", "Strike", "Start writing"):
+        assert f'button "{name}"' in text, text
+
+
+def test_a_start_screen_drawn_late_needs_no_second_plan(hardsite: HardSite, model_server, db_path: Path) -> None:
+    model = model_server({
+        "planner": [plan("Press Start writing")],
+        "navigator": [answer(call("click", index={"$element": "Start writing"})), finished(summary="started")],
+        "validator": [verdict(True, "started"), verdict(True, "started")],
+    })
+    result, events = run_goal(db_path, model, hardsite.page("drawn-late"), "start writing")
+    assert result.returncode == 0, result.stderr
+    assert [e for e in events if e["type"] == "ACT_FAIL"] == []
+    assert len([e for e in events if e["type"] == "PLAN_PROPOSED"]) == 1
+
+
+def _options(text: str) -> list[str]:
+    return [line.split('option "')[1].rstrip('"') for line in text.splitlines() if 'option "' in line]
+
+
+async def test_suggestions_that_come_late_are_seen_and_counted(browser: BrowserOperator, hardsite: HardSite) -> None:
+    await open_page(browser, hardsite.page("suggest"))
+    typed = await browser.execute(A.Type(index=1, text="B"))
+    assert typed.ok, typed.message
+    text = (await browser.observe()).render()
+    # The list is named by the field that opens it, and says how much of it is out of sight.
+    assert '[2] listbox "Dish" scrollable (4 more below inside)' in text, text
+    seen = _options(text)
+    assert seen == ["Bibimbap", "Bulgogi", "Bossam", "Budae jjigae"], text
+    # A default scroll moves the list by most of what it shows, never past what it did not show.
+    scrolled = await browser.execute(A.Scroll(index=2, direction=A.Direction.DOWN))
+    assert scrolled.ok, scrolled.message
+    after = _options((await browser.observe()).render())
+    assert seen[-1] in after and "Bindaetteok" in after, after
+
+
+def test_a_dish_is_chosen_from_suggestions_that_come_late(hardsite: HardSite, model_server, db_path: Path) -> None:
+    model = model_server({
+        "planner": [plan("Pick Kimchi stew in the Dish field")],
+        "navigator": [
+            answer(call("type", index={"$element": "Dish"}, text="Kim")),
+            answer(call("click", index={"$element": "Kimchi stew"})),
+            finished(summary="picked Kimchi stew"),
+        ],
+        "validator": [verdict(True, "picked"), verdict(True, "picked")],
+    })
+    result, events = run_goal(db_path, model, hardsite.page("suggest"), "pick kimchi stew")
+    assert result.returncode == 0, result.stderr
+    assert [e for e in events if e["type"] == "ACT_FAIL"] == []
+    assert len([e for e in events if e["type"] == "PLAN_PROPOSED"]) == 1  # no re-plan was needed

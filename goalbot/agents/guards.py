@@ -67,7 +67,11 @@ class ActionGuards:
             return message
         self.approved = False
         risk = assess(action, observation, self.domains, await self.operator.landing(action))
-        if risk is not None:
+        if risk is not None and self._judged_by_effect(action, risk):
+            self.operator.hold_writes()
+            self.fired("held_writes", step, f"{risk.what}: judged by what it does; anything the page "
+                       "sends waits for a GO", action=action.name)
+        elif risk is not None:
             await self._go(risk, step)
             self.approved = True
         seconds, why = self.rate.wait_before(click is not None)
@@ -76,6 +80,12 @@ class ActionGuards:
             await asyncio.sleep(seconds)
         return None
 
+    def _judged_by_effect(self, action: Action, risk: Risk) -> bool:
+        """A press on something that says it sends ("Reply", "Share") may only open a form: it
+        runs with the page's writes held, and the GO is asked only if it really sends. Paying
+        and deleting are asked first: they can happen without a request (a page's own storage)."""
+        return risk.kind is RiskKind.SEND and A.presses_pointer(action) and self.operator.holds_writes
+
     async def _go(self, risk: Risk, step: int) -> None:
         if not await self.person.go(risk, step, self.emitter.latest.get("screenshot")):
             raise NotGo(f"NOT GO: {risk.what} on {risk.where}")
@@ -83,14 +93,14 @@ class ActionGuards:
             self.domains.grant(risk.where)
 
     async def held(self, result: ActionResult, observation: Observation, step: int) -> ActionResult:
-        """The page tried to submit a form that pays, deletes or sends, and the operator held it
-        back. An action the person already said GO to lets it through; any other asks first."""
+        """The page tried to submit a form that pays, deletes or sends, or to send anything while
+        its writes were held, and the operator held it back. An action the person already said GO
+        to lets it through; any other asks first."""
         if result.outcome is not Outcome.HELD:
             return result
         if not self.approved:
-            words = " | ".join(result.held)
-            kind = words_risk(words) or RiskKind.PAYMENT
-            await self._go(Risk(kind=kind, where=observation.url, what=f"submit the form {words!r}"), step)
+            what = " | ".join(result.held)
+            await self._go(Risk(kind=words_risk(what) or RiskKind.PAYMENT, where=observation.url, what=what), step)
         released = await self.operator.release_held()
         return ActionResult(outcome=Outcome.OK, message=f"{result.message}; after the GO: {released}",
                             files=result.files)

@@ -47,7 +47,7 @@ _WORDS: list[tuple[RiskKind, re.Pattern[str]]] = [
         r"\b(buy|purchase|pay|payment|checkout|check out|place (an |the |my )?order|order now|"
         r"confirm (the )?(order|purchase|payment)|subscribe|donate)\b|구매|결제|주문하기|주문 확정", re.I)),
     (RiskKind.DELETE, re.compile(
-        r"\b(delete|remove|erase|destroy|discard|wipe|close (my |the )?account)\b|삭제|제거|탈퇴", re.I)),
+        r"\b(delete|remove|erase|destroy|discard|wipe|trash|close (my |the )?account)\b|삭제|제거|탈퇴", re.I)),
     (RiskKind.SEND, re.compile(
         r"\b(send|post|publish|tweet|reply|comment|share|transfer)\b|전송|보내기|게시|등록|댓글", re.I)),
 ]

@@ -211,6 +211,7 @@ class ActionFailed(Exception):
 
 class Operator(Protocol):
     name: str
+    holds_writes: bool  # whether `hold_writes` can keep what a page sends back for a GO
 
     async def start(self, url: str | None) -> None: ...
 
@@ -226,6 +227,11 @@ class Operator(Protocol):
         """What `action` would activate, found the way it will really happen: the element under
         the pointer at press and at release, the focused element for keys, the form a key press
         submits, the address a navigation loads. Empty when it activates nothing."""
+        ...
+
+    def hold_writes(self) -> None:
+        """From the next action until the one after it starts, whatever the page sends (any
+        request that is not a read, any WebSocket message) waits for `release_held`."""
         ...
 
     async def release_held(self) -> str:

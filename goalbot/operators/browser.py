@@ -24,6 +24,7 @@ from goalbot.actions import Action, ActionResult, Outcome
 from goalbot.operators import browser_activation as activation
 from goalbot.operators import browser_checks as js
 from goalbot.operators import browser_pages as pages
+from goalbot.operators import browser_scroll as scrolling
 from goalbot.operators import browser_typing as typing
 from goalbot.operators.browser_pages import ACTION_TIMEOUT_MS, NAVIGATION_TIMEOUT_MS
 from goalbot.operators import browser_widgets as widgets
@@ -33,13 +34,17 @@ from goalbot.operators.browser_guard import DomainGuard
 from goalbot.operators.browser_launch import BrowserOptions, Launched, launch, shut
 from goalbot.operators.browser_observe import PageObserver, Target
 from goalbot.operators.browser_watch import BrowserWatcher
+from goalbot.operators.browser_writes import WriteHold
 
 # One piece of page text keeps its end; the whole observation's budget drops plain text first.
 TEXT_BUDGET = 2_000
+# Before a look: the page has not changed for this long, and never more than the bound is waited.
+QUIET_MS, SETTLE_MOST_MS = 150, 2_500
 
 
 class BrowserOperator:
     name = "browser"
+    holds_writes = True
 
     def __init__(
         self, options: BrowserOptions | None = None, download_dir: Path | None = None,
@@ -57,10 +62,12 @@ class BrowserOperator:
         self._targets: list[Target] = []
         self._observer = PageObserver(TEXT_BUDGET)
         self._watcher = BrowserWatcher(self.download_dir, self._adopt_page)
-        self._probe = EffectProbe(lambda: self.page, self._watcher, self._settle)
+        self.probe = EffectProbe(lambda: self.page, self._watcher, self._settle)
         self._guard = DomainGuard(allows) if allows else None
         self._held_words = held_words
         self._gate_token = secrets.token_hex(16)
+        self._writes = WriteHold()
+        self._hold_next = False
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -77,6 +84,7 @@ class BrowserOperator:
             await context.add_init_script(activation.gate_script(self._held_words, self._gate_token))
         if self._guard is not None:
             await self._guard.attach(context)
+        await self._writes.attach(context)
         page = await context.new_page()
         self._launched.own_pages.append(page)
         self._page = page
@@ -124,7 +132,9 @@ class BrowserOperator:
             await self._settle(page)
             view = await self._observer.observe(page)
             tabs = [await p.title() or p.url for p in page.context.pages]
-            shot = await page.screenshot(type="jpeg", quality=70) if screenshot else None
+            # caret="initial": hiding the caret would add a style to the page, a change the next
+            # look would wait out.
+            shot = await page.screenshot(type="jpeg", quality=70, caret="initial") if screenshot else None
             title = await page.title()
         except PlaywrightError as exc:
             raise OperatorError(f"the browser stopped answering: {first_line(exc)}") from exc
@@ -138,10 +148,15 @@ class BrowserOperator:
         )
 
     async def _settle(self, page: Page) -> None:
-        try:
-            await page.wait_for_load_state("load", timeout=NAVIGATION_TIMEOUT_MS)
-        except PlaywrightTimeout:
-            pass  # a page that never finishes loading can still be observed
+        for _attempt in range(2):  # a page that navigates while settling gets one more wait
+            try:
+                await page.wait_for_load_state("load", timeout=NAVIGATION_TIMEOUT_MS)
+                await page.evaluate(js.SETTLED_JS, [QUIET_MS, SETTLE_MOST_MS])
+                return
+            except PlaywrightTimeout:
+                return  # a page that never finishes loading can still be observed
+            except PlaywrightError:
+                continue
 
     # -- running an action -----------------------------------------------------------------
 
@@ -149,6 +164,8 @@ class BrowserOperator:
         handler: Callable[[Any], Awaitable[str]] | None = getattr(self, f"_do_{action.name}", None)
         if handler is None:
             return ActionResult(outcome=Outcome.UNSUPPORTED, message=f"the browser cannot run {action.name}")
+        # A hold stays on until the next action: a write the page puts off is still held.
+        self._writes.armed, self._hold_next = self._hold_next, False
         try:
             self.page  # a dead browser is the answer, whatever the action
             message = await handler(action)
@@ -162,11 +179,12 @@ class BrowserOperator:
             if result.outcome is Outcome.BROWSER_GONE:
                 return result
         held = await activation.held(self.page) if self._held_words else []
+        held += self._writes.held()
         if held:
             result = ActionResult(
                 outcome=Outcome.HELD, held=held,
-                message=f"{result.message}; the page tried to submit {' | '.join(held)!r}, held back "
-                        "until the person says GO",
+                message=f"{result.message}; the page tried to {' | '.join(held)}, held back until the "
+                        "person says GO",
             )
         blocked = await self._guard.stopped(self.page) if self._guard else []
         if blocked:
@@ -189,10 +207,16 @@ class BrowserOperator:
     async def landing(self, action: Action) -> Landing:
         return await activation.landing(self.page, action, self.element)
 
+    def hold_writes(self) -> None:
+        self._hold_next = True
+
     async def release_held(self) -> str:
-        released = await activation.release(self.page, self._gate_token)
+        submitted = await activation.release(self.page, self._gate_token) if self._held_words else []
+        sent = await self._writes.release()
         await self.after_input()
-        return released
+        done = [f"submitted {' | '.join(submitted)!r}"] if submitted else []
+        done += [f"sent {' | '.join(sent)}"] if sent else []
+        return "; ".join(done) or "what was held is gone (the page moved on)"
 
     async def signature(self) -> str:
         return str(await self._ask(None, "", js.SIGNATURE_JS, unsure=""))
@@ -253,7 +277,7 @@ class BrowserOperator:
             async def click() -> None:
                 await element.click(button=button, click_count=count, timeout=ACTION_TIMEOUT_MS)  # type: ignore[arg-type]
 
-            return await self._probe.with_effect(
+            return await self.probe.with_effect(
                 click, f"{verb} [{action.index}]", by_pixels=tag == "CANVAS" or count > 1
             )
         x, y = action.x or 0.0, action.y or 0.0
@@ -262,7 +286,7 @@ class BrowserOperator:
         async def click_point() -> None:
             await self.page.mouse.click(x, y, button=button, click_count=count)  # type: ignore[arg-type]
 
-        return await self._probe.with_effect(click_point, f"{verb} ({x:.0f}, {y:.0f})", by_pixels=True)
+        return await self.probe.with_effect(click_point, f"{verb} ({x:.0f}, {y:.0f})", by_pixels=True)
 
     async def _do_click(self, action: A.Click) -> str:
         return await self._press(action, "clicked")
@@ -274,7 +298,7 @@ class BrowserOperator:
         return await self._press(action, "right-clicked", button="right")
 
     async def _do_hover(self, action: A.Hover) -> str:
-        before = await self._probe.signature()
+        before = await self.probe.signature()
         if action.index is not None:
             element = await self.ready_for_pointer(action.index)
             await element.hover(timeout=ACTION_TIMEOUT_MS)
@@ -283,7 +307,7 @@ class BrowserOperator:
             await self.page.mouse.move(action.x, action.y)  # type: ignore[arg-type]
             where = f"({action.x:.0f}, {action.y:.0f})"
         # Hover effects made with CSS alone change no DOM; they show only in the screenshot.
-        changed = await self._probe.changed_since(before)
+        changed = await self.probe.changed_since(before)
         return f"hovering over {where}" + ("; the page changed" if changed else "; no DOM change")
 
     async def _centre(self, index: int) -> tuple[float, float]:
@@ -310,48 +334,15 @@ class BrowserOperator:
             await mouse.move(*end, steps=6)
             await mouse.up()
 
-        return await self._probe.with_effect(drag, what, by_pixels=action.index is None)
+        return await self.probe.with_effect(drag, what, by_pixels=action.index is None)
 
     async def _do_scroll(self, action: A.Scroll) -> str:
-        height = (self.page.viewport_size or {"height": 800})["height"]
-        amount = action.amount or int(height * 0.8)
-        dx, dy = {
-            A.Direction.UP: (0, -amount), A.Direction.DOWN: (0, amount),
-            A.Direction.LEFT: (-amount, 0), A.Direction.RIGHT: (amount, 0),
-        }[action.direction]
-        if action.index is not None:
-            element = await self.element(action.index)
-            moved = await element.evaluate(f"(el, d) => ({js.SCROLL_JS})([el, d[0], d[1]])", [dx, dy])
-            where = f"[{action.index}]"
-        elif action.x is not None and action.y is not None:
-            # The wheel scrolls whatever is under the pointer, as it does for a person.
-            before = await self._probe.signature()
-            await self.page.mouse.move(action.x, action.y)
-            await self.page.mouse.wheel(dx, dy)
-            moved = await self._probe.changed_since(before)
-            where = f"at ({action.x:.0f}, {action.y:.0f})"
-        else:
-            moved = await self.page.evaluate(js.SCROLL_JS, [None, dx, dy])
-            where = "the page"
-        if not moved:
-            raise ActionFailed(
-                Outcome.NO_EFFECT, f"cannot scroll {where} {action.direction.value}: already at the edge"
-            )
-        return f"scrolled {where} {action.direction.value} by {amount}px"
+        return await scrolling.scroll(self, action)
 
     # -- keyboard --------------------------------------------------------------------------
 
     async def _do_type(self, action: A.Type) -> str:
-        if action.index is None:
-            where = await typing.into_focus(self.page, action)
-        else:
-            where = await typing.into_element(await self.element(action.index), action)
-        done = f"typed {len(action.text)} characters into {where}"
-        if action.submit:
-            await self.page.keyboard.press("Enter")
-            await self.after_input()
-            done += " and pressed Enter"
-        return done
+        return await typing.type_text(self, action)
 
     async def after_input(self) -> None:
         """After a key or a choice: a navigation it starts a moment later is waited for."""
@@ -365,9 +356,9 @@ class BrowserOperator:
         return await self._press_keys("+".join(action.keys))
 
     async def _press_keys(self, combo: str) -> str:
-        before = await self._probe.signature()
+        before = await self.probe.signature()
         await self.page.keyboard.press(combo)
-        changed = await self._probe.changed_since(before)
+        changed = await self.probe.changed_since(before)
         return f"pressed {combo}" + ("" if changed else "; no change seen on the page")
 
     # -- pages and tabs --------------------------------------------------------------------

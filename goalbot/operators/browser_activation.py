@@ -192,22 +192,22 @@ async def landing(page: Page, action: Action, element_of: ElementOf) -> Landing:
 
 
 async def held(page: Page) -> list[str]:
-    """What the page's gate holds back in any frame: the words of each held form."""
+    """What the page's gate holds back in any frame: one "submit 'words'" per held form."""
     found: list[str] = []
     for frame in page.frames:
         try:
-            found += [str(text) for text in await frame.evaluate(HELD_JS)]
+            found += [f"submit {str(text)!r}" for text in await frame.evaluate(HELD_JS)]
         except PlaywrightError:
             continue
     return found
 
 
-async def release(page: Page, token: str) -> str:
-    """Lets the held forms through, in every frame; says what was submitted."""
+async def release(page: Page, token: str) -> list[str]:
+    """Lets the held forms through, in every frame; the words of each form submitted."""
     released: list[str] = []
     for frame in page.frames:
         try:
             released += [str(text) for text in await frame.evaluate(RELEASE_JS, token)]
         except PlaywrightError:
             continue
-    return f"submitted {' | '.join(released)!r}" if released else "the held form was gone"
+    return released

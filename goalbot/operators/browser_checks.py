@@ -63,18 +63,25 @@ FOCUSED_SECRET_JS = """() => {
   return (""" + _SECRET + """)(el);
 }"""
 
-SCROLL_JS = """([el, dx, dy]) => {
-  const scrollable = (e) => {
-    const st = getComputedStyle(e);
-    return (/(auto|scroll)/.test(st.overflowY) && e.scrollHeight > e.clientHeight + 1)
-      || (/(auto|scroll)/.test(st.overflowX) && e.scrollWidth > e.clientWidth + 1);
+# Resolves once the page has not changed for `quiet` ms and the images in view have arrived, or
+# after `most` ms whatever happens: a page that draws after its load event (a start screen, icons
+# sized when their pictures come) is looked at when it is done; one that never stops (a clock, a
+# carousel) after the bound.
+SETTLED_JS = """async ([quiet, most]) => {
+  const watch = window.__goalbotWatch;
+  const start = performance.now();
+  const inView = (i) => {
+    const r = i.getBoundingClientRect();
+    return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
   };
-  let t = el;
-  while (t && t !== document.body && !scrollable(t)) t = t.parentElement || t.getRootNode().host;
-  if (!t || t === document.body) t = document.scrollingElement || document.documentElement;
-  const before = [t.scrollLeft, t.scrollTop];
-  t.scrollBy({ left: dx, top: dy, behavior: "instant" });
-  return before[0] !== t.scrollLeft || before[1] !== t.scrollTop;
+  // The load event counts as a change: pages start drawing in its handlers and timers.
+  const loaded = () => (performance.getEntriesByType("navigation")[0] || {}).loadEventEnd || 0;
+  while (performance.now() - start < most) {
+    const calm = performance.now() - Math.max(watch ? watch.lastChange : 0, loaded()) >= quiet;
+    if (calm && Array.from(document.images).every((i) => i.complete || !inView(i))) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return false;
 }"""
 
 CHANGES_JS = "() => window.__goalbotWatch ? window.__goalbotWatch.changes : -1"

@@ -18,7 +18,9 @@ from playwright.async_api import Frame, Page
 from goalbot.operators.base import Element, FrameMark, Hidden, Item, Text
 from goalbot.operators.browser_launch import WATCH_JS
 
-OBSERVE_JS = files("goalbot.operators").joinpath("observe.js").read_text(encoding="utf-8")
+_SCRIPTS = files("goalbot.operators")
+OBSERVE_JS = _SCRIPTS.joinpath("observe.js").read_text(encoding="utf-8").replace(
+    "// @names", _SCRIPTS.joinpath("names.js").read_text(encoding="utf-8"))
 SLOT_JS = "el => (window.__goalbot && window.__goalbot.frames.indexOf(el)) ?? -1"
 CAPTCHA_HOSTS = ("recaptcha", "hcaptcha", "challenges.cloudflare.com", "arkoselabs", "funcaptcha")
 MAX_FRAME_DEPTH = 5

@@ -1,6 +1,9 @@
-"""Typing into a field, and checking that the field holds what was typed."""
+"""Typing into a field, checking that the field holds what was typed, and waiting for the
+suggestions a field offers when it says it has them."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from playwright.async_api import ElementHandle, Page
 
@@ -9,6 +12,37 @@ from goalbot.actions import Outcome
 from goalbot.operators import browser_checks as js
 from goalbot.operators.base import ActionFailed
 from goalbot.operators.browser_pages import ACTION_TIMEOUT_MS
+
+if TYPE_CHECKING:
+    from goalbot.operators.browser import BrowserOperator
+
+# A field that offers suggestions of its own: a combobox, a list, a page's own autocomplete (pages
+# that draw their own switch the browser's off), or one that says it controls a popup.
+SUGGESTS_JS = """(e) => !!e && e.nodeType === 1 && (
+  ["combobox", "searchbox"].includes(e.getAttribute("role")) || e.type === "search"
+  || (e.getAttribute("aria-autocomplete") || "none") !== "none" || e.hasAttribute("list")
+  || e.hasAttribute("aria-controls") || e.hasAttribute("aria-owns") || e.hasAttribute("aria-haspopup")
+  || (e.getAttribute("autocomplete") || "").toLowerCase() === "off")"""
+
+
+async def type_text(op: BrowserOperator, action: A.Type) -> str:
+    if action.index is None:
+        where = await into_focus(op.page, action)
+        suggests = await op.page.evaluate(f"() => ({SUGGESTS_JS})(document.activeElement)")
+    else:
+        element = await op.element(action.index)
+        where = await into_element(element, action)
+        suggests = await element.evaluate(SUGGESTS_JS)
+    done = f"typed {len(action.text)} characters into {where}"
+    if action.submit:
+        await op.page.keyboard.press("Enter")
+        await op.after_input()
+        return done + " and pressed Enter"
+    # Suggestions often come a moment later (a pause in typing, then a request): the next look
+    # must see them, so the page's answer to the typing is waited for, within the effect patience.
+    if suggests and await op.probe.changed_since(await op.probe.signature()):
+        done += "; the page changed after typing"
+    return done
 
 
 async def into_focus(page: Page, action: A.Type) -> str:

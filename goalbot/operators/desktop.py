@@ -38,6 +38,7 @@ def _key(name: str) -> str:
 
 class DesktopOperator:
     name = "desktop"
+    holds_writes = False
 
     def __init__(self, monitor: int = 1, grid: bool = False) -> None:
         self.monitor_number = monitor
@@ -111,6 +112,9 @@ class DesktopOperator:
         if isinstance(action, A.Type) or A.submits(action):
             return Landing(words=await self._field_words())
         return Landing()
+
+    def hold_writes(self) -> None:
+        raise NotImplementedError("the desktop cannot hold back what an application sends")
 
     async def release_held(self) -> str:
         return "nothing is held on the desktop"

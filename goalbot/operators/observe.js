@@ -9,23 +9,11 @@
     checkbox: "checkbox", radio: "radio", range: "slider", button: "button", submit: "button",
     reset: "button", image: "button", search: "searchbox", number: "spinbutton", file: "button",
   };
-  // Words in an icon's class or id that say nothing about what it does.
-  const NOT_ICON_WORDS = new Set(["icon", "icons", "btn", "button", "fa", "fas", "far", "fab", "fal",
-    "svg", "glyph", "glyphicon", "material", "symbols", "outlined", "rounded", "sharp", "filled",
-    "bi", "ion", "ui", "img", "image", "sm", "md", "lg", "xl", "xs", "js", "wrapper", "container",
-    "inner", "outer", "item", "action", "actions", "control", "controls", "toolbar", "small", "large",
-    "primary", "secondary", "default", "active", "hover", "left", "right", "top", "bottom", "pull",
-    "ml", "mr", "mt", "mb", "px", "py", "flex", "inline", "block", "hidden", "visible", "text",
-    "link", "clickable", "pointer", "col", "row", "the", "and", "for", "with", "css", "jsx", "svelte",
-    "mat", "mdc", "mui", "chakra", "ant", "tw", "has", "is", "no", "not", "new", "old"]);
   const TYPES_WORTH_SAYING = new Set(["password", "date", "time", "datetime-local", "file",
     "email", "number", "month", "week", "color", "tel", "url"]);
   const INTERACTIVE_ROLES = new Set(["button", "link", "checkbox", "radio", "switch", "tab",
     "menuitem", "menuitemcheckbox", "menuitemradio", "option", "combobox", "listbox", "textbox",
     "searchbox", "slider", "spinbutton", "treeitem", "dialog", "alertdialog", "gridcell"]);
-  const NAMED_BY_CONTENT = new Set(["button", "link", "checkbox", "radio", "switch", "tab",
-    "menuitem", "menuitemcheckbox", "menuitemradio", "option", "treeitem", "clickable", "gridcell",
-    "draggable"]);
   const CONTAINERS = new Set(["dialog", "alertdialog", "scrollable"]);
   const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK",
     "TITLE", "OPTION", "OPTGROUP", "DATALIST", "BR", "HR", "IMG", "CANVAS", "VIDEO", "AUDIO"]);
@@ -113,110 +101,7 @@
     return tabbable || listening || pointer ? role || "clickable" : null;
   };
 
-  const byIds = (el, ids) => {
-    const root = el.getRootNode();
-    return ids.split(/\s+/).map((id) => (root.getElementById ? root : document).getElementById(id))
-      .filter(Boolean).map((n) => shownText(n)).join(" ");
-  };
-  const labelText = (el) => {
-    const by = el.getAttribute("aria-labelledby");
-    if (by && clean(byIds(el, by))) return byIds(el, by);
-    if (el.labels && el.labels.length) {
-      // A label that wraps its control would otherwise be named after the control's own options.
-      const own = (label) => Array.from(label.childNodes)
-        .filter((n) => n.nodeType === 3 || (n.nodeType === 1 && !n.contains(el) && !n.matches("select, textarea")))
-        .map((n) => (n.nodeType === 3 ? n.textContent : shownText(n))).join(" ");
-      return Array.from(el.labels).map(own).join(" ");
-    }
-    return "";
-  };
-  const LABEL_LENGTH = 50; // longer text beside a field is content, not its label
-  const besideText = (el) => {
-    let node = el.previousSibling;
-    for (let hops = 0; node && hops < 4; hops += 1, node = node.previousSibling) {
-      if (node.nodeType === 1 && node.matches("input, select, textarea, button")) break;
-      const text = clean(node.textContent, 200);
-      if (text) return text.length <= LABEL_LENGTH ? text : "";
-    }
-    const cell = el.closest("td, th");
-    if (!cell) return "";
-    const row = cell.parentElement;
-    const first = row && row.cells[0] !== cell ? clean(row.cells[0].innerText, 40) : "";
-    const table = cell.closest("table");
-    const head = table && table.tHead && table.tHead.rows[0];
-    const column = head && head.cells[cell.cellIndex] ? clean(head.cells[cell.cellIndex].innerText, 30) : "";
-    return [first, column].filter(Boolean).join(" · ");
-  };
-  // What an icon-only control says: an SVG <title>, a described-by tooltip, a child's label.
-  const tooltipOf = (el) => {
-    const svgTitle = el.querySelector && el.querySelector("svg title, title");
-    if (svgTitle && clean(svgTitle.textContent)) return svgTitle.textContent;
-    const by = el.getAttribute("aria-describedby");
-    if (by && clean(byIds(el, by))) return byIds(el, by);
-    const labelled = el.querySelector && el.querySelector("[aria-label], [title], [data-tooltip], [data-title]");
-    if (labelled) {
-      return labelled.getAttribute("aria-label") || labelled.getAttribute("title")
-        || labelled.getAttribute("data-tooltip") || labelled.getAttribute("data-title");
-    }
-    return el.getAttribute("data-tooltip") || el.getAttribute("data-title") || "";
-  };
-  // The words of an icon's class and id, and of the icon inside it (trash, star, reply, send…).
-  const iconName = (el) => {
-    const words = [];
-    const look = (node) => {
-      if (!node || !node.getAttribute) return;
-      const use = node.tagName && node.tagName.toLowerCase() === "use"
-        ? (node.getAttribute("href") || node.getAttribute("xlink:href") || "") : "";
-      const raw = `${node.getAttribute("class") || ""} ${node.id || ""} ${use}`;
-      for (const w of raw.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z]+/)) {
-        if (w.length >= 3 && !NOT_ICON_WORDS.has(w) && !words.includes(w)) words.push(w);
-      }
-    };
-    look(el);
-    if (el.querySelectorAll) for (const child of Array.from(el.querySelectorAll("*")).slice(0, 6)) look(child);
-    return words.length ? `${words.slice(0, 3).join(" ")} (icon)` : "";
-  };
-  // The short text right around an unnamed control: a pie slice's label, a tree row's words.
-  const rowText = (el) => {
-    let node = el;
-    for (let up = 0; up < 2 && node.parentElement; up += 1) {
-      node = node.parentElement;
-      const text = clean(shownText(node), 200);
-      if (text) return text.length <= LABEL_LENGTH ? text : "";
-    }
-    return "";
-  };
-  const nameOf = (el, role) => {
-    const aria = el.getAttribute("aria-label");
-    if (aria && clean(aria)) return clean(aria);
-    const label = labelText(el);
-    if (clean(label)) return clean(label);
-    if (el.tagName === "INPUT" && ["button", "submit", "reset"].includes(el.type)) return clean(el.value);
-    const alt = el.getAttribute("alt") || (el.querySelector && el.querySelector("img[alt]")?.alt);
-    if (NAMED_BY_CONTENT.has(role) || role === "dialog" || role === "alertdialog") {
-      const heading = (role === "dialog" || role === "alertdialog") && el.querySelector("h1,h2,h3,h4");
-      const text = clean(shownText(heading || el));
-      if (text) return text;
-    }
-    if (alt) return clean(alt);
-    const title = el.getAttribute("title") || tooltipOf(el);
-    if (title) return clean(title);
-    if (el.matches("input, select, textarea") || role === "textbox" || role === "combobox") {
-      const beside = besideText(el);
-      if (beside) return beside;
-      // A placeholder is often an example ("e.g. Jin"), so it names a field only when nothing else does.
-      const placeholder = el.getAttribute("placeholder");
-      if (placeholder && clean(placeholder)) return clean(placeholder);
-      return clean(el.getAttribute("name") || "", 40);
-    }
-    const row = rowText(el);
-    // A shape in a drawing is named by the label drawn beside it; an icon by what it shows, and
-    // by the row it sits in, so that a list's many trash icons differ.
-    if (el instanceof SVGElement) return row || iconName(el);
-    const icon = iconName(el);
-    if (icon) return row ? `${icon} · ${row}` : icon;
-    return row || clean(el.getAttribute("name") || "", 40);
-  };
+  // @names
 
   const describe = (el, role, box, isNew) => {
     const item = { kind: "element", role, name: nameOf(el, role), states: [], new: isNew,
@@ -296,10 +181,17 @@
     (/(auto|scroll)/.test(style.overflowY) && el.scrollHeight > el.clientHeight + 1)
     || (/(auto|scroll)/.test(style.overflowX) && el.scrollWidth > el.clientWidth + 1));
 
-  const textOf = (el) => {
-    let text = "";
-    for (const n of el.childNodes) if (n.nodeType === 3) text += n.textContent;
-    return clean(text, maxText);
+  // Inline formatting inside a sentence ("<b>Bob</b>: Lunch?", "Total: <b>$12</b> incl. tax") is
+  // read with the sentence, in order, as a person reads it; anything else splits the text there.
+  const PHRASING = new Set(["B", "STRONG", "I", "EM", "SPAN", "SMALL", "MARK", "CODE", "SUB", "SUP", "U",
+    "S", "ABBR", "TIME", "Q", "CITE", "KBD", "VAR", "DFN", "DATA", "BDI", "BDO", "INS", "DEL", "FONT"]);
+  const plainInline = (n, cursor) => {
+    if (!PHRASING.has(n.tagName) || n.hasAttribute("role") || n.hasAttribute("tabindex")
+      || n.hasAttribute("onclick") || (watch && watch.clickables.has(n)) || leaving.has(n)) return false;
+    const st = getComputedStyle(n);
+    if (!st.display.startsWith("inline") || st.visibility === "hidden" || st.cursor !== cursor) return false;
+    for (const child of n.children) if (!plainInline(child, cursor)) return false;
+    return true;
   };
 
   const visit = (el, ctx) => {
@@ -341,14 +233,17 @@
         captcha: el.matches(CAPTCHA) });
       if (el.matches(CAPTCHA)) challenge = "captcha";
       return;
-    } else if (shown && !ctx.inInteractive && intersects(rect, ctx.clip)) {
-      const text = textOf(el);
-      if (text && !(el.tagName === "LABEL" && el.control)) {
-        const level = /^H[1-6]$/.test(el.tagName) ? Number(el.tagName[1]) : 0;
-        const alert = ["alert", "status"].includes(el.getAttribute("role")) || el.hasAttribute("aria-live");
-        items.push({ kind: "text", text, heading: level, alert });
-      }
     }
+    const reads = !interactive && shown && !ctx.inInteractive && intersects(rect, ctx.clip)
+      && !(el.tagName === "LABEL" && el.control);
+    const level = /^H[1-6]$/.test(el.tagName) ? Number(el.tagName[1]) : 0;
+    const alert = ["alert", "status"].includes(el.getAttribute("role")) || el.hasAttribute("aria-live");
+    let run = "";
+    const said = () => {
+      const text = clean(run, maxText);
+      if (text) items.push({ kind: "text", text, heading: level, alert });
+      run = "";
+    };
     if (faded) return;
     let inner = { clip: ctx.clip, hidden: ctx.hidden, cursor: style.cursor,
       inInteractive: ctx.inInteractive || (Boolean(interactive) && !CONTAINERS.has(interactive)), inSelect: el.tagName === "SELECT" };
@@ -368,7 +263,16 @@
       inner = { ...inner, clip: narrow(ctx.clip, rect), hidden: listed ? hidden : ctx.hidden };
     }
     if (el.shadowRoot) for (const child of el.shadowRoot.children) visit(child, inner);
-    for (const child of el.children) visit(child, inner);
+    for (const node of el.childNodes) {
+      if (node.nodeType === 3) run += reads ? node.textContent : "";
+      else if (node.nodeType !== 1) continue;
+      else if (reads && plainInline(node, style.cursor)) run += node.textContent;
+      else {
+        said();
+        visit(node, inner);
+      }
+    }
+    said();
   };
 
   const root = document.body || document.documentElement;

@@ -1,10 +1,11 @@
 // Runs in every frame before the page's own scripts (and again from observe.js, for pages that
 // were already open when goalbot attached). It counts what a person would call "something
 // happened" so an action can be checked for an effect, and it remembers which elements got
-// click listeners, since no DOM API can tell afterwards.
+// click listeners, since no DOM API can tell afterwards; and when the page last changed, so an
+// observation can wait until the page has finished drawing.
 (() => {
   if (window.__goalbotWatch) return;
-  const watch = { changes: 0, clickables: new WeakSet() };
+  const watch = { changes: 0, lastChange: 0, clickables: new WeakSet() };
   Object.defineProperty(window, "__goalbotWatch", { value: watch, enumerable: false });
 
   const CLICKY = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "dblclick"]);
@@ -14,7 +15,7 @@
     return original.call(this, type, listener, options);
   };
 
-  const bump = () => { watch.changes += 1; };
+  const bump = () => { watch.changes += 1; watch.lastChange = performance.now(); };
   const editable = (t) => t instanceof Element
     && (t.matches("input, textarea, select") || t.isContentEditable);
   for (const type of ["input", "change", "scroll", "submit", "hashchange", "popstate"]) {

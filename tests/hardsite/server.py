@@ -1,13 +1,20 @@
 """Serves tests/hardsite/pages on two loopback ports, so iframes can be cross-origin for real.
 
-Every request is logged (port, method, path, body), so a test can prove what reached the site and
+Every request is logged (port, method, path, body), and so is every message a page sends on the
+WebSocket at `/ws` (method "WS"), so a test can prove what reached the site and
 what never did; `POST /api/…` stores its JSON body under that name, `GET /api/…` reads it back.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import struct
 import threading
+import time
+from functools import cache
+from io import BytesIO
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -28,6 +35,15 @@ def table_page(rows: int = 1000) -> str:
         "<p>Fill in the quantities.</p><table><thead><tr><th>Item</th><th>Qty</th><th>Note</th>"
         f"<th>Done</th></tr></thead><tbody>{body}</tbody></table>"
     )
+
+
+@cache
+def _picture() -> bytes:
+    from PIL import Image
+
+    out = BytesIO()
+    Image.new("RGB", (24, 24), "black").save(out, "PNG")
+    return out.getvalue()
 
 
 def _json_or_text(body: str) -> object:
@@ -100,6 +116,9 @@ class HardSite:
             def do_GET(self) -> None:
                 path = urlsplit(self.path).path
                 port = self.server.server_address[1]
+                if path == "/ws" and self.headers.get("Upgrade", "").lower() == "websocket":
+                    self._listen(port, path)
+                    return
                 with site.lock:
                     site.requests.append((port, "GET", path, ""))
                 if path.startswith("/api/"):
@@ -110,6 +129,9 @@ class HardSite:
                 other = site.other if port == site._servers[0].server_address[1] else site.url
                 if path == "/bounce":
                     self._bounce(302)
+                elif path == "/slow.png":  # a picture that arrives `ms` milliseconds late
+                    time.sleep(int(parse_qs(urlsplit(self.path).query).get("ms", ["500"])[0]) / 1000)
+                    self._send(_picture(), "image/png")
                 elif path == "/table.html":
                     self._send(table_page().encode(), "text/html")
                 elif path == "/files/report.csv":
@@ -121,6 +143,28 @@ class HardSite:
                 else:
                     self._send(b"not here", "text/plain", status=404)
 
+            def _listen(self, port: int, path: str) -> None:
+                """A WebSocket (RFC 6455) that logs every text message the page sends as ("WS", body)."""
+                key = self.headers["Sec-WebSocket-Key"] + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+                self.send_response(101)
+                self.send_header("Upgrade", "websocket")
+                self.send_header("Connection", "Upgrade")
+                self.send_header("Sec-WebSocket-Accept", base64.b64encode(hashlib.sha1(key.encode()).digest()).decode())
+                self.end_headers()
+                self.wfile.flush()
+                while (head := self.rfile.read(2)) and len(head) == 2:
+                    opcode, size = head[0] & 0x0F, head[1] & 0x7F
+                    if size >= 126:
+                        size = struct.unpack(">H" if size == 126 else ">Q", self.rfile.read(2 if size == 126 else 8))[0]
+                    mask = self.rfile.read(4) if head[1] & 0x80 else b"\0\0\0\0"
+                    data = bytes(b ^ mask[i % 4] for i, b in enumerate(self.rfile.read(size)))
+                    if opcode == 8:
+                        return
+                    if opcode == 1:
+                        with site.lock:
+                            site.requests.append((port, "WS", path, data.decode()))
+                self.close_connection = True
+
             def _send(self, body: bytes, mime: str, headers: dict[str, str] | None = None,
                       status: int = 200) -> None:
                 self.send_response(status)
@@ -129,7 +173,10 @@ class HardSite:
                 for key, value in (headers or {}).items():
                     self.send_header(key, value)
                 self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the browser closed before the answer came
 
         return Handler
 

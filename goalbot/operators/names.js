@@ -1,0 +1,129 @@
+// How an element is named, from every evidence a person or a screen reader would use: its
+// label, the words on it, its tooltip, an icon's class words, the text beside it or in its row.
+// Included into observe.js (at `// @names`), where `clean` and `shownText` are defined.
+// Words in an icon's class or id that say nothing about what it does.
+const NOT_ICON_WORDS = new Set(["icon", "icons", "btn", "button", "fa", "fas", "far", "fab", "fal",
+  "svg", "glyph", "glyphicon", "material", "symbols", "outlined", "rounded", "sharp", "filled",
+  "bi", "ion", "ui", "img", "image", "sm", "md", "lg", "xl", "xs", "js", "wrapper", "container",
+  "inner", "outer", "item", "action", "actions", "control", "controls", "toolbar", "small", "large",
+  "primary", "secondary", "default", "active", "hover", "left", "right", "top", "bottom", "pull",
+  "ml", "mr", "mt", "mb", "px", "py", "flex", "inline", "block", "hidden", "visible", "text",
+  "link", "clickable", "pointer", "col", "row", "the", "and", "for", "with", "css", "jsx", "svelte",
+  "mat", "mdc", "mui", "chakra", "ant", "tw", "has", "is", "no", "not", "new", "old"]);
+const NAMED_BY_CONTENT = new Set(["button", "link", "checkbox", "radio", "switch", "tab",
+  "menuitem", "menuitemcheckbox", "menuitemradio", "option", "treeitem", "clickable", "gridcell",
+  "draggable"]);
+const byIds = (el, ids) => {
+  const root = el.getRootNode();
+  return ids.split(/\s+/).map((id) => (root.getElementById ? root : document).getElementById(id))
+    .filter(Boolean).map((n) => shownText(n)).join(" ");
+};
+const labelText = (el) => {
+  const by = el.getAttribute("aria-labelledby");
+  if (by && clean(byIds(el, by))) return byIds(el, by);
+  if (el.labels && el.labels.length) {
+    // A label that wraps its control would otherwise be named after the control's own options.
+    const own = (label) => Array.from(label.childNodes)
+      .filter((n) => n.nodeType === 3 || (n.nodeType === 1 && !n.contains(el) && !n.matches("select, textarea")))
+      .map((n) => (n.nodeType === 3 ? n.textContent : shownText(n))).join(" ");
+    return Array.from(el.labels).map(own).join(" ");
+  }
+  return "";
+};
+const LABEL_LENGTH = 50; // longer text beside a field is content, not its label
+const besideText = (el) => {
+  let node = el.previousSibling;
+  for (let hops = 0; node && hops < 4; hops += 1, node = node.previousSibling) {
+    if (node.nodeType === 1 && node.matches("input, select, textarea, button")) break;
+    const text = clean(node.textContent, 200);
+    if (text) return text.length <= LABEL_LENGTH ? text : "";
+  }
+  const cell = el.closest("td, th");
+  if (!cell) return "";
+  const row = cell.parentElement;
+  const first = row && row.cells[0] !== cell ? clean(row.cells[0].innerText, 40) : "";
+  const table = cell.closest("table");
+  const head = table && table.tHead && table.tHead.rows[0];
+  const column = head && head.cells[cell.cellIndex] ? clean(head.cells[cell.cellIndex].innerText, 30) : "";
+  return [first, column].filter(Boolean).join(" · ");
+};
+// What an icon-only control says: an SVG <title>, a described-by tooltip, a child's label.
+const tooltipOf = (el) => {
+  const svgTitle = el.querySelector && el.querySelector("svg title, title");
+  if (svgTitle && clean(svgTitle.textContent)) return svgTitle.textContent;
+  const by = el.getAttribute("aria-describedby");
+  if (by && clean(byIds(el, by))) return byIds(el, by);
+  const labelled = el.querySelector && el.querySelector("[aria-label], [title], [data-tooltip], [data-title]");
+  if (labelled) {
+    return labelled.getAttribute("aria-label") || labelled.getAttribute("title")
+      || labelled.getAttribute("data-tooltip") || labelled.getAttribute("data-title");
+  }
+  return el.getAttribute("data-tooltip") || el.getAttribute("data-title") || "";
+};
+const ICON_SIZE = 64; // px: a control this small and without words is drawn, an icon
+// The words of an icon's class and id, and of the icon inside it (trash, star, reply, send…).
+const iconName = (el) => {
+  const words = [];
+  const look = (node) => {
+    if (!node || !node.getAttribute) return;
+    const use = node.tagName && node.tagName.toLowerCase() === "use"
+      ? (node.getAttribute("href") || node.getAttribute("xlink:href") || "") : "";
+    const raw = `${node.getAttribute("class") || ""} ${node.id || ""} ${use}`;
+    for (const w of raw.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z]+/)) {
+      if (w.length >= 3 && !NOT_ICON_WORDS.has(w) && !words.includes(w)) words.push(w);
+    }
+  };
+  look(el);
+  if (el.querySelectorAll) for (const child of Array.from(el.querySelectorAll("*")).slice(0, 6)) look(child);
+  return words.length ? `${words.slice(0, 3).join(" ")} (icon)` : "";
+};
+// The short text right around an unnamed control: a pie slice's label, a tree row's words.
+const rowText = (el) => {
+  let node = el;
+  for (let up = 0; up < 2 && node.parentElement; up += 1) {
+    node = node.parentElement;
+    const text = clean(shownText(node), 200);
+    if (text) return text.length <= LABEL_LENGTH ? text : "";
+  }
+  return "";
+};
+const nameOf = (el, role, depth = 0) => {
+  const aria = el.getAttribute("aria-label");
+  if (aria && clean(aria)) return clean(aria);
+  const label = labelText(el);
+  if (clean(label)) return clean(label);
+  if (el.tagName === "INPUT" && ["button", "submit", "reset"].includes(el.type)) return clean(el.value);
+  const alt = el.getAttribute("alt") || (el.querySelector && el.querySelector("img[alt]")?.alt);
+  if (NAMED_BY_CONTENT.has(role) || role === "dialog" || role === "alertdialog") {
+    const heading = (role === "dialog" || role === "alertdialog") && el.querySelector("h1,h2,h3,h4");
+    const text = clean(shownText(heading || el));
+    if (text) return text;
+  }
+  if (alt) return clean(alt);
+  const title = el.getAttribute("title") || tooltipOf(el);
+  if (title) return clean(title);
+  if (el.matches("input, select, textarea") || role === "textbox" || role === "combobox") {
+    const beside = besideText(el);
+    if (beside) return beside;
+    // A placeholder is often an example ("e.g. Jin"), so it names a field only when nothing else does.
+    const placeholder = el.getAttribute("placeholder");
+    if (placeholder && clean(placeholder)) return clean(placeholder);
+    return clean(el.getAttribute("name") || "", 40);
+  }
+  // A popup list is named by the field that opens it ("Dish"), not by its own id.
+  const root = el.getRootNode();
+  const opener = el.id && (root.querySelector ? root : document).querySelector(
+    `[aria-controls~="${CSS.escape(el.id)}"], [aria-owns~="${CSS.escape(el.id)}"]`);
+  if (opener && depth < 2 && opener !== el && !opener.contains(el)) {
+    return nameOf(opener, opener.getAttribute("role"), depth + 1);
+  }
+  const row = rowText(el);
+  // A shape in a drawing is named by the label drawn beside it; an icon by what it shows, and
+  // by the row it sits in, so that a list's many trash icons differ. Only something icon-sized
+  // is an icon: a big box's class words say how it is styled, not what it does.
+  if (el instanceof SVGElement) return row || iconName(el);
+  const box = el.getBoundingClientRect();
+  const icon = box.width <= ICON_SIZE && box.height <= ICON_SIZE ? iconName(el) : "";
+  if (icon) return row ? `${icon} · ${row}` : icon;
+  return row || clean(el.getAttribute("name") || "", 40);
+};
