@@ -73,6 +73,10 @@ class ActionData(EventData):
     message: str = ""
     error: str | None = None
     files: list[dict[str, Any]] = Field(default_factory=list, description="Downloads it caused.")
+    target: dict[str, Any] | None = Field(None, description="What identified the element acted on: its role "
+                                                     "and name, and the evidence a recipe finds it by.")
+    resolved_by: str | None = Field(None, description="In a rerun: the rung of the ladder that found the "
+                                                      "element (cached, strict, refind, memory).")
 
 
 class ValidateData(EventData):

@@ -48,7 +48,17 @@ def _first(conn: sqlite3.Connection) -> None:
             conn.execute(f"alter table {table} add column {column} {declaration}")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_first]
+def _recipes(conn: sqlite3.Connection) -> None:
+    """Recipes (seed 002): each version kept whole as JSON, and the heals reruns found."""
+    conn.execute("""create table if not exists recipe_versions (
+        name text not null, version integer not null, created_at text not null, source_session text,
+        data text not null, primary key (name, version))""")
+    conn.execute("""create table if not exists recipe_heals (
+        name text not null, version integer not null, position integer not null, session_id text,
+        healed_at text not null, evidence text not null, primary key (name, version, position))""")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_first, _recipes]
 
 # What every reader relies on; a file without them is not a goalbot store.
 REQUIRED_COLUMNS: dict[str, set[str]] = {

@@ -24,6 +24,7 @@ class StepState(StrEnum):
 class PlanStep:
     text: str
     state: StepState = StepState.PENDING
+    found_by: dict[str, int] = field(default_factory=dict)  # a rerun: how its elements were found
 
 
 @dataclass
@@ -91,6 +92,10 @@ class DashboardState:
                 self._mark(p.description, StepState.OK)
             case T.STEP_FAIL:
                 self._mark(p.description, StepState.FAILED)
+            case T.ACT_OK if p.resolved_by:
+                running = next((s for s in reversed(self.plan[-UNSETTLED_WINDOW:]) if s.state is StepState.RUNNING), None)
+                if running is not None:
+                    running.found_by[p.resolved_by] = running.found_by.get(p.resolved_by, 0) + 1
             case T.VALIDATE_OK | T.VALIDATE_FAIL:
                 verdict = "valid" if p.is_valid else "NOT valid"
                 self.last_verdict = f"{verdict}: {p.reason}"

@@ -16,7 +16,7 @@ from goalbot.agents.guards import ActionGuards
 from goalbot.agents.context import bullet_list, geometry_of, recent, untrusted_page, with_picture
 from goalbot.agents.observing import observe, picture_of
 from goalbot.agents.person import Person
-from goalbot.agents.secrets import SecretError
+from goalbot.agents.secrets import REFERENCE, SecretError
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.answers import ActionsAnswer
 from goalbot.llm.coordinates import Convention
@@ -43,9 +43,21 @@ async def _shown(action: Action, operator: Operator) -> dict[str, object]:
     moved the focus.
     """
     shown = {"name": action.name, **action.model_dump(exclude_defaults=True)}
-    if isinstance(action, A.Type) and await operator.is_secret_field(action.index):
+    # A reference (<secret:PW>) is no value: kept, it lets a recipe type the secret again.
+    only_references = isinstance(action, A.Type) and not REFERENCE.sub("", action.text) and action.text
+    if isinstance(action, A.Type) and not only_references and await operator.is_secret_field(action.index):
         shown["text"] = HIDDEN
     return shown
+
+
+async def target_of(action: Action, observation: Observation, operator: Operator) -> dict[str, object] | None:
+    """What identifies the element `action` acts on, read before it acts: a recipe made from this
+    session finds the element again by it."""
+    index = getattr(action, "index", None)
+    element = observation.elements.get(index) if index is not None else None
+    if element is None:
+        return None
+    return {"role": element.role, "name": element.name, "box": element.box, **await operator.evidence(index)}
 
 
 def _describe(shown: dict[str, object]) -> str:
@@ -172,7 +184,8 @@ class Navigator:
 
     async def _act(self, action: Action, step: int, observation: Observation) -> tuple[bool, str]:
         shown = await _shown(action, self.operator)
-        self.emitter.emit(EventType.ACT_START, Actor.NAVIGATOR, step, action=shown)
+        self.emitter.emit(EventType.ACT_START, Actor.NAVIGATOR, step, action=shown,
+                          target=await target_of(action, observation, self.operator))
         if isinstance(action, A.SaveData):
             self.saved_data[action.key] = action.value
             self.emitter.emit(EventType.ACT_OK, Actor.NAVIGATOR, step, action=shown,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from pydantic import BaseModel
 
 from goalbot.events import RunStatus as Status  # a session ends ok, failed or cancelled
@@ -25,3 +27,12 @@ class Finish(Exception):
 
 def finish(status: Status, reason: str) -> Finish:
     return Finish(SessionResult(status=status, reason=reason))
+
+
+class Run(Protocol):
+    """What the command line and the dashboard drive: a `Session`, or a recipe's rerun."""
+
+    @property
+    def session_id(self) -> str: ...
+
+    async def run(self) -> SessionResult: ...

@@ -46,6 +46,16 @@ class Person:
         self.emitter.emit(kind, Actor.USER, step, kind="no_progress", what=reason, by=consent.by)
         return consent.granted
 
+    async def checkpoint(self, what: str, step: int | None, screenshot: str | None) -> bool:
+        """GO / NOT GO with the screen: goalbot cannot go on surely by itself (a recipe's element
+        it cannot find). `--allow-risky` does not answer this; silence is NOT GO."""
+        self.emitter.emit(EventType.APPROVAL_REQUEST, Actor.SYSTEM, step, kind="checkpoint", what=what,
+                          screenshot=screenshot)
+        consent = await self.control.consent(self.approval_timeout_s)
+        kind = EventType.APPROVAL_GRANTED if consent.granted else EventType.APPROVAL_DENIED
+        self.emitter.emit(kind, Actor.USER, step, kind="checkpoint", what=what, by=consent.by)
+        return consent.granted
+
     async def pause_point(self, step: int | None) -> None:
         """Where a pause the person asked for takes effect."""
         if self.control.paused:

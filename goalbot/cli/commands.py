@@ -14,7 +14,7 @@ from typing import Callable
 
 from goalbot.cli.flags import (
     add_browser_flags, add_image_flag, add_model_flags, add_observe_parser, add_operator_flags,
-    add_person_flags, add_run_flags, add_secret_flags,
+    add_person_flags, add_recipe_flags, add_run_flags, add_secret_flags,
 )
 from goalbot.cli.settings import ConfigError, Settings, load_settings
 from goalbot.cli.terminal import fail, has_terminal
@@ -35,6 +35,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tail": ("goalbot.cli.store_commands", "cmd_tail"),
     "doctor": ("goalbot.cli.store_commands", "cmd_doctor"),
     "observe": ("goalbot.cli.observe", "cmd_observe"),
+    "recipe": ("goalbot.cli.recipe_commands", "cmd_recipe"),
+    "rerun": ("goalbot.cli.recipe_commands", "cmd_rerun"),
 }
 
 
@@ -58,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_browser_flags(run)
     add_operator_flags(run)
     add_run_flags(run)
+    add_recipe_flags(run, saving=True)
     add_image_flag(run)
 
     demo = sub.add_parser("demo", help="watch goalbot sign in and turn on dark mode on a bundled site")
@@ -102,7 +105,45 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("doctor", help="check the browser, the store and the model settings")
 
     add_observe_parser(sub)
+    add_recipe_parsers(sub)
     return parser
+
+
+def add_recipe_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    recipe = sub.add_parser("recipe", help="keep a session as a recipe, and manage recipes")
+    actions = recipe.add_subparsers(dest="recipe_command", metavar="ACTION", required=True)
+    save = actions.add_parser("save", help="keep a session that reached its goal as a recipe")
+    save.add_argument("session", metavar="SESSION")
+    save.add_argument("name", metavar="NAME")
+    add_recipe_flags(save, saving=False)
+    actions.add_parser("list", help="the recipes in the store")
+    for verb, text in (("show", "a recipe's steps in plain words"), ("delete", "delete every version of a recipe")):
+        command = actions.add_parser(verb, help=text)
+        command.add_argument("name", metavar="NAME")
+        if verb == "show":
+            command.add_argument("--version", type=int, metavar="N", help="default: the latest")
+            command.add_argument("--json", action="store_true", help="the recipe as JSON")
+
+    export = actions.add_parser("export", help="write a recipe as a folder of JSON files (seed 002's layout)")
+    export.add_argument("name", metavar="NAME")
+    export.add_argument("folder", metavar="DIR", type=Path)
+    export.add_argument("--version", type=int, metavar="N", help="default: the latest")
+    actions.add_parser("import", help="keep a recipe folder as the next version of its name").add_argument(
+        "folder", metavar="DIR", type=Path)
+    diff = actions.add_parser("diff", help="what changed between two versions of a recipe")
+    diff.add_argument("name", metavar="NAME")
+    diff.add_argument("old", metavar="OLD", type=int)
+    diff.add_argument("new", metavar="NEW", type=int)
+
+    rerun = sub.add_parser("rerun", help="run a recipe again, without a model")
+    rerun.add_argument("name", metavar="NAME")
+    rerun.add_argument("--version", type=int, metavar="N", help="default: the latest")
+    rerun.add_argument("--url", help="start here instead of the recorded page")
+    add_recipe_flags(rerun, saving=False)
+    add_model_flags(rerun)  # for a patch when evidence is not enough; an unchanged site needs none
+    add_browser_flags(rerun)
+    add_run_flags(rerun)
+    add_image_flag(rerun)
 
 
 def _not_utf8(args: argparse.Namespace) -> str | None:

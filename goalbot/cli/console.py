@@ -11,12 +11,13 @@ import threading
 from goalbot.text import eventfmt, plan_editing
 from goalbot.text.eventfmt import printable
 from goalbot.agents.control import SessionControl
-from goalbot.agents.session import Session, SessionResult
+from goalbot.agents.outcome import Run
+from goalbot.agents.session import SessionResult
 from goalbot.events import Bus, Event, EventType
 from goalbot.payloads import ApprovalData, QuestionData
 
 
-def run_printing(bus: Bus, session: Session, control: SessionControl) -> SessionResult:
+def run_printing(bus: Bus, session: Run, control: SessionControl) -> SessionResult:
     # Without a terminal the person answers through `goalbot attach` (--await-attach), if at all.
     ask_here = sys.stdin.isatty()
 

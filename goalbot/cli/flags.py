@@ -121,3 +121,11 @@ def add_observe_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
                          help=f"characters the observation may take (default {D.OBSERVATION_BUDGET})")
     add_browser_flags(observe)
     return observe
+
+
+def add_recipe_flags(p: argparse.ArgumentParser, saving: bool) -> None:
+    if saving:
+        p.add_argument("--save-recipe", metavar="NAME",
+                       help="when the goal is reached, keep the run as a recipe to rerun without a model")
+    p.add_argument("--var", action="append", metavar="NAME=VALUE",
+                   help="a recipe variable: saving turns VALUE into {{NAME}}; rerunning fills it in (repeatable)")

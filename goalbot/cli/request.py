@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 from pydantic import BaseModel, Field, SecretStr
 
-from goalbot.agents.secrets import parse_secret, read_secrets_file
+from goalbot.agents.secrets import SecretError, parse_secret, read_secrets_file
 from goalbot.cli.options import browser_options, headless_by_default
 from goalbot.operators.browser_launch import BrowserOptions
+
+VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class RunRequest(BaseModel):
@@ -19,6 +22,8 @@ class RunRequest(BaseModel):
     await_attach: bool = Field(False, description="Nobody here: goalbot attach approves and answers.")
     browser: BrowserOptions = Field(default_factory=lambda: BrowserOptions(headless=headless_by_default()))
     secrets: dict[str, SecretStr] = Field(default_factory=dict, description="--secret and --secrets-file.")
+    save_recipe: str | None = Field(None, description="--save-recipe: keep the run as this recipe if it succeeds.")
+    variables: dict[str, str] = Field(default_factory=dict, description="--var K=V: a recipe's variables.")
 
     @classmethod
     def from_flags(cls, args: argparse.Namespace, browser_path: str | None) -> RunRequest:
@@ -31,6 +36,8 @@ class RunRequest(BaseModel):
             await_attach=bool(getattr(args, "await_attach", False)),
             browser=browser_options(args, browser_path),
             secrets={name: SecretStr(value) for name, value in values.items()},
+            save_recipe=getattr(args, "save_recipe", None),
+            variables=dict(parse_variable(text) for text in getattr(args, "var", None) or []),
         )
 
     @classmethod
@@ -40,3 +47,11 @@ class RunRequest(BaseModel):
 
     def secret_values(self) -> dict[str, str]:
         return {name: value.get_secret_value() for name, value in self.secrets.items()}
+
+
+def parse_variable(text: str) -> tuple[str, str]:
+    """`--var K=V`; SecretError (a bad flag, said in one line) when it is not that."""
+    name, sep, value = text.partition("=")
+    if not sep or not VARIABLE_NAME.fullmatch(name.strip()) or not value:
+        raise SecretError(f"a variable is NAME=VALUE, with NAME made of letters, digits and _ (got {text!r})")
+    return name.strip(), value

@@ -19,9 +19,10 @@ from goalbot.cli.options import run_options
 from goalbot.cli.request import RunRequest
 from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail, has_terminal
-from goalbot.cli.wiring import WiringError, wire_run
+from goalbot.cli.wiring import Wiring, WiringError, wire_run
 from goalbot.events import EventType
 from goalbot.llm.dialects import DialectError
+from goalbot.recipes.runner import RecipeRun, Rerun
 from goalbot.text.eventfmt import printable
 from storage import queries
 from storage.db import StoreError, connect, mark_interrupted
@@ -114,6 +115,24 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     return code
 
 
+def _keep_recipe(request: RunRequest, db_path: Path, wiring: Wiring, status: Status) -> None:
+    """What a run leaves for later runs: the recipe it was asked to save, or a rerun's heals."""
+    from goalbot.cli.recipe_commands import remember_heals, save_from_session
+    from goalbot.recipes.build import RecipeError
+
+    if isinstance(wiring.session, RecipeRun):
+        remember_heals(db_path, wiring.session)
+        return
+    if request.save_recipe is None or status is not Status.OK:
+        return
+    try:
+        recipe = save_from_session(db_path, wiring.session_id, request.save_recipe, request.variables)
+    except RecipeError as exc:
+        print(f"goalbot: the recipe was not saved: {exc}", file=sys.stderr)
+        return
+    print(f"goalbot: saved recipe {recipe.name} v{recipe.version} (goalbot rerun {recipe.name})", file=sys.stderr)
+
+
 def _give_back(db_path: Path, session_id: str) -> None:
     try:
         db = connect(db_path)
@@ -127,18 +146,20 @@ def _give_back(db_path: Path, session_id: str) -> None:
 
 def run_goal(
     request: RunRequest, settings: Settings, db_path: Path, options: RunOptions,
-    resume: ResumePoint | None = None,
+    resume: ResumePoint | None = None, rerun: Rerun | None = None,
 ) -> int:
     use_tui = not request.no_tui
     if use_tui and not has_terminal():
         print("goalbot: no terminal for the dashboard; printing events instead", file=sys.stderr)
         use_tui = False
     await_attach = request.await_attach
-    if not use_tui and not request.auto_approve and not sys.stdin.isatty() and not await_attach:
+    # A rerun's plan is the recipe the person named: only its risky actions ask.
+    if not use_tui and not request.auto_approve and not sys.stdin.isatty() and not await_attach and rerun is None:
         return fail("nobody can approve the plan here: pass --yes, or --await-attach and approve it "
                     "with goalbot attach, or run in a terminal")
     try:
-        wiring = wire_run(request, settings, db_path, options, use_tui or sys.stdin.isatty() or await_attach, resume)
+        wiring = wire_run(request, settings, db_path, options, use_tui or sys.stdin.isatty() or await_attach,
+                          resume, rerun)
     except WiringError as exc:
         return fail(str(exc))
     if await_attach:
@@ -161,6 +182,7 @@ def run_goal(
           f"(goalbot report {wiring.session_id})", file=sys.stderr)
     if result.answer:
         print(printable(result.answer))
+    _keep_recipe(request, db_path, wiring, result.status)
     if result.could_not_start:
         return 2
     return 0 if result.status is Status.OK else 1

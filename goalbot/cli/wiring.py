@@ -12,7 +12,8 @@ from goalbot.agents.control import SessionControl
 from goalbot.agents.domains import Domains, SchemeError
 from goalbot.agents.progress import ResumePoint
 from goalbot.agents.risk import js_patterns
-from goalbot.agents.secrets import Secrets
+from goalbot.agents.secrets import SecretError, Secrets
+from goalbot.agents.outcome import Run
 from goalbot.agents.session import RunOptions, Session
 from goalbot.cli.attach_inbox import CommandInbox
 from goalbot.cli.options import model_setup
@@ -25,6 +26,7 @@ from goalbot.operators.base import Operator, OperatorError
 from goalbot.operators.browser import BrowserOperator
 from goalbot.operators.browser_locate import BrowserNotFound, find_browser
 from goalbot.operators.desktop_screen import check_display
+from goalbot.recipes.runner import RecipeRun, Rerun
 from storage.db import mark_interrupted
 from storage.recorder import Recorder
 
@@ -34,7 +36,7 @@ class Wiring:
     """One run, wired: its bus feeds the store, and its inbox takes what `goalbot attach` says."""
 
     bus: Bus
-    session: Session
+    session: Run
     control: SessionControl
     recorder: Recorder
     inbox: CommandInbox
@@ -56,8 +58,9 @@ class WiringError(Exception):
 
 def wire_run(
     request: RunRequest, settings: Settings, db_path: Path, options: RunOptions,
-    can_ask: bool, resume: ResumePoint | None = None,
+    can_ask: bool, resume: ResumePoint | None = None, rerun: Rerun | None = None,
 ) -> Wiring:
+    """The run, or with `rerun` the recipe's rerun (no model), wired the same way."""
     if settings.operator == "desktop":
         try:
             check_display()
@@ -83,8 +86,16 @@ def wire_run(
               file=sys.stderr)
     bus = Bus()
     recorder.attach(bus)
-    session = Session(options, _operator(request, settings, domains), model_setup(settings), bus, control,
-                      Secrets(request.secret_values()), domains, resume)
+    operator, secrets = _operator(request, settings, domains), Secrets(request.secret_values())
+    session: Run
+    if rerun is not None:
+        try:
+            session = RecipeRun(rerun, options, operator, bus, control, secrets, domains)
+        except SecretError as exc:
+            recorder.close()
+            raise WiringError(str(exc)) from exc
+    else:
+        session = Session(options, operator, model_setup(settings), bus, control, secrets, domains, resume)
     inbox = CommandInbox(db_path, session.session_id, control,
                          said=lambda text: print(f"goalbot: {text}", file=sys.stderr))
     inbox.start()

@@ -229,6 +229,16 @@ class Operator(Protocol):
         submits, the address a navigation loads. Empty when it activates nothing."""
         ...
 
+    async def evidence(self, index: int) -> dict[str, str]:
+        """What identifies element `[index]` beyond its index (test id, id, tag, CSS path, XPath,
+        label, placeholder, nearby text, frame), for finding it again on a later visit; {} when
+        nothing more than the observation can be told."""
+        ...
+
+    async def find(self, selector: str) -> int | None:
+        """The index of the one listed element a CSS `selector` matches now; None for none or several."""
+        ...
+
     def hold_writes(self) -> None:
         """From the next action until the one after it starts, whatever the page sends (any
         request that is not a read, any WebSocket message) waits for `release_held`."""

@@ -23,7 +23,9 @@ from goalbot import defaults as D
 from goalbot.actions import Action, ActionResult, Outcome
 from goalbot.operators import browser_activation as activation
 from goalbot.operators import browser_checks as js
+from goalbot.operators import browser_evidence as evidence
 from goalbot.operators import browser_pages as pages
+from goalbot.operators import browser_pointer as pointer
 from goalbot.operators import browser_scroll as scrolling
 from goalbot.operators import browser_typing as typing
 from goalbot.operators.browser_pages import ACTION_TIMEOUT_MS, NAVIGATION_TIMEOUT_MS
@@ -200,6 +202,20 @@ class BrowserOperator:
 
     # -- elements and effects (`element`, `ready_for_pointer`, `after_input` serve the helpers) --
 
+    @property
+    def targets(self) -> list[Target]:
+        """Where each element of the latest observation lives: `[n]` is `targets[n - 1]`."""
+        return self._targets
+
+    async def evidence(self, index: int) -> dict[str, str]:
+        try:
+            return await evidence.evidence_of(self, index)
+        except (ActionFailed, PlaywrightError):
+            return {}
+
+    async def find(self, selector: str) -> int | None:
+        return await evidence.listed_by_selector(self, selector)
+
     async def is_secret_field(self, index: int | None) -> bool:
         # unsure=True: hide the text rather than risk a password in the store
         return bool(await self._ask(index, js.SECRET_JS, js.FOCUSED_SECRET_JS, unsure=True))
@@ -310,31 +326,8 @@ class BrowserOperator:
         changed = await self.probe.changed_since(before)
         return f"hovering over {where}" + ("; the page changed" if changed else "; no DOM change")
 
-    async def _centre(self, index: int) -> tuple[float, float]:
-        element = await self.ready_for_pointer(index)
-        box = await element.bounding_box()
-        if box is None:
-            raise ActionFailed(Outcome.NOT_ACTIONABLE, f"element [{index}] is not visible")
-        return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-
     async def _do_drag(self, action: A.Drag) -> str:
-        if action.index is not None and action.to_index is not None:
-            start = await self._centre(action.index)
-            end = await self._centre(action.to_index)
-            what = f"dragged [{action.index}] onto [{action.to_index}]"
-        else:
-            start, end = (action.x or 0.0, action.y or 0.0), (action.to_x or 0.0, action.to_y or 0.0)
-            what = f"dragged from ({start[0]:.0f}, {start[1]:.0f}) to ({end[0]:.0f}, {end[1]:.0f})"
-        mouse = self.page.mouse
-
-        async def drag() -> None:
-            await mouse.move(*start)
-            await mouse.down()
-            await mouse.move((start[0] + end[0]) / 2, (start[1] + end[1]) / 2, steps=6)
-            await mouse.move(*end, steps=6)
-            await mouse.up()
-
-        return await self.probe.with_effect(drag, what, by_pixels=action.index is None)
+        return await pointer.drag(self, action)
 
     async def _do_scroll(self, action: A.Scroll) -> str:
         return await scrolling.scroll(self, action)

@@ -113,6 +113,12 @@ class DesktopOperator:
             return Landing(words=await self._field_words())
         return Landing()
 
+    async def evidence(self, index: int) -> dict[str, str]:
+        return {}
+
+    async def find(self, selector: str) -> int | None:
+        return None
+
     def hold_writes(self) -> None:
         raise NotImplementedError("the desktop cannot hold back what an application sends")
 

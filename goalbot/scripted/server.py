@@ -36,7 +36,8 @@ Misbehaviour on cue: an entry `{"fault": …}` takes the place of one answer.
 And for the whole script, `"server": {"tools": false, "tool_choice": false, "context_chars": 6000}`:
 refuse requests that offer tools, as a model without tool support does, or that set
 `tool_choice`, as some servers do, and refuse prompts longer than that many characters, as a model
-with a small context window does. None of these uses up an answer.
+with a small context window does. None of these uses up an answer. `"latency_s": 1.5` makes every
+answer take that long, as a real model's does.
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ class ServerRules(BaseModel):
     tools: bool = True
     tool_choice: bool = True
     context_chars: int | None = None
+    latency_s: float = 0.0
 
 
 def _latest_observation(request: dict[str, Any]) -> str:
@@ -282,6 +284,7 @@ class ScriptedModelServer(ThreadingHTTPServer):
                 "context_length_exceeded",
             )
         canned = self.script.next_answer(role)
+        time.sleep(rules.latency_s)  # a model's thinking time, for benchmarks
         if canned is not None and "fault" in canned:
             return fault_reply(canned)
         if canned is not None and ("body" in canned or "body_hex" in canned):

@@ -60,8 +60,8 @@ def summary(event: Event) -> str:
             return f"step {event.step}: {p.reason}"
         case T.ACT_START:
             return _action(p.action)
-        case T.ACT_OK:
-            return f"{_action(p.action)} → {p.message}"
+        case T.ACT_OK:  # a rerun says which rung of its ladder found the element
+            return f"{_action(p.action)} → {p.message}" + (f" [found: {p.resolved_by}]" if p.resolved_by else "")
         case T.ACT_FAIL:
             return f"{_action(p.action) if p.action else 'answer'} → {p.error}: {p.message}"
         case T.VALIDATE_OK | T.VALIDATE_FAIL:

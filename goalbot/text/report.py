@@ -40,6 +40,7 @@ def render(session: dict[str, Any], events: list[Event]) -> str:
     answer = end.payload.answer if end else ""
     if answer:
         lines += ["", "## Answer", "", str(answer)]
+    lines += _recipe(events)
     lines += ["", "## What was done", ""] + (_steps(events) or ["(no step was run)"])
     lines += ["", "## Retried or worked around", ""] + (_detours(events) or ["(nothing)"])
     lines += ["", "## Decisions by the person", ""] + (_decisions(events) or ["(none)"])
@@ -47,6 +48,27 @@ def render(session: dict[str, Any], events: list[Event]) -> str:
     if saved:
         lines += ["", "## Saved data", ""] + saved
     return "\n".join(lines) + "\n"
+
+
+def _recipe(events: list[Event]) -> list[str]:
+    """A rerun's recipe and version, how each element was found, and what was healed."""
+    options = events[0].payload.options if events and events[0].type is T.TASK_START else {}
+    if "recipe" not in options:
+        return []
+    rungs: dict[str, int] = {}
+    heals: list[str] = []
+    target: dict[str, Any] = {}
+    for e in events:
+        if e.type is T.ACT_START:
+            target = e.payload.target or {}
+        elif e.type is T.ACT_OK and e.payload.resolved_by:
+            rungs[e.payload.resolved_by] = rungs.get(e.payload.resolved_by, 0) + 1
+            if e.payload.resolved_by in ("refind", "memory", "person"):
+                heals.append(f"- step {e.step}: {e.payload.action.get('name')} found by {e.payload.resolved_by} as "
+                             f"{target.get('role', '')} \"{target.get('name', '')}\"")
+    found = ", ".join(f"{rung} {count}" for rung, count in rungs.items()) or "none"
+    return ["", "## Recipe", "", f"- Rerun of recipe {options['recipe']} v{options.get('recipe_version')}, "
+            "with no model", f"- Elements found by: {found}"] + heals
 
 
 def _steps(events: list[Event]) -> list[str]:

@@ -19,7 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from goalbot.agents.control import SessionControl
-from goalbot.agents.session import Session, SessionResult
+from goalbot.agents.outcome import Run
+from goalbot.agents.session import SessionResult
 from goalbot.events import Bus
 from goalbot.payloads import ApprovalData, QuestionData
 from tui.screens.consent import ConsentScreen
@@ -36,7 +37,7 @@ class LiveRun:
     """A session to run in this process, and what to do with its result."""
 
     bus: Bus
-    session: Session
+    session: Run
     control: SessionControl
     finished: Callable[[SessionResult | None], None] = field(default=lambda _result: None)
 

@@ -30,7 +30,10 @@ class PlanPanel(Static):
         for number, step in enumerate(state.plan[first:], first + 1):
             mark, style = MARKS[step.state]
             text.append(f"{mark} {number}. ", style=style)
-            text.append(step.text + "\n", style=style if step.state is StepState.REPLANNED else "")
+            text.append(step.text, style=style if step.state is StepState.REPLANNED else "")
+            if step.found_by:  # a rerun: which rungs of the ladder carried the step
+                text.append("  found: " + ", ".join(f"{rung} {n}" for rung, n in step.found_by.items()), style="dim")
+            text.append("\n")
         if state.awaiting_approval:
             text.append("\nApprove this plan? ", style="bold")
             for key, what in (("a", "approve"), ("e", "edit"), ("r", "reject")):

@@ -1,0 +1,180 @@
+"""`goalbot recipe …` (save, list, show, delete) and `goalbot rerun NAME`: a session that reached
+its goal kept as a recipe, and rerun without a model."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import sys
+from pathlib import Path
+
+import sqlite_utils
+
+from goalbot.agents.secrets import SecretError
+from goalbot.cli.options import run_options
+from goalbot.cli.request import RunRequest, parse_variable
+from goalbot.cli.settings import Settings
+from goalbot.cli.terminal import fail
+from goalbot.recipes import folder
+from goalbot.recipes.build import RecipeError, build
+from goalbot.recipes.model import Recipe
+from goalbot.recipes.runner import RecipeRun, Rerun
+from storage import queries, recipes
+from storage.db import connect
+
+
+def save_from_session(db_path: Path, session_id: str, name: str, variables: dict[str, str]) -> Recipe:
+    """Raises RecipeError with a line for the person."""
+    db = connect(db_path)
+    try:
+        if queries.session_row(db, session_id) is None:
+            raise RecipeError(f"no session {session_id} in {db_path} (see goalbot sessions)")
+        return recipes.save(db, build(name, queries.session_events(db, session_id), variables))
+    finally:
+        db.close()
+
+
+def remember_heals(db_path: Path, run: RecipeRun) -> None:
+    """What the rerun found by re-finding is healing memory: the next rerun takes a cheaper rung."""
+    if not run.heals:
+        return
+    db = connect(db_path)
+    try:
+        recipes.remember_heals(db, run.recipe, run.heals, run.session_id)
+    finally:
+        db.close()
+    print(f"goalbot: {len(run.heals)} healed elements remembered for recipe {run.recipe.name}", file=sys.stderr)
+
+
+def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    action = args.recipe_command
+    if action == "save":
+        try:
+            variables = dict(parse_variable(text) for text in args.var or [])
+            recipe = save_from_session(db_path, args.session, args.name, variables)
+        except (RecipeError, SecretError) as exc:
+            return fail(str(exc))
+        print(f"goalbot: saved recipe {recipe.name} v{recipe.version}: {len(recipe.steps)} steps, "
+              f"{len(recipe.actions)} actions (goalbot rerun {recipe.name})")
+        return 0
+    if action == "import":
+        return _import(db_path, args.folder)
+    db = connect(db_path, create=False)
+    try:
+        if action == "list":
+            return _list(db)
+        if action == "diff":
+            return _diff(db, args.name, args.old, args.new)
+        recipe = recipes.load(db, args.name, getattr(args, "version", None))
+        if recipe is None:
+            which = f" v{args.version}" if getattr(args, "version", None) else ""
+            return fail(f"no recipe {args.name}{which} in {db_path} (goalbot recipe list)")
+        if action == "delete":
+            count = recipes.delete(db, args.name)
+            print(f"goalbot: deleted recipe {args.name} ({count} versions)")
+            return 0
+        if action == "export":
+            try:
+                written = folder.export(recipe, args.folder, show(recipe))
+            except RecipeError as exc:
+                return fail(str(exc))
+            print(f"goalbot: wrote recipe {recipe.name} v{recipe.version} to {args.folder} "
+                  f"({', '.join(path.name for path in written)})")
+            return 0
+        print(json.dumps(recipe.model_dump(mode="json"), ensure_ascii=False, indent=2) if args.json
+              else show(recipe))
+        return 0
+    finally:
+        db.close()
+
+
+def _import(db_path: Path, source: Path) -> int:
+    try:
+        recipe = folder.load(source)
+    except RecipeError as exc:
+        return fail(str(exc))
+    db = connect(db_path)
+    try:
+        kept = recipes.save(db, recipe)
+    finally:
+        db.close()
+    print(f"goalbot: imported recipe {kept.name} as v{kept.version} (goalbot recipe show {kept.name})")
+    return 0
+
+
+def _diff(db: sqlite_utils.Database, name: str, old: int, new: int) -> int:
+    versions = [recipes.load(db, name, version) for version in (old, new)]
+    for version, recipe in zip((old, new), versions):
+        if recipe is None:
+            return fail(f"no recipe {name} v{version} (goalbot recipe show {name} lists the latest)")
+    before, after = (show(recipe).splitlines() for recipe in versions if recipe is not None)
+    lines = list(difflib.unified_diff(before[1:], after[1:], f"{name} v{old}", f"{name} v{new}", lineterm=""))
+    print("\n".join(lines) if lines else f"{name} v{old} and v{new} do the same")
+    return 0
+
+
+def _list(db: sqlite_utils.Database) -> int:
+    rows = recipes.listed(db)
+    if not rows:
+        print("no recipes yet: goalbot run GOAL --save-recipe NAME, or goalbot recipe save SESSION NAME")
+        return 0
+    for row in rows:
+        print(f"{row['name']:<24} v{row['version']:<4} {row['steps']:>3} steps {row['actions']:>4} actions  "
+              f"{row['goal'][:60]}")
+    return 0
+
+
+def show(recipe: Recipe) -> str:
+    """The recipe in plain words: each step, each action with its locators, expectations and page."""
+    lines = [f"recipe {recipe.name} v{recipe.version}: {recipe.goal}", f"starts at {recipe.start_url}"]
+    if recipe.variables:
+        lines.append("variables: " + ", ".join(f"{{{{{name}}}}}" for name in recipe.variables))
+    if recipe.secrets:
+        lines.append("secrets: " + ", ".join(recipe.secrets))
+    for number, step in enumerate(recipe.steps, 1):
+        lines.append(f"{number}. {step.description}")
+        for action in step.actions:
+            lines.append(f"   - {action.words()}")
+            target = action.target
+            if target is not None:
+                found_by = [f"{key}={value!r}" for key, value in (
+                    ("test id", target.test_id), ("id", target.id), ("label", target.label),
+                    ("placeholder", target.placeholder), ("css", target.css)) if value]
+                lines.append(f"     found by: {', '.join(found_by) or 'role and name only'}")
+            expect = [f"address has {action.expect.url_contains}"] if action.expect.url_contains else []
+            expect += [f"field holds {action.expect.value!r}"] if action.expect.value else []
+            lines.append(f"     on a page at {action.fingerprint.url_contains!r}"
+                         + (f"; expects: {'; '.join(expect)}" if expect else ""))
+    return "\n".join(lines)
+
+
+def cmd_rerun(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    from goalbot.cli.run_commands import run_goal
+
+    db = connect(db_path)
+    try:
+        recipe = recipes.load(db, args.name, args.version)
+        healed = recipes.heals_of(db, recipe) if recipe else {}
+    finally:
+        db.close()
+    if recipe is None:
+        which = f" v{args.version}" if args.version else ""
+        return fail(f"no recipe {args.name}{which} in {db_path} (goalbot recipe list)")
+    try:
+        request = RunRequest.from_flags(args, settings.browser_path)
+    except SecretError as exc:
+        return fail(str(exc))
+    unfilled = [name for name in recipe.variables if name not in request.variables]
+    if unfilled:
+        return fail(f"recipe {recipe.name} needs " + " ".join(f"--var {name}=…" for name in unfilled))
+    missing = [name for name in recipe.secrets if name not in request.secrets]
+    if missing:
+        return fail(f"recipe {recipe.name} types secrets: pass " + " ".join(f"--secret {m}=…" for m in missing))
+    rerun = Rerun(recipe=recipe, values=request.variables, healed=healed)
+    for name, value in request.variables.items():
+        recipe.start_url = recipe.start_url.replace(f"{{{{{name}}}}}", value)
+    options = run_options(settings, recipe.goal, args.url or recipe.start_url)
+    print(f"goalbot: rerunning recipe {recipe.name} v{recipe.version} ({len(recipe.actions)} actions, "
+          "no model)", file=sys.stderr)
+    return run_goal(request, settings, db_path, options, rerun=rerun)

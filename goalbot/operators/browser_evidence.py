@@ -1,0 +1,83 @@
+"""What identifies an element beyond its index: the evidence a recipe keeps to find it again on a
+later visit (its test id, id, tag, CSS path, XPath, label, placeholder and the text around it),
+and the search that finds an element again by one strict locator, a unique match only."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from playwright.async_api import Error as PlaywrightError
+
+if TYPE_CHECKING:
+    from goalbot.operators.browser import BrowserOperator
+
+TEST_ID_ATTRIBUTES = ("data-testid", "data-test-id", "data-test", "data-qa", "data-cy")
+
+EVIDENCE_JS = """(el) => {
+  const squash = (s, n) => (s || "").replace(/\\s+/g, " ").trim().slice(0, n);
+  // An id full of digits or hex was made by a framework for this visit, not by the site's authors.
+  const stable = (id) => id && !/\\d{3,}|[0-9a-f]{8,}|^:r/i.test(id) ? id : "";
+  const nth = (e) => {
+    let n = 1;
+    for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === e.tagName) n += 1;
+    return n;
+  };
+  const css = [];
+  const xpath = [];
+  let anchored = false;
+  for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+    const tag = e.tagName.toLowerCase();
+    xpath.unshift(`${tag}[${nth(e)}]`);
+    if (anchored) continue;
+    if (stable(e.id)) {
+      css.unshift(`#${CSS.escape(e.id)}`);
+      anchored = true;
+    } else if (tag === "html" || tag === "body") {
+      css.unshift(tag);
+      anchored = true;
+    } else {
+      css.unshift(`${tag}:nth-of-type(${nth(e)})`);
+    }
+  }
+  const testIds = __TEST_IDS__;
+  const testId = testIds.map((a) => el.getAttribute(a)).find(Boolean) || "";
+  const row = el.parentElement && el.parentElement.closest("li, tr, [role=row], label, fieldset, p, section, form");
+  return {
+    tag: el.tagName.toLowerCase(), id: stable(el.id), test_id: testId, css: css.join(" > "),
+    xpath: "/" + xpath.join("/"),
+    label: squash(el.labels && el.labels.length ? el.labels[0].innerText : "", 80),
+    placeholder: squash(el.getAttribute("placeholder"), 80),
+    nearby: squash(row ? row.innerText : "", 80),
+  };
+}""".replace("__TEST_IDS__", str(list(TEST_ID_ATTRIBUTES)))
+
+# The index of the one listed element that `selector` matches in this frame; 0 for none or several.
+LISTED_BY_SELECTOR_JS = """([selector]) => {
+  let found;
+  try { found = document.querySelectorAll(selector); } catch { return 0; }
+  if (found.length !== 1 || !window.__goalbot) return 0;
+  return window.__goalbot.elements.indexOf(found[0]) + 1;
+}"""
+
+
+async def evidence_of(op: BrowserOperator, index: int) -> dict[str, str]:
+    """The evidence of element `[index]` of the latest observation, and the address of its frame."""
+    element = await op.element(index)
+    found = await element.evaluate(EVIDENCE_JS)
+    frame = await element.owner_frame()
+    return {**{k: str(v) for k, v in found.items()}, "frame": frame.url if frame else ""}
+
+
+async def listed_by_selector(op: BrowserOperator, selector: str) -> int | None:
+    """The index, in the latest observation, of the one element `selector` matches on the page
+    (in any of its frames); None when it matches none, several, or one that is not listed."""
+    frames = list(dict.fromkeys(target.frame for target in op.targets))
+    hits: list[int | None] = []
+    for frame in frames:
+        try:
+            local = await frame.evaluate(LISTED_BY_SELECTOR_JS, [selector])
+        except PlaywrightError:
+            continue
+        if local:
+            hits.append(next((n for n, t in enumerate(op.targets, 1) if t.frame is frame and t.local == local), None))
+    return hits[0] if len(hits) == 1 else None

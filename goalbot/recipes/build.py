@@ -1,0 +1,92 @@
+"""A recipe made from a session that reached its goal: every action that worked, in order, under
+the step it served, with the evidence of its element, what it changed and the page it started on.
+`--var K=V` turns each V in typed text, chosen options and element names into {{K}}."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from goalbot.events import Event, EventType
+from goalbot.recipes.model import NAME, Evidence, Fingerprint, Recipe, RecipeAction, RecipeStep
+
+# Actions that change nothing a rerun could repeat, or need the model or a person to mean anything.
+NOT_REPLAYED = frozenset({"finished", "call_user", "save_data"})
+HIDDEN = "•••"
+SECRET = re.compile(r"<secret:([A-Za-z0-9_.-]+)>")
+
+
+class RecipeError(Exception):
+    """The recipe cannot be made, read or run; the message says why, for the person."""
+
+
+def _path(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path or "/"
+
+
+def _templated(text: str, variables: dict[str, str]) -> str:
+    # Longest values first, so "alice@example.com" wins over "alice".
+    for name, value in sorted(variables.items(), key=lambda item: -len(item[1])):
+        if value:
+            text = text.replace(value, f"{{{{{name}}}}}")
+    return text
+
+
+def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
+    """The recipe `name` from a finished session's events; RecipeError when it did not succeed."""
+    if not NAME.match(name):
+        raise RecipeError(f"bad recipe name {name!r}: use letters, digits, '.', '_' or '-' (64 at most)")
+    if not events or events[0].type is not EventType.TASK_START:
+        raise RecipeError("the session has no start: nothing to make a recipe of")
+    if events[-1].type is not EventType.TASK_OK:
+        raise RecipeError("only a session that reached its goal makes a recipe; this one ended "
+                          f"{events[-1].type.value}")
+    start = events[0].payload
+    steps: dict[int, RecipeStep] = {}
+    page, title = start.url or "", ""
+    pending: tuple[Event, RecipeAction] | None = None
+    for event in events:
+        if event.type is EventType.OBSERVATION:
+            page, title = event.payload.url, event.payload.title
+            if pending is not None:  # the first look after an action: what it changed
+                _expect_from(pending[1], page)
+                pending = None
+        elif event.type is EventType.STEP_START:
+            steps.setdefault(event.step or 0, RecipeStep(description=event.payload.description))
+        elif event.type is EventType.ACT_START and event.payload.action.get("name") not in NOT_REPLAYED:
+            pending = (event, _action(event, page, title, variables))
+        elif event.type is EventType.ACT_OK and pending is not None and pending[0].step == event.step:
+            steps.setdefault(event.step or 0, RecipeStep(description="")).actions.append(pending[1])
+            if pending[1].action.get("name") == "type":
+                pending[1].expect.value = str(pending[1].action.get("text", ""))
+        elif event.type is EventType.ACT_FAIL:
+            pending = None
+    kept = [step for step in steps.values() if step.actions]
+    if not kept:
+        raise RecipeError("the session did nothing a rerun could repeat")
+    recipe = Recipe(name=name, goal=start.goal, start_url=_templated(start.url or "", variables), steps=kept,
+                    variables=sorted(variables), source_session=events[0].session_id)
+    texts = " ".join(str(action.action.get("text", "")) for action in recipe.actions)
+    recipe.secrets = sorted(set(SECRET.findall(texts)))
+    return recipe
+
+
+def _action(event: Event, page: str, title: str, variables: dict[str, str]) -> RecipeAction:
+    shown = {k: v for k, v in event.payload.action.items() if k not in ("index", "to_index")}
+    for key in ("text", "option", "url"):
+        if isinstance(shown.get(key), str):
+            shown[key] = _templated(str(shown[key]), variables)
+    if shown.get("text") == HIDDEN:
+        # A password typed by the model in the clear was never stored: the rerun asks for it.
+        shown["text"] = "<secret:password>"
+    target = None
+    if event.payload.target:
+        target = Evidence.model_validate(event.payload.target)
+        target.name = _templated(target.name, variables)
+    return RecipeAction(action=shown, target=target, fingerprint=Fingerprint(url_contains=_path(page), title=title))
+
+
+def _expect_from(action: RecipeAction, url_after: str) -> None:
+    if _path(url_after) != action.fingerprint.url_contains:
+        action.expect.url_contains = _path(url_after)

@@ -1,0 +1,105 @@
+"""A recipe as a folder in seed 002's layout, one JSON file per kind, for people and other programs:
+
+    workflow.json      the steps, each action's op, args and expectations, keyed to its target
+    actions.json       each target's preferred (cached) locator and what it is, in words
+    selectors.json     each target's whole evidence: the strict locators and what a re-find scores
+    fingerprints.json  the page each action starts on
+    policies.json      choice policies (none are recorded yet)
+    README.md          the recipe in plain words
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from goalbot.recipes.build import RecipeError
+from goalbot.recipes.model import Evidence, Expect, Fingerprint, Recipe, RecipeAction, RecipeStep
+
+KINDS = ("workflow", "actions", "selectors", "fingerprints", "policies")
+
+
+def _key(step: int, action: int) -> str:
+    return f"s{step}a{action}"
+
+
+def export(recipe: Recipe, folder: Path, readme: str) -> list[Path]:
+    """Writes the recipe's files into `folder` (made if needed); RecipeError when it cannot."""
+    workflow: dict[str, Any] = {key: value for key, value in recipe.model_dump(mode="json").items() if key != "steps"}
+    workflow["steps"] = []
+    actions: dict[str, Any] = {}
+    selectors: dict[str, Any] = {}
+    fingerprints: dict[str, Any] = {}
+    for s, step in enumerate(recipe.steps, 1):
+        entries = []
+        for a, action in enumerate(step.actions, 1):
+            key = _key(s, a)
+            args = {k: v for k, v in action.action.items() if k != "name"}
+            expect = [{"kind": kind, "value": value}
+                      for kind, value in action.expect.model_dump(exclude_none=True).items()]
+            entries.append({"id": key, "op": action.action.get("name"), "targetKey": key if action.target else None,
+                            "args": args, "expect": expect})
+            fingerprints[key] = {"urlContains": action.fingerprint.url_contains, "title": action.fingerprint.title}
+            if action.target is not None:
+                actions[key] = {"description": action.words(), "method": action.action.get("name"),
+                                "preferred": {"selector": action.target.css}}
+                selectors[key] = action.target.model_dump(mode="json")
+        workflow["steps"].append({"id": f"s{s}", "description": step.description, "actions": entries})
+    files = {"workflow": workflow, "actions": actions, "selectors": selectors, "fingerprints": fingerprints,
+             "policies": {}}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        written = []
+        for kind, content in files.items():
+            path = folder / f"{kind}.json"
+            path.write_text(json.dumps(content, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+            written.append(path)
+        (folder / "README.md").write_text(readme + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise RecipeError(f"cannot write the recipe into {folder}: {exc.strerror or exc}") from exc
+    return [*written, folder / "README.md"]
+
+
+def _read(folder: Path, kind: str) -> Any:
+    path = folder / f"{kind}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise RecipeError(f"{folder} is not a recipe folder: it has no {kind}.json") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecipeError(f"cannot read {path}: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise RecipeError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from exc
+
+
+def load(folder: Path) -> Recipe:
+    """The recipe a folder holds; RecipeError, with one line for the person, when it holds none."""
+    if not folder.is_dir():
+        raise RecipeError(f"{folder} is not a folder")
+    workflow, selectors, fingerprints = (_read(folder, kind) for kind in ("workflow", "selectors", "fingerprints"))
+    try:
+        steps = []
+        for step in workflow["steps"]:
+            actions = []
+            for entry in step["actions"]:
+                expect = {item["kind"]: item["value"] for item in entry.get("expect", [])}
+                target = entry.get("targetKey")
+                actions.append(RecipeAction(
+                    action={"name": entry["op"], **entry.get("args", {})},
+                    target=Evidence.model_validate(selectors[target]) if target else None,
+                    expect=Expect.model_validate(expect),
+                    fingerprint=Fingerprint(url_contains=fingerprints.get(entry["id"], {}).get("urlContains", ""),
+                                            title=fingerprints.get(entry["id"], {}).get("title", "")),
+                ))
+            steps.append(RecipeStep(description=step["description"], actions=actions))
+        header = {key: value for key, value in workflow.items() if key != "steps"}
+        return Recipe.model_validate({**header, "steps": steps})
+    except (KeyError, TypeError) as exc:
+        raise RecipeError(f"{folder}/workflow.json does not hold a recipe: missing or wrong {exc}") from exc
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise RecipeError(f"{folder} does not hold a valid recipe: {where}: {first['msg']}") from exc

@@ -1,0 +1,115 @@
+"""Finding a recipe's element on the page as it is now, cheapest rung first, with no model.
+
+1. cached — the CSS path recorded, when it matches exactly one listed element of the same role;
+2. strict — one unique match of the test id, the id, role + name, the label or the placeholder;
+3. memory — the evidence an earlier rerun healed this action with, tried the same strict way;
+4. refind — every listed element scored against the evidence (role, name, place, kind); the best
+   is taken only when it is above `ACCEPT` and ahead of the next by `MARGIN`: a wrong click is
+   worse than a question.
+"""
+
+from __future__ import annotations
+
+from difflib import SequenceMatcher
+
+from pydantic import BaseModel
+
+from goalbot.operators.base import Element, Observation, Operator
+from goalbot.recipes.model import Evidence
+
+ACCEPT = 0.62
+MARGIN = 0.12
+# Roles a person would not tell apart: a button drawn as a link is still the same control.
+ALIKE = [{"button", "link", "clickable", "menuitem", "tab"}, {"textbox", "searchbox", "combobox"},
+         {"checkbox", "switch", "menuitemcheckbox"}]
+
+
+class Found(BaseModel):
+    index: int
+    rung: str
+    score: float = 1.0
+
+
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.lower().split()) == " ".join(b.lower().split())
+
+
+def _unique(elements: list[Element]) -> int | None:
+    return elements[0].index if len(elements) == 1 else None
+
+
+async def strictly(evidence: Evidence, observation: Observation, operator: Operator) -> int | None:
+    listed = list(observation.elements.values())
+    for selector in filter(None, [
+        f'[data-testid="{evidence.test_id}"]' if evidence.test_id else "",
+        f'[id="{evidence.id}"]' if evidence.id else "",
+    ]):
+        found = await operator.find(selector)
+        if found is not None and found in observation.elements and _role_fits(observation.elements[found], evidence):
+            return found
+    for wanted in (evidence.name, evidence.label, evidence.placeholder):
+        if not wanted:
+            continue
+        hit = _unique([e for e in listed if _role_fits(e, evidence) and
+                       (_same(e.name, wanted) or _same(e.placeholder or "", wanted))])
+        if hit is not None:
+            return hit
+    return None
+
+
+def _role_fits(element: Element, evidence: Evidence) -> bool:
+    if not evidence.role or element.role == evidence.role:
+        return True
+    return any(element.role in group and evidence.role in group for group in ALIKE)
+
+
+def similarity(a: str, b: str) -> float:
+    a, b = " ".join(a.lower().split()), " ".join(b.lower().split())
+    if not a or not b:
+        return 0.0
+    ratio = SequenceMatcher(None, a, b).ratio()
+    words_a, words_b = set(a.split()), set(b.split())
+    # "Save" inside "Save changes": the old words are all still there.
+    if words_a <= words_b or words_b <= words_a:
+        ratio = max(ratio, 0.8)
+    return ratio
+
+
+def score(element: Element, evidence: Evidence) -> float:
+    role = 1.0 if element.role == evidence.role else 0.7 if _role_fits(element, evidence) else 0.0
+    name = max(similarity(element.name, evidence.name), similarity(element.name, evidence.label),
+               similarity(element.placeholder or "", evidence.placeholder))
+    place = 0.0
+    if element.box and evidence.box:
+        dx = (element.box[0] + element.box[2] / 2) - (evidence.box[0] + evidence.box[2] / 2)
+        dy = (element.box[1] + element.box[3] / 2) - (evidence.box[1] + evidence.box[3] / 2)
+        place = max(0.0, 1.0 - (dx * dx + dy * dy) ** 0.5 / 600)
+    return 0.35 * role + 0.5 * name + 0.15 * place
+
+
+def refind(evidence: Evidence, observation: Observation) -> Found | None:
+    ranked = sorted(((score(e, evidence), e.index) for e in observation.elements.values()), reverse=True)
+    if not ranked or ranked[0][0] < ACCEPT:
+        return None
+    if len(ranked) > 1 and ranked[0][0] - ranked[1][0] < MARGIN:
+        return None
+    return Found(index=ranked[0][1], rung="refind", score=round(ranked[0][0], 3))
+
+
+async def locate(evidence: Evidence, observation: Observation, operator: Operator,
+                 healed: Evidence | None = None) -> Found | None:
+    """The element of `observation` that `evidence` names, by the cheapest rung that is sure."""
+    if evidence.css:
+        found = await operator.find(evidence.css)
+        element = observation.elements.get(found) if found is not None else None
+        if element is not None and _role_fits(element, evidence) \
+                and (similarity(element.name, evidence.name) >= ACCEPT or not evidence.name):
+            return Found(index=element.index, rung="cached")
+    index = await strictly(evidence, observation, operator)
+    if index is not None:
+        return Found(index=index, rung="strict")
+    if healed is not None:
+        index = await strictly(healed, observation, operator)
+        if index is not None:
+            return Found(index=index, rung="memory")
+    return refind(evidence, observation)

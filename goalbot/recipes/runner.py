@@ -1,0 +1,188 @@
+"""A rerun: a recipe's actions carried out one by one with no model, each element found by the
+ladder (`locate`), each action through the same guards as a run (GO / NOT GO, domains, secrets),
+each result checked against what it did the first time. The events are a run's events."""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, Field, ValidationError
+
+from goalbot import actions as A
+from goalbot.agents.control import SessionControl
+from goalbot.agents.domains import Domains
+from goalbot.agents.guards import ActionGuards, NotGo
+from goalbot.agents.navigator import target_of
+from goalbot.agents.observing import observe
+from goalbot.agents.outcome import Finish, SessionResult, Status, finish
+from goalbot.agents.person import Person
+from goalbot.agents.secrets import SecretError, Secrets
+from goalbot.agents.session import RunOptions
+from goalbot.events import Actor, Bus, Emitter, EventType, new_session_id
+from goalbot.operators.base import Observation, Operator, OperatorError
+from goalbot.recipes.locate import Found, locate
+from goalbot.recipes.model import VARIABLE, Evidence, Recipe, RecipeAction
+
+
+class Rerun(BaseModel):
+    recipe: Recipe
+    values: dict[str, str] = Field(default_factory=dict, description="--var: the recipe's {{variables}}.")
+    healed: dict[int, Evidence] = Field(default_factory=dict, description="Healing memory: the evidence "
+                                        "earlier reruns found each action's element by (position → evidence).")
+
+
+class RecipeRun:
+    """One rerun of a recipe, made like a `Session` and ending like one."""
+
+    def __init__(self, rerun: Rerun, options: RunOptions, operator: Operator, bus: Bus,
+                 control: SessionControl, secrets: Secrets | None = None, domains: Domains | None = None) -> None:
+        missing = [name for name in rerun.recipe.variables if name not in rerun.values]
+        if missing:
+            raise SecretError(f"the recipe needs --var {' --var '.join(f'{m}=…' for m in missing)}")
+        self.rerun, self.recipe, self.options = rerun, rerun.recipe, options
+        self.operator, self.control = operator, control
+        self.secrets = secrets or Secrets()
+        self.domains = domains or Domains(options.allow_domains, options.url, options.allow_schemes)
+        self.emitter = Emitter(bus, new_session_id(), scrub=self.secrets.scrub)
+        self.person = Person(self.emitter, control, self.secrets, options.approval_timeout_s, options.allow_risky)
+        self.guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
+        self.heals: dict[int, Evidence] = {}  # what this rerun found by re-finding: tomorrow's memory
+
+    @property
+    def session_id(self) -> str:
+        return self.emitter.session_id
+
+    async def run(self) -> SessionResult:
+        self.control.bind()
+        self._announce()
+        try:
+            await self._drive()
+            result = SessionResult(status=Status.OK, reason=f"every step of recipe {self.recipe.name} "
+                                                             f"v{self.recipe.version} ran as recorded")
+        except Finish as stop:
+            result = stop.result
+        except asyncio.CancelledError:
+            result = SessionResult(status=Status.CANCELLED, reason="stopped by the person")
+        except NotGo as exc:
+            result = SessionResult(status=Status.CANCELLED, reason=str(exc))
+        except OperatorError as exc:
+            result = SessionResult(status=Status.FAILED, reason=str(exc))
+        except Exception as exc:  # a bug must still end the session on record
+            result = SessionResult(status=Status.FAILED, reason=f"unexpected error: {type(exc).__name__}: {exc}",
+                                   detail=traceback.format_exc())
+        finally:
+            await asyncio.shield(self.operator.close())
+        result = SessionResult.model_validate(self.secrets.scrub(result.model_dump()))
+        kind = {Status.OK: EventType.TASK_OK, Status.FAILED: EventType.TASK_FAIL,
+                Status.CANCELLED: EventType.TASK_CANCEL}[result.status]
+        self.emitter.emit(kind, Actor.SYSTEM, None, reason=result.reason, answer=result.answer,
+                          **({"detail": result.detail} if result.detail else {}))
+        return result
+
+    def _announce(self) -> None:
+        o, recipe = self.options, self.recipe
+        self.emitter.emit(
+            EventType.TASK_START, Actor.SYSTEM, None, goal=o.goal, url=o.url, model="", base_url="",
+            operator=self.operator.name, max_steps=len(recipe.steps),
+            options={**o.model_dump(mode="json", exclude={"goal", "url"}),
+                     "recipe": recipe.name, "recipe_version": recipe.version},
+        )
+        steps = [step.description for step in recipe.steps]
+        self.emitter.emit(EventType.PLAN_PROPOSED, Actor.PLANNER, None, steps=steps, revision=1,
+                          reasoning=f"recipe {recipe.name} v{recipe.version}", asks_approval=False)
+        # The person chose these steps by naming the recipe.
+        self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps,
+                          by=f"goalbot rerun {recipe.name} (v{recipe.version})")
+
+    async def _drive(self) -> None:
+        try:
+            await self.operator.start(self.options.url)
+        except OperatorError as exc:
+            raise Finish(SessionResult(status=Status.FAILED, reason=str(exc), could_not_start=True)) from exc
+        observation = await observe(self.operator, self.emitter, None)
+        position = 0
+        for number, step in enumerate(self.recipe.steps, 1):
+            await self.person.pause_point(number)
+            self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number, description=step.description)
+            for recorded in step.actions:
+                position += 1
+                observation = await self._act(recorded, position, number, observation)
+            self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, number, index=number,
+                              description=step.description, reason="as recorded")
+            self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, number, achieved=number == len(self.recipe.steps),
+                              progress_percent=100 * number // len(self.recipe.steps), confidence=1.0,
+                              description=f"step {number} of {len(self.recipe.steps)} ran as recorded")
+
+    def _fail(self, step: int, error: str, message: str, shown: dict[str, object] | None = None) -> Finish:
+        self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown or {}, message=message, error=error)
+        self.emitter.emit(EventType.STEP_FAIL, Actor.VALIDATOR, step, index=step,
+                          description=self.recipe.steps[step - 1].description, reason=f"{error}: {message}")
+        return finish(Status.FAILED, f"step {step}: {error}: {message}")
+
+    async def _act(self, recorded: RecipeAction, position: int, step: int, observation: Observation) -> Observation:
+        await self.person.pause_point(step)
+        arguments = {key: self._filled(value) for key, value in recorded.action.items()}
+        page = urlsplit(observation.url).path or "/"
+        if recorded.fingerprint.url_contains and recorded.fingerprint.url_contains not in page:
+            raise self._fail(step, "ExpectationFailed", f"the page is {observation.url}, not the one the recipe "
+                             f"expects ({recorded.fingerprint.url_contains})", arguments)
+        found: Found | None = None
+        if recorded.target is not None:
+            found, observation = await self._find(recorded, position, step, observation, arguments)
+            arguments["index"] = found.index
+        try:
+            action = A.ACTION_ADAPTER.validate_python(arguments)
+        except ValidationError as exc:
+            raise self._fail(step, "BadRecipe", f"the recorded action cannot be run: {exc}", arguments) from exc
+        target = await target_of(action, observation, self.operator)
+        if found is not None and found.rung == "refind" and target:
+            self.heals[position] = Evidence.model_validate(target)
+        self.emitter.emit(EventType.ACT_START, Actor.NAVIGATOR, step, action=arguments, target=target)
+        before = await self.operator.signature()
+        refusal = await self.guards.admit(action, observation, before, step)
+        if refusal is not None:
+            raise self._fail(step, "Refused", refusal, arguments)
+        try:
+            if isinstance(action, A.Type):
+                action = action.model_copy(update={"text": self.secrets.reveal(action.text)})
+        except SecretError as exc:
+            raise self._fail(step, "BadRecipe", str(exc), arguments) from exc
+        result = await self.guards.held(await self.operator.execute(action), observation, step)
+        if not result.ok:
+            raise self._fail(step, result.outcome.value, result.message, arguments)
+        self.emitter.emit(EventType.ACT_OK, Actor.NAVIGATOR, step, action=arguments, message=result.message,
+                          resolved_by=found.rung if found else "direct")
+        self.guards.ran(action, observation, before, await self.operator.signature())
+        after = await observe(self.operator, self.emitter, step)
+        expected = recorded.expect.url_contains
+        if expected and expected not in (urlsplit(after.url).path or "/"):
+            raise self._fail(step, "ExpectationFailed", f"after it the page is {after.url}; the recipe "
+                             f"expects {expected}", arguments)
+        return after
+
+    async def _find(self, recorded: RecipeAction, position: int, step: int, observation: Observation,
+                    arguments: dict[str, object]) -> tuple[Found, Observation]:
+        """The element by the ladder; when no rung is sure, the person looks at the screen: GO once
+        they have put the page right (opened the menu, say) looks again; NOT GO or silence stops."""
+        assert recorded.target is not None
+        found = await locate(recorded.target, observation, self.operator, self.rerun.healed.get(position))
+        if found is not None:
+            return found, observation
+        what = (f"recipe step {step}: no element on the page is surely {recorded.words()}. Put the page "
+                "right and say GO to look again, or NOT GO to stop")
+        if not await self.person.checkpoint(what, step, self.emitter.latest.get("screenshot")):
+            self._fail(step, "TargetNotFound", f"no element on the page is surely {recorded.words()}", arguments)
+            raise finish(Status.CANCELLED, f"NOT GO at the checkpoint: step {step} could not surely find "
+                                           f"{recorded.words()}")
+        observation = await observe(self.operator, self.emitter, step)
+        found = await locate(recorded.target, observation, self.operator, self.rerun.healed.get(position))
+        if found is None:
+            raise self._fail(step, "TargetNotFound", f"no element on the page is surely {recorded.words()}", arguments)
+        return found.model_copy(update={"rung": "person"}), observation
+
+    def _filled(self, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        return VARIABLE.sub(lambda m: self.rerun.values.get(m.group(1), m.group(0)), value)

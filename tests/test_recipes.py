@@ -1,0 +1,201 @@
+"""Record once with a model, rerun with none: a session kept as a recipe reruns on the same site
+with zero model calls, and on a redesigned one (ids and classes renamed, wrappers, fields
+reordered, labels reworded, a button moved) it heals from evidence and remembers the heal."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kit import REPO, answer, call, finished, plan, rows, run_cli, run_goal, verdict
+from hardsite.server import HardSite
+from tmux_kit import exit_code, tmux, wait_for
+
+DEAD_ENDPOINT = "http://127.0.0.1:9/v1"  # nothing listens here: a rerun must not need a model
+
+
+def _record(hardsite: HardSite, model_server: Any, db_path: Path) -> Any:
+    model = model_server({
+        "planner": [plan("Sign in as alice", "Turn on dark mode and save")],
+        "navigator": [
+            answer(call("type", index={"$element": "User"}, text="alice")),
+            answer(call("type", index={"$element": "Password"}, text="<secret:PW>")),
+            answer(call("click", index={"$element": "Sign in"})),
+            finished(summary="signed in"),
+            answer(call("click", index={"$element": "Dark mode"})),
+            answer(call("click", index={"$element": "Save"})),
+            finished(summary="saved"),
+        ],
+        "validator": [verdict(True, "signed in"), verdict(True, "saved"), verdict(True, "done")],
+    })
+    result, _ = run_goal(db_path, model, hardsite.page("darkmode"), "sign in and turn on dark mode",
+                         "--save-recipe", "darkmode", "--secret", "PW=hunter2", "--var", "user=alice")
+    assert result.returncode == 0, result.stderr
+    assert "saved recipe darkmode v1" in result.stderr, result.stderr
+    return model
+
+
+def _rerun(db_path: Path, *flags: str) -> tuple[Any, list[dict[str, Any]]]:
+    result = run_cli("--db", str(db_path), "rerun", "darkmode", "--var", "user=bob", "--secret", "PW=s3cret",
+                     "--no-tui", "--yes", "--base-url", DEAD_ENDPOINT, *flags)
+    assert "Traceback" not in result.stderr, result.stderr
+    session = rows(db_path, "select id from sessions order by started_at desc limit 1")[0]["id"]
+    events = [dict(type=r["type"], **json.loads(r["data"] or "{}"))
+              for r in rows(db_path, "select type, data from events where session_id = ? order by seq", session)]
+    return result, events
+
+
+def _rungs(events: list[dict[str, Any]]) -> list[str]:
+    return [e["resolved_by"] for e in events if e["type"] == "ACT_OK"]
+
+
+def test_a_recorded_run_reruns_with_no_model(hardsite: HardSite, model_server, db_path: Path) -> None:
+    model = _record(hardsite, model_server, db_path)
+    shown = run_cli("--db", str(db_path), "recipe", "show", "darkmode")
+    assert shown.returncode == 0, shown.stderr
+    assert "variables: {{user}}" in shown.stdout and "secrets: PW" in shown.stdout, shown.stdout
+    assert 'click button "Sign in"' in shown.stdout and "found by: id='signin'" in shown.stdout, shown.stdout
+    calls = len(model.requests)
+    hardsite.reset()
+    result, events = _rerun(db_path)
+    assert result.returncode == 0, result.stderr
+    assert len(model.requests) == calls and not [e for e in events if e["type"] == "LLM_CALL"]
+    assert hardsite.reached("/api/signin", "POST") == ['{"user":"bob"}']
+    assert hardsite.reached("/api/settings", "POST") == ['{"user":"bob","dark":true}']
+    assert _rungs(events) == ["cached"] * 5, _rungs(events)
+    stored = rows(db_path, "select data from events")
+    assert not [r for r in stored if "s3cret" in (r["data"] or "") or "hunter2" in (r["data"] or "")]
+
+
+def test_a_redesigned_site_is_healed_from_evidence_and_remembered(hardsite: HardSite, model_server,
+                                                                   db_path: Path) -> None:
+    _record(hardsite, model_server, db_path)
+    redesigned = f"{hardsite.page('darkmode')}?variant=cosmetic"
+    hardsite.reset()
+    result, events = _rerun(db_path, "--url", redesigned)
+    assert result.returncode == 0, result.stderr
+    assert hardsite.reached("/api/settings", "POST") == ['{"user":"bob","dark":true}']
+    rungs = _rungs(events)
+    # The fields keep their labels (strict); "Log in" and "Save changes" are found by their evidence.
+    assert rungs == ["strict", "strict", "refind", "strict", "refind"], rungs
+    assert "2 healed elements remembered" in result.stderr
+    report = run_cli("--db", str(db_path), "report").stdout
+    assert "Rerun of recipe darkmode v1, with no model" in report and "refind 2" in report, report
+    assert 'found by refind as button "Log in"' in report, report
+    again, events = _rerun(db_path, "--url", redesigned)
+    assert again.returncode == 0, again.stderr
+    assert _rungs(events) == ["strict", "strict", "memory", "strict", "memory"], _rungs(events)
+
+
+def test_recipes_are_listed_shown_and_deleted_and_bad_input_is_one_line(hardsite: HardSite, model_server,
+                                                                        db_path: Path) -> None:
+    _record(hardsite, model_server, db_path)
+    listed = run_cli("--db", str(db_path), "recipe", "list")
+    assert listed.returncode == 0 and listed.stdout.startswith("darkmode"), listed
+    session = rows(db_path, "select id from sessions")[0]["id"]
+    again = run_cli("--db", str(db_path), "recipe", "save", session, "darkmode")
+    assert again.returncode == 0 and "darkmode v2" in again.stdout, again
+    for args, said in [
+        (("recipe", "show", "nothing"), "no recipe nothing"),
+        (("recipe", "show", "darkmode", "--version", "9"), "no recipe darkmode v9"),
+        (("recipe", "save", session, "bad name!"), "bad recipe name"),
+        (("recipe", "save", "no-such-session", "x"), "no session no-such-session"),
+        (("rerun", "nothing", "--no-tui", "--yes"), "no recipe nothing"),
+        (("rerun", "darkmode", "--version", "1", "--no-tui", "--yes"), "needs --var user="),
+        (("rerun", "darkmode", "--no-tui", "--yes"), "types secrets: pass --secret PW="),
+        (("rerun", "darkmode", "--no-tui", "--yes", "--var", "user"), "a variable is NAME=VALUE"),
+    ]:
+        result = run_cli("--db", str(db_path), *args)
+        assert result.returncode == 2, (args, result)
+        assert said in result.stderr and len(result.stderr.strip().splitlines()) == 1, (args, result.stderr)
+    folder = db_path.parent / "exported"
+    exported = run_cli("--db", str(db_path), "recipe", "export", "darkmode", str(folder), "--version", "1")
+    assert exported.returncode == 0, exported.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["README.md", "actions.json", "fingerprints.json",
+                                                      "policies.json", "selectors.json", "workflow.json"]
+    assert json.loads((folder / "selectors.json").read_text())["s1a3"]["name"] == "Sign in"
+    imported = run_cli("--db", str(db_path), "recipe", "import", str(folder))
+    assert imported.returncode == 0 and "as v3" in imported.stdout, imported
+    assert "do the same" in run_cli("--db", str(db_path), "recipe", "diff", "darkmode", "1", "3").stdout
+    changed = run_cli("--db", str(db_path), "recipe", "diff", "darkmode", "1", "2").stdout
+    assert "-   - type textbox \"User\" (text='{{user}}')" in changed, changed
+    assert "+   - type textbox \"User\" (text='alice')" in changed, changed
+    (folder / "workflow.json").write_text(json.dumps({**json.loads((folder / "workflow.json").read_text()),
+                                                      "name": "../escape"}))
+    broken = db_path.parent / "broken"
+    broken.mkdir()
+    (broken / "workflow.json").write_text("{not json")
+    for args, said in [
+        (("recipe", "import", str(folder)), "bad recipe name '../escape'"),
+        (("recipe", "import", str(broken)), "workflow.json is not JSON"),
+        (("recipe", "import", str(db_path.parent / "nowhere")), "is not a folder"),
+        (("recipe", "diff", "darkmode", "1", "7"), "no recipe darkmode v7"),
+    ]:
+        result = run_cli("--db", str(db_path), *args)
+        assert result.returncode == 2 and said in result.stderr, (args, result.stderr)
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    deleted = run_cli("--db", str(db_path), "recipe", "delete", "darkmode")
+    assert deleted.returncode == 0 and "3 versions" in deleted.stdout, deleted
+    assert "no recipes yet" in run_cli("--db", str(db_path), "recipe", "list").stdout
+
+
+def test_between_two_likely_elements_the_rerun_asks_rather_than_guesses(hardsite: HardSite, model_server,
+                                                                         db_path: Path) -> None:
+    _record(hardsite, model_server, db_path)
+    hardsite.reset()
+    result, events = _rerun(db_path, "--url", f"{hardsite.page('darkmode')}?variant=ambiguous")
+    assert result.returncode == 1, result.stderr
+    asked = [e for e in events if e["type"] == "APPROVAL_REQUEST"]
+    assert len(asked) == 1 and asked[0]["kind"] == "checkpoint" and '"Save"' in asked[0]["what"], asked
+    assert events[-1]["type"] == "TASK_CANCEL" and "NOT GO at the checkpoint" in events[-1]["reason"]
+    assert hardsite.reached("/api/settings") == []  # neither "Save draft" nor "Save copy" was pressed
+
+
+def test_a_risky_step_of_a_recipe_still_waits_for_a_go(hardsite: HardSite, model_server, db_path: Path) -> None:
+    model = model_server({
+        "planner": [plan("Answer Bob")],
+        "navigator": [
+            answer(call("click", index={"$element": "Reply"})),
+            answer(call("type", index={"$element": "Your reply"}, text="See you at noon")),
+            answer(call("click", index={"$element": "Send"})),
+            finished(summary="answered"),
+        ],
+        "validator": [verdict(True, "sent"), verdict(True, "sent")],
+    })
+    recorded, _ = run_goal(db_path, model, hardsite.page("reply"), "answer Bob", "--allow-risky",
+                           "--save-recipe", "answer-bob")
+    assert recorded.returncode == 0 and "saved recipe answer-bob v1" in recorded.stderr, recorded.stderr
+    for flags, code, sent in [((), 1, []), (("--allow-risky",), 0, ['{"text":"See you at noon"}'])]:
+        hardsite.reset()
+        result = run_cli("--db", str(db_path), "rerun", "answer-bob", "--no-tui", "--yes",
+                         "--base-url", DEAD_ENDPOINT, *flags)
+        assert result.returncode == code, result.stderr
+        assert hardsite.reached("/api/reply", "POST") == sent
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_rerun_opens_the_dashboard_which_says_how_each_element_was_found(hardsite: HardSite, model_server,
+                                                                           db_path: Path, tmp_path: Path) -> None:
+    _record(hardsite, model_server, db_path)
+    session, marker = f"goalbot-rerun-{os.getpid()}", tmp_path / "exit-code"
+    command = (f"{sys.executable} -m goalbot --db {db_path} --images none rerun darkmode --var user=bob "
+               f"--secret PW=s3cret --base-url {DEAD_ENDPOINT}; echo $? > {marker}; sleep 30")
+    env = ["-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}", "-e", "TERM=xterm-256color"]
+    tmux("new-session", "-d", "-s", session, "-x", "220", "-y", "50", "-c", str(REPO), *env, command)
+    try:
+        screen = wait_for(session, " ok  ")
+        # The plan panel says which rung of the ladder found each step's elements.
+        assert "found:" in screen and "cached 3" in screen and "cached 2" in screen, screen
+        assert "progress 100%" in screen, screen
+        tmux("send-keys", "-t", session, "q")
+        assert exit_code(marker) == "0"
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    assert hardsite.reached("/api/settings", "POST")[-1] == '{"user":"bob","dark":true}'
