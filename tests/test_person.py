@@ -53,7 +53,8 @@ async def test_a_one_time_code_asked_in_the_dashboard_is_typed_but_never_kept(
         recorder.close()
     events = stored_events(db_path)
     typed = next(e for e in events if e["type"] == "ACT_OK" and e["action"]["name"] == "type")
-    assert typed["action"]["text"] == "•••" and "typed 6 characters" in typed["message"]  # a one-time-code field
+    # The model typed the reference: kept as such (a recipe can type it again), never the code.
+    assert typed["action"]["text"] == "<secret:answer_1>" and "typed 6 characters" in typed["message"]
     reply = next(e for e in events if e["type"] == "USER_REPLY")
     assert reply["answer"] == "<secret:answer_1>" and reply["by"] == "dashboard"
     assert next(e for e in events if e["type"] == "ASK_USER")["secret"] is True
