@@ -70,3 +70,38 @@ def heals_of(db: sqlite_utils.Database, recipe: Recipe) -> dict[int, Evidence]:
     rows = db.execute("select position, evidence from recipe_heals where name = ? and version = ?",
                       [recipe.name, recipe.version]).fetchall()
     return {int(position): Evidence.model_validate_json(evidence) for position, evidence in rows}
+
+
+def metrics(db: sqlite_utils.Database, name: str) -> dict[str, float | int]:
+    """Seed 002 §12 for one recipe, over every rerun of it in the store: runs, success rate, model
+    calls per run, the share of runs the model patched, how often a patched version failed again,
+    and how often healing memory found what the recorded evidence no longer did."""
+    runs = db.execute(
+        "select s.id, s.status, s.model_calls, json_extract(e.data, '$.options.recipe_version') from sessions s "
+        "join events e on e.session_id = s.id and e.type = 'TASK_START' "
+        "where json_extract(e.data, '$.options.recipe') = ?", [name]).fetchall()
+    ids = [row[0] for row in runs]
+    if not ids:
+        return {"runs": 0}
+    marks = ",".join("?" * len(ids))
+    patched = {row[0] for row in db.execute(
+        f"select distinct session_id from events where session_id in ({marks}) and type = 'POLICY' "
+        "and json_extract(data, '$.policy') = 'recipe_patch' and json_extract(data, '$.message') like 'patched:%'",
+        ids)}
+    rungs = dict(db.execute(
+        f"select json_extract(data, '$.resolved_by'), count(*) from events where session_id in ({marks}) "
+        "and type = 'ACT_OK' group by 1", ids).fetchall())
+    made_by_patch = {row[0] for row in db.execute(
+        "select version from recipe_versions where name = ? and source_session in "
+        "(select session_id from events where type = 'TASK_START' and json_extract(data, '$.options.recipe') = ?)",
+        [name, name])}
+    after_patch = [row for row in runs if row[3] in made_by_patch]
+    healing = sum(rungs.get(rung, 0) for rung in ("memory", "refind", "patch", "person"))
+    return {
+        "runs": len(runs),
+        "success_rate": sum(row[1] == "ok" for row in runs) / len(runs),
+        "model_calls_per_run": sum(row[2] or 0 for row in runs) / len(runs),
+        "patch_rate": len(patched) / len(runs),
+        "refail_after_patch": (sum(row[1] != "ok" for row in after_patch) / len(after_patch)) if after_patch else 0.0,
+        "memory_hit_rate": rungs.get("memory", 0) / healing if healing else 0.0,
+    }

@@ -92,6 +92,10 @@ def test_a_redesigned_site_is_healed_from_evidence_and_remembered(hardsite: Hard
     again, events = _rerun(db_path, "--url", redesigned)
     assert again.returncode == 0, again.stderr
     assert _rungs(events) == ["strict", "strict", "memory", "strict", "memory"], _rungs(events)
+    shown = run_cli("--db", str(db_path), "recipe", "show", "darkmode").stdout
+    # Two reruns, both good, no model; of the four elements needing a heal, memory found two.
+    assert "reruns: 2 · succeeded 100% · model calls per run 0.0 · patched 0%" in shown, shown
+    assert "healing memory hits 50%" in shown, shown
 
 
 def test_recipes_are_listed_shown_and_deleted_and_bad_input_is_one_line(hardsite: HardSite, model_server,
@@ -125,8 +129,8 @@ def test_recipes_are_listed_shown_and_deleted_and_bad_input_is_one_line(hardsite
     assert imported.returncode == 0 and "as v3" in imported.stdout, imported
     assert "do the same" in run_cli("--db", str(db_path), "recipe", "diff", "darkmode", "1", "3").stdout
     changed = run_cli("--db", str(db_path), "recipe", "diff", "darkmode", "1", "2").stdout
-    assert "-   - type textbox \"User\" (text='{{user}}')" in changed, changed
-    assert "+   - type textbox \"User\" (text='alice')" in changed, changed
+    assert "-   [1] type textbox \"User\" (text='{{user}}')" in changed, changed
+    assert "+   [1] type textbox \"User\" (text='alice')" in changed, changed
     (folder / "workflow.json").write_text(json.dumps({**json.loads((folder / "workflow.json").read_text()),
                                                       "name": "../escape"}))
     broken = db_path.parent / "broken"
@@ -199,3 +203,51 @@ def test_a_rerun_opens_the_dashboard_which_says_how_each_element_was_found(hards
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     assert hardsite.reached("/api/settings", "POST")[-1] == '{"user":"bob","dark":true}'
+
+
+def _menu_patch(model_server: Any) -> Any:
+    return model_server({"patcher": [answer(call(
+        "patch", reason="the settings are behind a menu now",
+        ops=[{"op": "insert_actions", "before_step": 4, "actions": [{"name": "click", "index": {"$element": "Menu"}}]}],
+    ))]})
+
+
+def test_what_evidence_cannot_carry_is_patched_by_the_model_and_kept(hardsite: HardSite, model_server,
+                                                                      db_path: Path) -> None:
+    _record(hardsite, model_server, db_path)
+    patcher, menu = _menu_patch(model_server), f"{hardsite.page('darkmode')}?variant=menu"
+    hardsite.reset()
+    result, events = _rerun(db_path, "--url", menu, "--base-url", patcher.base_url, "--model", "scripted")
+    assert result.returncode == 0, result.stderr
+    assert "the patched recipe is kept as darkmode v2" in result.stderr, result.stderr
+    assert hardsite.reached("/api/settings", "POST") == ['{"user":"bob","dark":true}']
+    # One call, offered the patch tool only, whose request starts with the failure as one JSON line.
+    assert len(patcher.requests) == 1
+    request = patcher.requests[0]
+    assert [t["function"]["name"] for t in request["tools"]] == ["patch"]
+    first = json.loads(request["messages"][-1]["content"].splitlines()[0])
+    assert first["failed_step"] == 4 and first["error"] == "TargetNotFound", first
+    assert first["target"] == {"role": "checkbox", "name": "Dark mode"} and first["url"] == menu, first
+    assert _rungs(events) == ["cached", "cached", "cached", "cached", "patch", "cached"], _rungs(events)
+    # Version 2 carries the menu: the next rerun needs no model at all.
+    hardsite.reset()
+    again, events = _rerun(db_path, "--url", menu)
+    assert again.returncode == 0, again.stderr
+    assert _rungs(events) == ["cached"] * 6 and not [e for e in events if e["type"] == "LLM_CALL"]
+    assert hardsite.reached("/api/settings", "POST") == ['{"user":"bob","dark":true}']
+    shown = run_cli("--db", str(db_path), "recipe", "show", "darkmode").stdout
+    assert "recipe darkmode v2" in shown and 'click button "Menu"' in shown, shown
+    assert "reruns: 2 · succeeded 100% · model calls per run 0.5 · patched 50% · failed again after a patch 0%" \
+        in shown, shown
+
+
+def test_a_patch_that_adds_steps_needs_a_go(hardsite: HardSite, model_server, db_path: Path) -> None:
+    _record(hardsite, model_server, db_path)
+    patcher = _menu_patch(model_server)
+    hardsite.reset()
+    result = run_cli("--db", str(db_path), "rerun", "darkmode", "--var", "user=bob", "--secret", "PW=s3cret",
+                     "--no-tui", "--url", f"{hardsite.page('darkmode')}?variant=menu",
+                     "--base-url", patcher.base_url, "--model", "scripted")
+    assert result.returncode == 1, result.stderr  # nobody to say GO: NOT GO
+    assert hardsite.reached("/api/settings") == []
+    assert "darkmode v2" not in run_cli("--db", str(db_path), "recipe", "list").stdout

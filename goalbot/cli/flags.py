@@ -22,7 +22,7 @@ def add_model_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
     p.add_argument("--model", help="model name (env GOALBOT_MODEL)")
     p.add_argument("--api-key", help="API key (env OPENAI_API_KEY; never stored)")
-    for role in ("planner", "navigator", "validator"):
+    for role in ("planner", "navigator", "validator", "patcher"):
         p.add_argument(f"--{role}-model", metavar="MODEL", help=f"a different model for the {role}")
     p.add_argument(
         "--dialect", action="append", metavar="[ROLE=]DIALECT",

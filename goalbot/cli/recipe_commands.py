@@ -47,6 +47,17 @@ def remember_heals(db_path: Path, run: RecipeRun) -> None:
     print(f"goalbot: {len(run.heals)} healed elements remembered for recipe {run.recipe.name}", file=sys.stderr)
 
 
+def keep_patched(db_path: Path, run: RecipeRun) -> None:
+    """A rerun the model patched and that then ended well is the recipe's next version."""
+    db = connect(db_path)
+    try:
+        kept = recipes.save(db, run.recipe.model_copy(update={"source_session": run.session_id}))
+    finally:
+        db.close()
+    print(f"goalbot: the patched recipe is kept as {kept.name} v{kept.version} "
+          f"({'; '.join(run.patches)})", file=sys.stderr)
+
+
 def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     action = args.recipe_command
     if action == "save":
@@ -82,8 +93,11 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
             print(f"goalbot: wrote recipe {recipe.name} v{recipe.version} to {args.folder} "
                   f"({', '.join(path.name for path in written)})")
             return 0
-        print(json.dumps(recipe.model_dump(mode="json"), ensure_ascii=False, indent=2) if args.json
-              else show(recipe))
+        figures = recipes.metrics(db, recipe.name)
+        if args.json:
+            print(json.dumps({**recipe.model_dump(mode="json"), "metrics": figures}, ensure_ascii=False, indent=2))
+        else:
+            print(show(recipe) + "\n" + _metrics_line(figures))
         return 0
     finally:
         db.close()
@@ -114,6 +128,15 @@ def _diff(db: sqlite_utils.Database, name: str, old: int, new: int) -> int:
     return 0
 
 
+def _metrics_line(figures: dict[str, float | int]) -> str:
+    """Seed 002 §12 in one line: how the recipe's reruns have gone."""
+    if not figures.get("runs"):
+        return "reruns: none yet"
+    return (f"reruns: {figures['runs']} · succeeded {figures['success_rate']:.0%} · model calls per run "
+            f"{figures['model_calls_per_run']:.1f} · patched {figures['patch_rate']:.0%} · failed again after a "
+            f"patch {figures['refail_after_patch']:.0%} · healing memory hits {figures['memory_hit_rate']:.0%}")
+
+
 def _list(db: sqlite_utils.Database) -> int:
     rows = recipes.listed(db)
     if not rows:
@@ -132,10 +155,12 @@ def show(recipe: Recipe) -> str:
         lines.append("variables: " + ", ".join(f"{{{{{name}}}}}" for name in recipe.variables))
     if recipe.secrets:
         lines.append("secrets: " + ", ".join(recipe.secrets))
+    position = 0  # actions are numbered across the recipe, as a patch names them
     for number, step in enumerate(recipe.steps, 1):
         lines.append(f"{number}. {step.description}")
         for action in step.actions:
-            lines.append(f"   - {action.words()}")
+            position += 1
+            lines.append(f"   [{position}] {action.words()}")
             target = action.target
             if target is not None:
                 found_by = [f"{key}={value!r}" for key, value in (

@@ -117,11 +117,14 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
 
 def _keep_recipe(request: RunRequest, db_path: Path, wiring: Wiring, status: Status) -> None:
     """What a run leaves for later runs: the recipe it was asked to save, or a rerun's heals."""
-    from goalbot.cli.recipe_commands import remember_heals, save_from_session
+    from goalbot.cli.recipe_commands import keep_patched, remember_heals, save_from_session
     from goalbot.recipes.build import RecipeError
 
     if isinstance(wiring.session, RecipeRun):
-        remember_heals(db_path, wiring.session)
+        if wiring.session.patches and status is Status.OK:
+            keep_patched(db_path, wiring.session)
+        else:
+            remember_heals(db_path, wiring.session)
         return
     if request.save_recipe is None or status is not Status.OK:
         return

@@ -40,6 +40,7 @@ class Settings(BaseModel):
     planner_model: str | None = None
     navigator_model: str | None = None
     validator_model: str | None = None
+    patcher_model: str | None = None
     dialect: list[str] = Field(default_factory=list, description="`json`, or `navigator=uitars`.")
     coords: Convention | None = None
     vision: bool = False
@@ -73,9 +74,13 @@ class Settings(BaseModel):
                              "http://localhost:11434/v1")
         return url
 
+    def has_endpoint(self) -> bool:
+        """A model endpoint was chosen: a key for the default one, or another address."""
+        return bool(self.api_key.get_secret_value()) or self.base_url != Settings.model_fields["base_url"].default
+
     def role_models(self) -> dict[str, str]:
         chosen = {"planner": self.planner_model, "navigator": self.navigator_model,
-                  "validator": self.validator_model}
+                  "validator": self.validator_model, "patcher": self.patcher_model}
         return {role: model for role, model in chosen.items() if model}
 
 

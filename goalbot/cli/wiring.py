@@ -90,7 +90,9 @@ def wire_run(
     session: Run
     if rerun is not None:
         try:
-            session = RecipeRun(rerun, options, operator, bus, control, secrets, domains)
+            # Without an endpoint of its own (the default one with no key) a rerun asks the person.
+            patcher = model_setup(settings) if settings.has_endpoint() else None
+            session = RecipeRun(rerun, options, operator, bus, control, secrets, domains, patcher)
         except SecretError as exc:
             recorder.close()
             raise WiringError(str(exc)) from exc

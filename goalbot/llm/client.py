@@ -18,8 +18,9 @@ from goalbot.llm.transport import Fault, RetryPolicy, read_fault
 from goalbot.llm.usage import Limits, PriceTable, Usage
 from goalbot.llm.wire import BadBody, Completion, ToolCall, read_completion
 
-ROLES = ("planner", "navigator", "validator")
-ROLE_ACTORS = {"planner": Actor.PLANNER, "navigator": Actor.NAVIGATOR, "validator": Actor.VALIDATOR}
+ROLES = ("planner", "navigator", "validator", "patcher")  # the patcher: a recipe's rerun only
+ROLE_ACTORS = {"planner": Actor.PLANNER, "navigator": Actor.NAVIGATOR, "validator": Actor.VALIDATOR,
+               "patcher": Actor.PLANNER}
 
 
 class ModelConfig(BaseModel):

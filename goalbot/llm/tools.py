@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from goalbot.actions import ACTION_TYPES, action_name
+from goalbot.actions import ACTION_ADAPTER, ACTION_TYPES, action_name
 
 
 class PlanAnswer(BaseModel):
@@ -29,6 +29,36 @@ class PlanAnswer(BaseModel):
         if self.web_task and not (self.steps or self.done or self.question):
             raise ValueError("give the `steps` that remain, or `done: true`, or a `question` for the person")
         return self
+
+
+class PatchOp(BaseModel):
+    """One change to the recipe; `step` numbers the recipe's actions from 1."""
+
+    op: Literal["replace_target", "insert_actions", "remove_step", "update_expect"]
+    step: int | None = Field(None, ge=1, description="replace_target, remove_step, update_expect: the step.")
+    index: int | None = Field(None, ge=1, description="replace_target: the element on this page.")
+    before_step: int | None = Field(None, ge=1, description="insert_actions: the step they run before.")
+    actions: list[dict[str, Any]] = Field(default_factory=list,
+                                          description="insert_actions: actions as the navigator writes them.")
+    expect: dict[str, str] | None = Field(None, description="update_expect: url_contains and/or value.")
+
+    @model_validator(mode="after")
+    def _complete(self) -> PatchOp:
+        needs = {"replace_target": ("step", "index"), "insert_actions": ("before_step", "actions"),
+                 "remove_step": ("step",), "update_expect": ("step", "expect")}[self.op]
+        missing = [name for name in needs if not getattr(self, name)]
+        if missing:
+            raise ValueError(f"{self.op} needs {', '.join(missing)}")
+        for action in self.actions:
+            ACTION_ADAPTER.validate_python(action)  # each must be an action the navigator could write
+        return self
+
+
+class PatchAnswer(BaseModel):
+    """Patch the recipe so its failed step can run on the page as it is now; change nothing else."""
+
+    ops: list[PatchOp] = Field(min_length=1)
+    reason: str = ""
 
 
 class VerdictAnswer(BaseModel):
@@ -89,4 +119,5 @@ def tool_schema(name: str, model: type[BaseModel]) -> dict[str, Any]:
 
 PLANNER_TOOLS = [tool_schema("plan", PlanAnswer)]
 VALIDATOR_TOOLS = [tool_schema("verdict", VerdictAnswer)]
+PATCHER_TOOLS = [tool_schema("patch", PatchAnswer)]
 NAVIGATOR_TOOLS = [tool_schema(action_name(cls), cls) for cls in ACTION_TYPES]

@@ -19,11 +19,17 @@ from goalbot.agents.observing import observe
 from goalbot.agents.outcome import Finish, SessionResult, Status, finish
 from goalbot.agents.person import Person
 from goalbot.agents.secrets import SecretError, Secrets
+from goalbot.agents.observing import picture_of
 from goalbot.agents.session import RunOptions
 from goalbot.events import Actor, Bus, Emitter, EventType, new_session_id
+from goalbot.llm.client import ModelClient, ModelError, ModelSetup
+from goalbot.llm.dialects import DialectChoice
+from goalbot.llm.dialogue import Dialogue
+from goalbot.llm.parsing import AnswerError
 from goalbot.operators.base import Observation, Operator, OperatorError
 from goalbot.recipes.locate import Found, locate
 from goalbot.recipes.model import VARIABLE, Evidence, Recipe, RecipeAction
+from goalbot.recipes.patching import PatchError, Patcher, apply
 
 
 class Rerun(BaseModel):
@@ -37,11 +43,15 @@ class RecipeRun:
     """One rerun of a recipe, made like a `Session` and ending like one."""
 
     def __init__(self, rerun: Rerun, options: RunOptions, operator: Operator, bus: Bus,
-                 control: SessionControl, secrets: Secrets | None = None, domains: Domains | None = None) -> None:
+                 control: SessionControl, secrets: Secrets | None = None, domains: Domains | None = None,
+                 model: ModelSetup | None = None) -> None:
+        """`model`, when given, is asked for a patch when no rung finds an element; else the
+        person is asked at a checkpoint."""
         missing = [name for name in rerun.recipe.variables if name not in rerun.values]
         if missing:
             raise SecretError(f"the recipe needs --var {' --var '.join(f'{m}=…' for m in missing)}")
-        self.rerun, self.recipe, self.options = rerun, rerun.recipe, options
+        # A working copy: a patch changes it, and a run that ends well keeps it as the next version.
+        self.rerun, self.recipe, self.options = rerun, rerun.recipe.model_copy(deep=True), options
         self.operator, self.control = operator, control
         self.secrets = secrets or Secrets()
         self.domains = domains or Domains(options.allow_domains, options.url, options.allow_schemes)
@@ -49,7 +59,12 @@ class RecipeRun:
         self.person = Person(self.emitter, control, self.secrets, options.approval_timeout_s, options.allow_risky)
         self.guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
         self.heals: dict[int, Evidence] = {}  # what this rerun found by re-finding: tomorrow's memory
-
+        self.patches: list[str] = []  # what the model's patches changed, in words
+        self._patched: RecipeAction | None = None  # the action the latest patch was for
+        self.client = ModelClient(model.config, self.emitter, model.prices, model.limits,
+                                  ask_budget=self.person.allow_more, redact=self.secrets.scrub) if model else None
+        self.patcher = Patcher(Dialogue(self.client, DialectChoice(options.dialects), options.answer_retries)) \
+            if self.client else None
     @property
     def session_id(self) -> str:
         return self.emitter.session_id
@@ -74,6 +89,8 @@ class RecipeRun:
                                    detail=traceback.format_exc())
         finally:
             await asyncio.shield(self.operator.close())
+            if self.client is not None:
+                await asyncio.shield(self.client.close())
         result = SessionResult.model_validate(self.secrets.scrub(result.model_dump()))
         kind = {Status.OK: EventType.TASK_OK, Status.FAILED: EventType.TASK_FAIL,
                 Status.CANCELLED: EventType.TASK_CANCEL}[result.status]
@@ -102,13 +119,14 @@ class RecipeRun:
         except OperatorError as exc:
             raise Finish(SessionResult(status=Status.FAILED, reason=str(exc), could_not_start=True)) from exc
         observation = await observe(self.operator, self.emitter, None)
-        position = 0
         for number, step in enumerate(self.recipe.steps, 1):
             await self.person.pause_point(number)
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number, description=step.description)
-            for recorded in step.actions:
-                position += 1
-                observation = await self._act(recorded, position, number, observation)
+            done = 0
+            while done < len(step.actions):
+                position = sum(len(s.actions) for s in self.recipe.steps[:number - 1]) + done + 1
+                observation, again = await self._act(step.actions[done], position, number, observation)
+                done += 0 if again else 1  # a patch changed the recipe here: run what stands here now
             self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, number, index=number,
                               description=step.description, reason="as recorded")
             self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, number, achieved=number == len(self.recipe.steps),
@@ -121,7 +139,9 @@ class RecipeRun:
                           description=self.recipe.steps[step - 1].description, reason=f"{error}: {message}")
         return finish(Status.FAILED, f"step {step}: {error}: {message}")
 
-    async def _act(self, recorded: RecipeAction, position: int, step: int, observation: Observation) -> Observation:
+    async def _act(self, recorded: RecipeAction, position: int, step: int,
+                   observation: Observation) -> tuple[Observation, bool]:
+        """Runs one recorded action; True with the page when a patch changed the recipe instead."""
         await self.person.pause_point(step)
         arguments = {key: self._filled(value) for key, value in recorded.action.items()}
         page = urlsplit(observation.url).path or "/"
@@ -131,6 +151,8 @@ class RecipeRun:
         found: Found | None = None
         if recorded.target is not None:
             found, observation = await self._find(recorded, position, step, observation, arguments)
+            if found is None:
+                return observation, True
             arguments["index"] = found.index
         try:
             action = A.ACTION_ADAPTER.validate_python(arguments)
@@ -138,7 +160,8 @@ class RecipeRun:
             raise self._fail(step, "BadRecipe", f"the recorded action cannot be run: {exc}", arguments) from exc
         target = await target_of(action, observation, self.operator)
         if found is not None and found.rung == "refind" and target:
-            self.heals[position] = Evidence.model_validate(target)
+            # Remembered for the next rerun of this version, and kept in a version a patch makes.
+            self.heals[position] = recorded.target = Evidence.model_validate(target)
         self.emitter.emit(EventType.ACT_START, Actor.NAVIGATOR, step, action=arguments, target=target)
         before = await self.operator.signature()
         refusal = await self.guards.admit(action, observation, before, step)
@@ -152,24 +175,29 @@ class RecipeRun:
         result = await self.guards.held(await self.operator.execute(action), observation, step)
         if not result.ok:
             raise self._fail(step, result.outcome.value, result.message, arguments)
+        rung = "patch" if recorded is self._patched else found.rung if found else "direct"
         self.emitter.emit(EventType.ACT_OK, Actor.NAVIGATOR, step, action=arguments, message=result.message,
-                          resolved_by=found.rung if found else "direct")
+                          resolved_by=rung)
         self.guards.ran(action, observation, before, await self.operator.signature())
         after = await observe(self.operator, self.emitter, step)
         expected = recorded.expect.url_contains
         if expected and expected not in (urlsplit(after.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"after it the page is {after.url}; the recipe "
                              f"expects {expected}", arguments)
-        return after
+        return after, False
 
     async def _find(self, recorded: RecipeAction, position: int, step: int, observation: Observation,
-                    arguments: dict[str, object]) -> tuple[Found, Observation]:
-        """The element by the ladder; when no rung is sure, the person looks at the screen: GO once
-        they have put the page right (opened the menu, say) looks again; NOT GO or silence stops."""
+                    arguments: dict[str, object]) -> tuple[Found | None, Observation]:
+        """The element by the ladder. When no rung is sure: the model's patch (None: the recipe
+        changed, run it from here again), else the person at a checkpoint — GO once they have put
+        the page right (opened the menu, say) looks again; NOT GO or silence stops."""
         assert recorded.target is not None
-        found = await locate(recorded.target, observation, self.operator, self.rerun.healed.get(position))
+        healed = None if self.patches else self.rerun.healed.get(position)  # a patch moves the places
+        found = await locate(recorded.target, observation, self.operator, healed)
         if found is not None:
             return found, observation
+        if await self._patch(recorded, position, step, observation):
+            return None, observation
         what = (f"recipe step {step}: no element on the page is surely {recorded.words()}. Put the page "
                 "right and say GO to look again, or NOT GO to stop")
         if not await self.person.checkpoint(what, step, self.emitter.latest.get("screenshot")):
@@ -181,6 +209,32 @@ class RecipeRun:
         if found is None:
             raise self._fail(step, "TargetNotFound", f"no element on the page is surely {recorded.words()}", arguments)
         return found.model_copy(update={"rung": "person"}), observation
+
+    async def _patch(self, recorded: RecipeAction, position: int, step: int, observation: Observation) -> bool:
+        """Asks the model for a patch and applies it; False when there is none to apply."""
+        if self.patcher is None or self.patcher.spent:
+            return False
+        try:
+            answer = await self.patcher.patch(position, recorded, "TargetNotFound", observation, step,
+                                              await picture_of(observation, self.options.vision))
+        except (AnswerError, ModelError):
+            return False  # the checkpoint takes over, as when there is no model at all
+        reshapes = any(op.op in ("insert_actions", "remove_step") for op in answer.ops)
+        if reshapes and not self.control.auto_approve:
+            what = f"apply the model's patch to step {position} of recipe {self.recipe.name}: {answer.reason}"
+            if not await self.person.checkpoint(what, step, self.emitter.latest.get("screenshot")):
+                raise finish(Status.CANCELLED, f"NOT GO to the patch for step {position}")
+        try:
+            changed = await apply(self.recipe, answer, observation, self.operator)
+        except PatchError as exc:
+            self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy="recipe_patch",
+                              message=f"the model's patch could not be applied: {exc}")
+            return False
+        self.patches += changed
+        self._patched = recorded
+        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy="recipe_patch",
+                          message=f"patched: {'; '.join(changed)} ({answer.reason})")
+        return True
 
     def _filled(self, value: object) -> object:
         if not isinstance(value, str):

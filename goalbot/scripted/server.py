@@ -61,7 +61,7 @@ class ScriptError(Exception):
     pass
 
 
-_ROLE_IN_PROMPT = re.compile(r"You are the (Planner|Navigator|Validator)\b")
+_ROLE_IN_PROMPT = re.compile(r"You are the (Planner|Navigator|Validator|Patcher)\b")
 
 
 def role_of(request: dict[str, Any]) -> str:
@@ -70,6 +70,8 @@ def role_of(request: dict[str, Any]) -> str:
         return "planner"
     if "verdict" in names:
         return "validator"
+    if "patch" in names:
+        return "patcher"
     if not names:
         for message in request.get("messages", []):
             if message.get("role") == "system":
@@ -130,7 +132,7 @@ class Script:
     def __init__(self, answers: dict[str, Any]) -> None:
         answers = dict(answers)
         self.rules = ServerRules.model_validate(answers.pop("server", {}))
-        unknown = set(answers) - {"planner", "navigator", "validator"}
+        unknown = set(answers) - {"planner", "navigator", "validator", "patcher"}
         if unknown:
             raise ScriptError(f"unknown roles in script: {sorted(unknown)}")
         self._queues = {role: list(items) for role, items in answers.items()}
