@@ -42,6 +42,7 @@ bench: tools
 	$(BIN)/python bench/model_layer.py
 	$(BIN)/python bench/desktop.py
 	$(BIN)/python bench/dashboard.py
+	$(BIN)/python bench/rerun.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -229,6 +229,8 @@ def test_what_evidence_cannot_carry_is_patched_by_the_model_and_kept(hardsite: H
     assert first["failed_step"] == 4 and first["error"] == "TargetNotFound", first
     assert first["target"] == {"role": "checkbox", "name": "Dark mode"} and first["url"] == menu, first
     assert _rungs(events) == ["cached", "cached", "cached", "cached", "patch", "cached"], _rungs(events)
+    report = run_cli("--db", str(db_path), "report").stdout
+    assert "with 1 model call, for patches" in report and "the model's patch — patched: before step 4" in report, report
     # Version 2 carries the menu: the next rerun needs no model at all.
     hardsite.reset()
     again, events = _rerun(db_path, "--url", menu)

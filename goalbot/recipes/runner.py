@@ -15,14 +15,13 @@ from goalbot.agents.control import SessionControl
 from goalbot.agents.domains import Domains
 from goalbot.agents.guards import ActionGuards, NotGo
 from goalbot.agents.navigator import target_of
-from goalbot.agents.observing import observe
+from goalbot.agents.observing import observe, picture_of
 from goalbot.agents.outcome import Finish, SessionResult, Status, finish
 from goalbot.agents.person import Person
 from goalbot.agents.secrets import SecretError, Secrets
-from goalbot.agents.observing import picture_of
 from goalbot.agents.session import RunOptions
 from goalbot.events import Actor, Bus, Emitter, EventType, new_session_id
-from goalbot.llm.client import ModelClient, ModelError, ModelSetup
+from goalbot.llm.client import BudgetStop, ModelClient, ModelError, ModelSetup
 from goalbot.llm.dialects import DialectChoice
 from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
@@ -65,6 +64,7 @@ class RecipeRun:
                                   ask_budget=self.person.allow_more, redact=self.secrets.scrub) if model else None
         self.patcher = Patcher(Dialogue(self.client, DialectChoice(options.dialects), options.answer_retries)) \
             if self.client else None
+
     @property
     def session_id(self) -> str:
         return self.emitter.session_id
@@ -80,7 +80,7 @@ class RecipeRun:
             result = stop.result
         except asyncio.CancelledError:
             result = SessionResult(status=Status.CANCELLED, reason="stopped by the person")
-        except NotGo as exc:
+        except (NotGo, BudgetStop) as exc:
             result = SessionResult(status=Status.CANCELLED, reason=str(exc))
         except OperatorError as exc:
             result = SessionResult(status=Status.FAILED, reason=str(exc))

@@ -61,14 +61,18 @@ def _recipe(events: list[Event]) -> list[str]:
     for e in events:
         if e.type is T.ACT_START:
             target = e.payload.target or {}
+        elif e.type is T.POLICY and e.payload.policy == "recipe_patch":
+            heals.append(f"- step {e.step}: the model's patch — {e.payload.message}")
         elif e.type is T.ACT_OK and e.payload.resolved_by:
             rungs[e.payload.resolved_by] = rungs.get(e.payload.resolved_by, 0) + 1
-            if e.payload.resolved_by in ("refind", "memory", "person"):
+            if e.payload.resolved_by in ("refind", "memory", "person", "patch"):
                 heals.append(f"- step {e.step}: {e.payload.action.get('name')} found by {e.payload.resolved_by} as "
                              f"{target.get('role', '')} \"{target.get('name', '')}\"")
     found = ", ".join(f"{rung} {count}" for rung, count in rungs.items()) or "none"
+    calls = sum(1 for e in events if e.type is T.LLM_CALL)
+    model = f"{calls} model call{'s' * (calls != 1)}, for patches" if calls else "no model"
     return ["", "## Recipe", "", f"- Rerun of recipe {options['recipe']} v{options.get('recipe_version')}, "
-            "with no model", f"- Elements found by: {found}"] + heals
+            f"with {model}", f"- Elements found by: {found}"] + heals
 
 
 def _steps(events: list[Event]) -> list[str]:
@@ -93,7 +97,7 @@ def _detours(events: list[Event]) -> list[str]:
         p = e.payload
         if e.type is T.ACT_FAIL:
             out.append(f"- step {e.step}: {p.action.get('name', 'answer')} failed ({p.error}): {p.message}")
-        elif e.type is T.POLICY and p.policy != "min_interval":
+        elif e.type is T.POLICY and p.policy not in ("min_interval", "recipe_patch"):
             out.append(f"- safety policy {p.policy}: {p.message}")
         elif e.type is T.VALIDATE_FAIL:
             out.append(f"- the validator rejected: {p.reason}")
