@@ -38,7 +38,7 @@ from goalbot.recipes.build import build  # noqa: E402
 from goalbot.recipes.runner import RecipeRun, Rerun  # noqa: E402
 from goalbot.scripted.server import Script, ScriptedModelServer  # noqa: E402
 from hardsite.server import HardSite  # noqa: E402
-from kit import answer, call, finished, plan, verdict  # noqa: E402
+from kit import darkmode_script  # noqa: E402
 from storage import queries  # noqa: E402
 from storage.recorder import Recorder  # noqa: E402
 
@@ -46,20 +46,7 @@ GOAL = "sign in and turn on dark mode"
 
 
 def script(latency: float) -> dict[str, object]:
-    return {
-        "server": {"latency_s": latency},
-        "planner": [plan("Sign in as alice", "Turn on dark mode and save")],
-        "navigator": [
-            answer(call("type", index={"$element": "User"}, text="alice")),
-            answer(call("type", index={"$element": "Password"}, text="<secret:PW>")),
-            answer(call("click", index={"$element": "Sign in"})),
-            finished(summary="signed in"),
-            answer(call("click", index={"$element": "Dark mode"})),
-            answer(call("click", index={"$element": "Save"})),
-            finished(summary="saved"),
-        ],
-        "validator": [verdict(True, "signed in"), verdict(True, "saved"), verdict(True, "done")],
-    }
+    return {"server": {"latency_s": latency}, **darkmode_script()}
 
 
 async def record(db: Path, url: str, latency: float) -> tuple[float, str, int]:

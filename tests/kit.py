@@ -69,6 +69,24 @@ def element(name: str) -> dict[str, str]:
     return {"$element": name}
 
 
+def darkmode_script() -> dict[str, Any]:
+    """The model's answers that sign alice in and turn on dark mode on hardsite's darkmode.html:
+    the run recipes are recorded from."""
+    return {
+        "planner": [plan("Sign in as alice", "Turn on dark mode and save")],
+        "navigator": [
+            answer(call("type", index=element("User"), text="alice")),
+            answer(call("type", index=element("Password"), text="<secret:PW>")),
+            answer(call("click", index=element("Sign in"))),
+            finished(summary="signed in"),
+            answer(call("click", index=element("Dark mode"))),
+            answer(call("click", index=element("Save"))),
+            finished(summary="saved"),
+        ],
+        "validator": [verdict(True, "signed in"), verdict(True, "saved"), verdict(True, "done")],
+    }
+
+
 def demo_script() -> dict[str, Any]:
     return json.loads(files("goalbot.demo").joinpath("script.json").read_text(encoding="utf-8"))
 

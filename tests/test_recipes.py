@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from kit import REPO, answer, call, finished, plan, rows, run_cli, run_goal, verdict
+from kit import REPO, answer, call, darkmode_script, finished, plan, rows, run_cli, run_goal, verdict
 from hardsite.server import HardSite
 from tmux_kit import exit_code, tmux, wait_for
 
@@ -22,19 +22,7 @@ DEAD_ENDPOINT = "http://127.0.0.1:9/v1"  # nothing listens here: a rerun must no
 
 
 def _record(hardsite: HardSite, model_server: Any, db_path: Path) -> Any:
-    model = model_server({
-        "planner": [plan("Sign in as alice", "Turn on dark mode and save")],
-        "navigator": [
-            answer(call("type", index={"$element": "User"}, text="alice")),
-            answer(call("type", index={"$element": "Password"}, text="<secret:PW>")),
-            answer(call("click", index={"$element": "Sign in"})),
-            finished(summary="signed in"),
-            answer(call("click", index={"$element": "Dark mode"})),
-            answer(call("click", index={"$element": "Save"})),
-            finished(summary="saved"),
-        ],
-        "validator": [verdict(True, "signed in"), verdict(True, "saved"), verdict(True, "done")],
-    })
+    model = model_server(darkmode_script())
     result, _ = run_goal(db_path, model, hardsite.page("darkmode"), "sign in and turn on dark mode",
                          "--save-recipe", "darkmode", "--secret", "PW=hunter2", "--var", "user=alice")
     assert result.returncode == 0, result.stderr
