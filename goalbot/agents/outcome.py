@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Callable, Protocol
 
 from pydantic import BaseModel
 
+from goalbot.events import Actor, Emitter, EventType
 from goalbot.events import RunStatus as Status  # a session ends ok, failed or cancelled
+
+_ENDING = {Status.OK: EventType.TASK_OK, Status.FAILED: EventType.TASK_FAIL, Status.CANCELLED: EventType.TASK_CANCEL}
 
 
 class SessionResult(BaseModel):
@@ -36,3 +39,12 @@ class Run(Protocol):
     def session_id(self) -> str: ...
 
     async def run(self) -> SessionResult: ...
+
+
+def record_end(emitter: Emitter, scrub: Callable[[Any], Any], result: SessionResult) -> SessionResult:
+    """The session's last event. The answer is printed and stored: a secret the page or the model
+    repeated stays hidden."""
+    result = SessionResult.model_validate(scrub(result.model_dump()))
+    extra = {"detail": result.detail} if result.detail else {}
+    emitter.emit(_ENDING[result.status], Actor.SYSTEM, None, reason=result.reason, answer=result.answer, **extra)
+    return result

@@ -19,7 +19,7 @@ from goalbot.agents.domains import Domains
 from goalbot.agents.guards import ActionGuards, NotGo
 from goalbot.agents.navigator import Navigator, NavigatorSettings, TooManyFailures
 from goalbot.agents.observing import observe, picture_of
-from goalbot.agents.outcome import Finish, SessionResult, Status, finish
+from goalbot.agents.outcome import Finish, SessionResult, Status, finish, record_end
 from goalbot.agents.person import Person
 from goalbot.agents.planner import Planner
 from goalbot.agents.policies import SafetyPolicy, Streak
@@ -129,16 +129,7 @@ class Session:
         finally:
             await asyncio.shield(self.operator.close())
             await asyncio.shield(self.client.close())
-        # The answer is printed and stored: a secret the page or the model repeated stays hidden.
-        result = SessionResult.model_validate(self.secrets.scrub(result.model_dump()))
-        kind = {
-            Status.OK: EventType.TASK_OK,
-            Status.FAILED: EventType.TASK_FAIL,
-            Status.CANCELLED: EventType.TASK_CANCEL,
-        }[result.status]
-        extra = {"detail": result.detail} if result.detail else {}
-        self.emitter.emit(kind, Actor.SYSTEM, None, reason=result.reason, answer=result.answer, **extra)
-        return result
+        return record_end(self.emitter, self.secrets.scrub, result)
 
     def _announce(self) -> None:
         o = self.options

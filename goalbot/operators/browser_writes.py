@@ -12,7 +12,6 @@ through is never sent.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 from urllib.parse import urlsplit
 
 from playwright.async_api import BrowserContext, Request, Route, WebSocketRoute
@@ -92,4 +91,5 @@ class WriteHold:
         return sent
 
 
-_every_address: Callable[[str], bool] = lambda _url: True  # noqa: E731 - Playwright takes a predicate
+def _every_address(_url: str) -> bool:
+    return True

@@ -16,7 +16,7 @@ from goalbot.agents.domains import Domains
 from goalbot.agents.guards import ActionGuards, NotGo
 from goalbot.agents.navigator import target_of
 from goalbot.agents.observing import observe, picture_of
-from goalbot.agents.outcome import Finish, SessionResult, Status, finish
+from goalbot.agents.outcome import Finish, SessionResult, Status, finish, record_end
 from goalbot.agents.person import Person
 from goalbot.agents.secrets import SecretError, Secrets
 from goalbot.agents.session import RunOptions
@@ -91,12 +91,7 @@ class RecipeRun:
             await asyncio.shield(self.operator.close())
             if self.client is not None:
                 await asyncio.shield(self.client.close())
-        result = SessionResult.model_validate(self.secrets.scrub(result.model_dump()))
-        kind = {Status.OK: EventType.TASK_OK, Status.FAILED: EventType.TASK_FAIL,
-                Status.CANCELLED: EventType.TASK_CANCEL}[result.status]
-        self.emitter.emit(kind, Actor.SYSTEM, None, reason=result.reason, answer=result.answer,
-                          **({"detail": result.detail} if result.detail else {}))
-        return result
+        return record_end(self.emitter, self.secrets.scrub, result)
 
     def _announce(self) -> None:
         o, recipe = self.options, self.recipe
