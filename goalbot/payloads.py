@@ -77,6 +77,8 @@ class ActionData(EventData):
                                                      "and name, and the evidence a recipe finds it by.")
     resolved_by: str | None = Field(None, description="In a rerun: the rung of the ladder that found the "
                                                       "element (cached, strict, refind, memory).")
+    gone: bool = Field(False, description="The element acted on left the page (removed or hidden) while "
+                                          "the page stayed: what a recipe expects the action to do again.")
 
 
 class ValidateData(EventData):
@@ -95,6 +97,9 @@ class ObservationData(EventData):
     marks: list[tuple[int, int, int, int, int]] = Field(
         default_factory=list, description="Set-of-Mark boxes: index, x, y, width, height (CSS px).")
     viewport_width: int = 0
+    announced: list[str] = Field(default_factory=list, description="What the page announced in view (status "
+                                 "and alert regions), cut short, with every secret scrubbed: a recipe "
+                                 "expects an action's announcement again.")
 
 
 class GoalStatusData(EventData):

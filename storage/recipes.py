@@ -7,7 +7,7 @@ from typing import Any
 
 import sqlite_utils
 
-from goalbot.recipes.model import Evidence, Recipe
+from goalbot.recipes.model import Evidence, Metrics, Recipe
 
 
 def _now() -> str:
@@ -72,7 +72,39 @@ def heals_of(db: sqlite_utils.Database, recipe: Recipe) -> dict[int, Evidence]:
     return {int(position): Evidence.model_validate_json(evidence) for position, evidence in rows}
 
 
-def metrics(db: sqlite_utils.Database, name: str) -> dict[str, float | int]:
+def kept_by(db: sqlite_utils.Database, session_id: str) -> tuple[list[str], int]:
+    """What a session left for later runs: the recipe versions made from it ("darkmode v2") and
+    how many heals it put into healing memory."""
+    versions = [f"{name} v{version}" for name, version in db.execute(
+        "select name, version from recipe_versions where source_session = ? order by name, version", [session_id])]
+    heals = db.execute("select count(*) from recipe_heals where session_id = ?", [session_id]).fetchone()[0]
+    return versions, int(heals)
+
+
+def of_sessions(db: sqlite_utils.Database, ids: list[str]) -> dict[str, str]:
+    """Each session's part in a recipe, in a few words: "rerun darkmode v1" (and "→v2" when a patch
+    made the next version), or "saved darkmode v1" for a run a recipe was made from."""
+    if not ids or not db["recipe_versions"].exists():  # a store read as it is may predate recipes
+        return {}
+    marks = ",".join("?" * len(ids))
+    made: dict[str, list[int]] = {}
+    names: dict[str, str] = {}
+    for session_id, name, version in db.execute(
+            f"select source_session, name, version from recipe_versions where source_session in ({marks}) "
+            "order by version", ids):
+        made.setdefault(session_id, []).append(version)
+        names[session_id] = name
+    parts = {session_id: f"saved {names[session_id]} v{versions[0]}" for session_id, versions in made.items()}
+    for session_id, name, version in db.execute(
+            "select session_id, json_extract(data, '$.options.recipe'), json_extract(data, '$.options.recipe_version') "
+            f"from events where type = 'TASK_START' and session_id in ({marks}) "
+            "and json_extract(data, '$.options.recipe') is not null", ids):
+        patched = f"→v{made[session_id][-1]}" if session_id in made else ""
+        parts[session_id] = f"rerun {name} v{version}{patched}"
+    return parts
+
+
+def metrics(db: sqlite_utils.Database, name: str) -> Metrics:
     """Seed 002 §12 for one recipe, over every rerun of it in the store: runs, success rate, model
     calls per run, the share of runs the model patched, how often a patched version failed again,
     and how often healing memory found what the recorded evidence no longer did."""
@@ -82,7 +114,7 @@ def metrics(db: sqlite_utils.Database, name: str) -> dict[str, float | int]:
         "where json_extract(e.data, '$.options.recipe') = ?", [name]).fetchall()
     ids = [row[0] for row in runs]
     if not ids:
-        return {"runs": 0}
+        return Metrics()
     marks = ",".join("?" * len(ids))
     patched = {row[0] for row in db.execute(
         f"select distinct session_id from events where session_id in ({marks}) and type = 'POLICY' "
@@ -97,11 +129,11 @@ def metrics(db: sqlite_utils.Database, name: str) -> dict[str, float | int]:
         [name, name])}
     after_patch = [row for row in runs if row[3] in made_by_patch]
     healing = sum(rungs.get(rung, 0) for rung in ("memory", "refind", "patch", "person"))
-    return {
-        "runs": len(runs),
-        "success_rate": sum(row[1] == "ok" for row in runs) / len(runs),
-        "model_calls_per_run": sum(row[2] or 0 for row in runs) / len(runs),
-        "patch_rate": len(patched) / len(runs),
-        "refail_after_patch": (sum(row[1] != "ok" for row in after_patch) / len(after_patch)) if after_patch else 0.0,
-        "memory_hit_rate": rungs.get("memory", 0) / healing if healing else 0.0,
-    }
+    return Metrics(
+        runs=len(runs),
+        success_rate=sum(row[1] == "ok" for row in runs) / len(runs),
+        model_calls_per_run=sum(row[2] or 0 for row in runs) / len(runs),
+        patch_rate=len(patched) / len(runs),
+        refail_after_patch=(sum(row[1] != "ok" for row in after_patch) / len(after_patch)) if after_patch else 0.0,
+        memory_hit_rate=rungs.get("memory", 0) / healing if healing else 0.0,
+    )

@@ -172,7 +172,7 @@ def test_min_interval_spaces_the_actions(hardsite, model_server, db_path: Path) 
     starts = [datetime.fromisoformat(r["ts"]) for r in rows(db_path, "select ts from events where type = 'ACT_START'")]
     assert (starts[1] - starts[0]).total_seconds() >= 1.4
     waits = [e for e in events if e["type"] == "POLICY" and e["policy"] == "min_interval"]
-    assert waits and waits[0]["wait_s"] > 1.0
+    assert waits and waits[0]["wait_s"] > 0  # how long depends on how long the click took
 
 
 def test_the_report_tells_what_was_done_retried_decided_and_saved(hardsite, model_server, db_path: Path) -> None:

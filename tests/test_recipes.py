@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 
+from dashboard_kit import on_top, screen_text, until
 from kit import REPO, answer, call, darkmode_script, finished, plan, rows, run_cli, run_goal, verdict
 from hardsite.server import HardSite
 from tmux_kit import exit_code, tmux, wait_for
+from tui.app import GoalbotApp
 
 DEAD_ENDPOINT = "http://127.0.0.1:9/v1"  # nothing listens here: a rerun must not need a model
 
@@ -50,6 +52,8 @@ def test_a_recorded_run_reruns_with_no_model(hardsite: HardSite, model_server, d
     assert shown.returncode == 0, shown.stderr
     assert "variables: {{user}}" in shown.stdout and "secrets: PW" in shown.stdout, shown.stdout
     assert 'click button "Sign in"' in shown.stdout and "found by: id='signin'" in shown.stdout, shown.stdout
+    # What the first run saw each action do: the sign-in form went away, the page said "Saved".
+    assert "expects: the element goes away" in shown.stdout and "expects: page says 'Saved'" in shown.stdout
     calls = len(model.requests)
     hardsite.reset()
     result, events = _rerun(db_path)
@@ -75,8 +79,9 @@ def test_a_redesigned_site_is_healed_from_evidence_and_remembered(hardsite: Hard
     assert rungs == ["strict", "strict", "refind", "strict", "refind"], rungs
     assert "2 healed elements remembered" in result.stderr
     report = run_cli("--db", str(db_path), "report").stdout
-    assert "Rerun of recipe darkmode v1, with no model" in report and "refind 2" in report, report
-    assert 'found by refind as button "Log in"' in report, report
+    assert "- Input recipe: darkmode v1\n- Output recipe: unchanged" in report and "refind 2" in report, report
+    assert 'found by refind as button "Log in" (' in report, report
+    assert "2 healed elements remembered: the next rerun finds them by healing memory" in report, report
     again, events = _rerun(db_path, "--url", redesigned)
     assert again.returncode == 0, again.stderr
     assert _rungs(events) == ["strict", "strict", "memory", "strict", "memory"], _rungs(events)
@@ -84,6 +89,22 @@ def test_a_redesigned_site_is_healed_from_evidence_and_remembered(hardsite: Hard
     # Two reruns, both good, no model; of the four elements needing a heal, memory found two.
     assert "reruns: 2 · succeeded 100% · model calls per run 0.0 · patched 0%" in shown, shown
     assert "healing memory hits 50%" in shown, shown
+
+
+async def test_the_sessions_screen_says_which_recipe_each_session_made_or_reran_and_how_it_goes(
+        hardsite: HardSite, model_server, db_path: Path) -> None:
+    _record(hardsite, model_server, db_path)
+    assert _rerun(db_path)[0].returncode == 0
+    recorded, rerun = [r["id"] for r in rows(db_path, "select id from sessions order by started_at")]
+    app = GoalbotApp(db_path=db_path, opening="sessions", export_dir=db_path.parent)
+    async with app.run_test(size=(180, 30)) as pilot:
+        await until(pilot, lambda: on_top(app, "SessionsScreen") and len(app.screen.rows) == 2, "both sessions")
+        screen = app.screen
+        assert screen.rows[recorded]["recipe"] == "saved darkmode v1" and screen.rows[rerun]["recipe"] == \
+            "rerun darkmode v1", screen.rows
+        screen.query_one("#sessions-table").move_cursor(row=list(screen.rows).index(rerun))
+        await until(pilot, lambda: "reruns: 1 · succeeded 100% · model calls per run 0.0" in
+                    screen_text(app, "#sessions-recipe"), "the recipe's figures")
 
 
 def test_recipes_are_listed_shown_and_deleted_and_bad_input_is_one_line(hardsite: HardSite, model_server,
@@ -111,7 +132,11 @@ def test_recipes_are_listed_shown_and_deleted_and_bad_input_is_one_line(hardsite
     exported = run_cli("--db", str(db_path), "recipe", "export", "darkmode", str(folder), "--version", "1")
     assert exported.returncode == 0, exported.stderr
     assert sorted(p.name for p in folder.iterdir()) == ["README.md", "actions.json", "fingerprints.json",
-                                                      "policies.json", "selectors.json", "workflow.json"]
+                                                      "policies.json", "selectors.json", "summary.md",
+                                                      "workflow.json"]
+    # The recording run's report: what it set out to do, and that it made this recipe.
+    summary = (folder / "summary.md").read_text()
+    assert "- Goal: sign in and turn on dark mode" in summary and "Saved as recipe darkmode v1" in summary, summary
     assert json.loads((folder / "selectors.json").read_text())["s1a3"]["name"] == "Sign in"
     imported = run_cli("--db", str(db_path), "recipe", "import", str(folder))
     assert imported.returncode == 0 and "as v3" in imported.stdout, imported
@@ -136,6 +161,18 @@ def test_recipes_are_listed_shown_and_deleted_and_bad_input_is_one_line(hardsite
     deleted = run_cli("--db", str(db_path), "recipe", "delete", "darkmode")
     assert deleted.returncode == 0 and "3 versions" in deleted.stdout, deleted
     assert "no recipes yet" in run_cli("--db", str(db_path), "recipe", "list").stdout
+
+
+def test_an_action_that_no_longer_does_what_it_did_is_an_expectation_failure(hardsite: HardSite, model_server,
+                                                                              db_path: Path) -> None:
+    _record(hardsite, model_server, db_path)
+    hardsite.reset()
+    result, events = _rerun(db_path, "--url", f"{hardsite.page('darkmode')}?variant=unsaved")
+    assert result.returncode == 1, result.stderr
+    failed = [e for e in events if e["type"] == "ACT_FAIL"]
+    assert [e["error"] for e in failed] == ["ExpectationFailed"], failed
+    assert "did not say 'Saved'" in failed[0]["message"], failed
+    assert events[-1]["type"] == "TASK_FAIL" and "ExpectationFailed" in events[-1]["reason"], events[-1]
 
 
 def test_between_two_likely_elements_the_rerun_asks_rather_than_guesses(hardsite: HardSite, model_server,
@@ -219,6 +256,7 @@ def test_what_evidence_cannot_carry_is_patched_by_the_model_and_kept(hardsite: H
     assert _rungs(events) == ["cached", "cached", "cached", "cached", "patch", "cached"], _rungs(events)
     report = run_cli("--db", str(db_path), "report").stdout
     assert "with 1 model call, for patches" in report and "the model's patch — patched: before step 4" in report, report
+    assert "- Output recipe: darkmode v2" in report and "The next rerun runs darkmode v2" in report, report
     # Version 2 carries the menu: the next rerun needs no model at all.
     hardsite.reset()
     again, events = _rerun(db_path, "--url", menu)

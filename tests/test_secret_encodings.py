@@ -53,3 +53,23 @@ def test_a_secret_in_a_get_form_never_leaves_the_process(hardsite, model_server,
         assert form not in result.stdout + result.stderr, form
         assert form not in tail.stdout, form
         assert form not in prompts, form
+
+
+def test_a_password_the_model_typed_in_the_clear_is_scrubbed_when_the_page_repeats_it(
+        hardsite, model_server, db_path: Path) -> None:
+    # No --secret: the model typed the value itself. The password field makes it a secret of the
+    # session, so the page's echo of it is scrubbed like a secret the person gave.
+    script = {
+        "planner": [plan("Try a new password")],
+        "navigator": [answer(call("type", index=element("New password"), text="tr0ub4dor"),
+                             call("click", index=element("Check"))),
+                      finished(summary="checked")],
+        "validator": [verdict(True, "checked"), verdict(True, "checked", answer_text="too weak")],
+    }
+    result, events = run_goal(db_path, model_server(script), hardsite.page("echo"), "try a new password")
+    assert result.returncode == 0, result.stderr
+    said = [e["announced"] for e in events if e["type"] == "OBSERVATION" and e.get("announced")]
+    assert said and said[-1] == ['"<secret:password>" is too weak'], said
+    stored = db_path.read_bytes() + b"".join(p.read_bytes() for p in db_path.parent.glob("*-wal"))
+    assert b"tr0ub4dor" not in stored
+    assert "tr0ub4dor" not in result.stdout + result.stderr

@@ -78,6 +78,9 @@ class ActionGuards:
         if seconds > 0:
             self.fired(why, step, f"waiting {seconds:.1f} s before the next action", wait_s=round(seconds, 2))
             await asyncio.sleep(seconds)
+        # Paced from start to start: the time an action and the look after it take counts
+        # toward the interval, so a limit protects the site without taxing every action.
+        self.rate.record(click is not None)
         return None
 
     def _judged_by_effect(self, action: Action, risk: Risk) -> bool:
@@ -107,6 +110,5 @@ class ActionGuards:
 
     def ran(self, action: Action, observation: Observation, before: str, after: str) -> None:
         click = click_of(action, observation)
-        self.rate.record(click is not None)
         if click is not None:
             self.repeats.record(click, before, after)

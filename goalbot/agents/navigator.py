@@ -16,7 +16,7 @@ from goalbot.agents.guards import ActionGuards
 from goalbot.agents.context import bullet_list, geometry_of, recent, untrusted_page, with_picture
 from goalbot.agents.observing import observe, picture_of
 from goalbot.agents.person import Person
-from goalbot.agents.secrets import REFERENCE, SecretError
+from goalbot.agents.secrets import REFERENCE, SecretError, Secrets
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.answers import ActionsAnswer
 from goalbot.llm.coordinates import Convention
@@ -36,7 +36,7 @@ class StepReport(BaseModel):
     observation: Observation
 
 
-async def _shown(action: Action, operator: Operator) -> dict[str, object]:
+async def _shown(action: Action, operator: Operator, secrets: Secrets) -> dict[str, object]:
     """The action as events show it: text typed into a password field never leaves the process.
 
     Asked of the page right before typing, since an earlier action of the same answer may have
@@ -47,6 +47,7 @@ async def _shown(action: Action, operator: Operator) -> dict[str, object]:
     only_references = isinstance(action, A.Type) and not REFERENCE.sub("", action.text) and action.text
     if isinstance(action, A.Type) and not only_references and await operator.is_secret_field(action.index):
         shown["text"] = HIDDEN
+        secrets.learn(action.text)
     return shown
 
 
@@ -147,7 +148,7 @@ class Navigator:
             if isinstance(action, A.Finished):
                 self.emitter.emit(
                     EventType.ACT_OK, Actor.NAVIGATOR, step,
-                    action=await _shown(action, self.operator), message=action.summary,
+                    action=await _shown(action, self.operator, self.secrets), message=action.summary,
                 )
                 return action
             await self.person.pause_point(step)
@@ -158,7 +159,7 @@ class Navigator:
             before = await self.operator.signature()
             refusal = await self.guards.admit(action, observation, before, step)
             if refusal is not None:
-                shown = await _shown(action, self.operator)
+                shown = await _shown(action, self.operator, self.secrets)
                 self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown,
                                   message=refusal, error="Refused")
                 done.append(f"{_describe(shown)} -> REFUSED: {refusal}")
@@ -183,9 +184,9 @@ class Navigator:
             raise TooManyFailures(f"{self.failures_in_a_row} actions failed in a row (--max-failures)")
 
     async def _act(self, action: Action, step: int, observation: Observation) -> tuple[bool, str]:
-        shown = await _shown(action, self.operator)
-        self.emitter.emit(EventType.ACT_START, Actor.NAVIGATOR, step, action=shown,
-                          target=await target_of(action, observation, self.operator))
+        shown = await _shown(action, self.operator, self.secrets)
+        target = await target_of(action, observation, self.operator)
+        self.emitter.emit(EventType.ACT_START, Actor.NAVIGATOR, step, action=shown, target=target)
         if isinstance(action, A.SaveData):
             self.saved_data[action.key] = action.value
             self.emitter.emit(EventType.ACT_OK, Actor.NAVIGATOR, step, action=shown,
@@ -202,9 +203,10 @@ class Navigator:
         result = await self.guards.held(result, observation, step)
         files = [self._keep(saved) for saved in result.files]
         kind = EventType.ACT_OK if result.ok else EventType.ACT_FAIL
+        gone = result.ok and target is not None and await self.operator.gone(getattr(action, "index", 0))
         self.emitter.emit(kind, Actor.NAVIGATOR, step, action=shown, message=result.message,
                           error=None if result.ok else result.outcome.value,
-                          **({"files": files} if files else {}))
+                          **({"files": files} if files else {}), **({"gone": True} if gone else {}))
         if result.outcome is Outcome.BROWSER_GONE:
             raise OperatorError(result.message)
         label = _describe(shown)

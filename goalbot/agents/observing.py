@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.vision import Picture, picture_for_model
-from goalbot.operators.base import Observation, Operator
+from goalbot.operators.base import Observation, Operator, Text
 from goalbot.operators.som import boxes_of
+
+ANNOUNCED_MAX, ANNOUNCED_CHARS = 4, 120
 
 
 async def observe(operator: Operator, emitter: Emitter, step: int | None) -> Observation:
@@ -19,8 +21,15 @@ async def observe(operator: Operator, emitter: Emitter, step: int | None) -> Obs
         elements=len(observation.elements),
         # The boxes let a viewer draw the Set-of-Mark picture later, without a second image.
         marks=boxes_of(observation), viewport_width=observation.viewport_width,
+        announced=announced(observation),
     )
     return observation
+
+
+def announced(observation: Observation) -> list[str]:
+    """The status and alert texts in view: what a page tells a person an action did."""
+    texts = [item.text for item in observation.items if isinstance(item, Text) and item.alert]
+    return [" ".join(text.split())[:ANNOUNCED_CHARS] for text in texts[:ANNOUNCED_MAX]]
 
 
 async def picture_of(observation: Observation, wanted: bool) -> Picture | None:

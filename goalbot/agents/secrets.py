@@ -103,6 +103,9 @@ def encodings(value: str) -> set[str]:
             base64.b64encode(raw).decode()}
 
 
+MIN_LEARNED = 4
+
+
 class Secrets:
     """Thread-safe: the recorder and the printer scrub from their own threads."""
 
@@ -115,6 +118,21 @@ class Secrets:
         with self._lock:
             self._values[name] = value
         return f"<secret:{name}>"
+
+    def learn(self, value: str) -> str | None:
+        """A value typed into a password field in the clear becomes a secret of the session, so a
+        page that shows it again (an echo, an error) cannot carry it into the store or the log.
+        Its name, or None for one too short to scrub without mangling ordinary words."""
+        if len(value) < MIN_LEARNED:
+            return None
+        with self._lock:
+            known = next((name for name, known in self._values.items() if known == value), None)
+            if known is not None:
+                return known
+            name = next(n for n in (f"password{i or ''}" for i in range(len(self._values) + 1))
+                        if n not in self._values)
+            self._values[name] = value
+        return name
 
     def names(self) -> list[str]:
         with self._lock:

@@ -87,7 +87,7 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
             return 0
         if action == "export":
             try:
-                written = folder.export(recipe, args.folder, show(recipe))
+                written = folder.export(recipe, args.folder, show(recipe), _summary(db_path, recipe))
             except RecipeError as exc:
                 return fail(str(exc))
             print(f"goalbot: wrote recipe {recipe.name} v{recipe.version} to {args.folder} "
@@ -95,12 +95,20 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
             return 0
         figures = recipes.metrics(db, recipe.name)
         if args.json:
-            print(json.dumps({**recipe.model_dump(mode="json"), "metrics": figures}, ensure_ascii=False, indent=2))
+            shown = {**recipe.model_dump(mode="json"), "metrics": figures.model_dump()}
+            print(json.dumps(shown, ensure_ascii=False, indent=2))
         else:
-            print(show(recipe) + "\n" + _metrics_line(figures))
+            print(show(recipe) + "\n" + figures.line())
         return 0
     finally:
         db.close()
+
+
+def _summary(db_path: Path, recipe: Recipe) -> str | None:
+    """The report of the run that made this version, as the export's summary.md."""
+    from goalbot.cli.reports import store_report
+
+    return store_report(db_path, recipe.source_session) if recipe.source_session else None
 
 
 def _import(db_path: Path, source: Path) -> int:
@@ -126,15 +134,6 @@ def _diff(db: sqlite_utils.Database, name: str, old: int, new: int) -> int:
     lines = list(difflib.unified_diff(before[1:], after[1:], f"{name} v{old}", f"{name} v{new}", lineterm=""))
     print("\n".join(lines) if lines else f"{name} v{old} and v{new} do the same")
     return 0
-
-
-def _metrics_line(figures: dict[str, float | int]) -> str:
-    """Seed 002 §12 in one line: how the recipe's reruns have gone."""
-    if not figures.get("runs"):
-        return "reruns: none yet"
-    return (f"reruns: {figures['runs']} · succeeded {figures['success_rate']:.0%} · model calls per run "
-            f"{figures['model_calls_per_run']:.1f} · patched {figures['patch_rate']:.0%} · failed again after a "
-            f"patch {figures['refail_after_patch']:.0%} · healing memory hits {figures['memory_hit_rate']:.0%}")
 
 
 def _list(db: sqlite_utils.Database) -> int:
@@ -167,8 +166,7 @@ def show(recipe: Recipe) -> str:
                     ("test id", target.test_id), ("id", target.id), ("label", target.label),
                     ("placeholder", target.placeholder), ("css", target.css)) if value]
                 lines.append(f"     found by: {', '.join(found_by) or 'role and name only'}")
-            expect = [f"address has {action.expect.url_contains}"] if action.expect.url_contains else []
-            expect += [f"field holds {action.expect.value!r}"] if action.expect.value else []
+            expect = action.expect.words()
             lines.append(f"     on a page at {action.fingerprint.url_contains!r}"
                          + (f"; expects: {'; '.join(expect)}" if expect else ""))
     return "\n".join(lines)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from goalbot.text import report
-from storage import queries
+from storage import queries, recipes
 from storage.db import StoreError, connect
 
 
@@ -22,7 +22,9 @@ def store_report(db_path: Path, session_id: str) -> str | None:
         row = queries.session_row(db, session_id)
         if row is None:
             return None
-        markdown = report.render(row, queries.session_events(db, session_id))
+        versions, heals = recipes.kept_by(db, session_id)
+        kept = report.Kept(versions=versions, heals=heals)
+        markdown = report.render(row, queries.session_events(db, session_id), kept)
         try:
             queries.save_report(db, session_id, markdown)
         except sqlite3.Error as exc:  # a locked store keeps what it has; `goalbot report` retries

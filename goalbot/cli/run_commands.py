@@ -16,6 +16,7 @@ from goalbot.agents.progress import ResumePoint
 from goalbot.agents.session import RunOptions, Status
 from goalbot.cli.console import run_printing
 from goalbot.cli.options import run_options
+from goalbot.cli.reports import store_report
 from goalbot.cli.request import RunRequest
 from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail, has_terminal
@@ -116,24 +117,29 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
 
 
 def _keep_recipe(request: RunRequest, db_path: Path, wiring: Wiring, status: Status) -> None:
-    """What a run leaves for later runs: the recipe it was asked to save, or a rerun's heals."""
+    """What a run leaves for later runs: the recipe it was asked to save, or a rerun's heals or
+    patched version. The report, written as the run ended, is written again to say so."""
     from goalbot.cli.recipe_commands import keep_patched, remember_heals, save_from_session
     from goalbot.recipes.build import RecipeError
 
     if isinstance(wiring.session, RecipeRun):
         if wiring.session.patches and status is Status.OK:
             keep_patched(db_path, wiring.session)
-        else:
+        elif wiring.session.heals:
             remember_heals(db_path, wiring.session)
+        else:
+            return
+    elif request.save_recipe is None or status is not Status.OK:
         return
-    if request.save_recipe is None or status is not Status.OK:
-        return
-    try:
-        recipe = save_from_session(db_path, wiring.session_id, request.save_recipe, request.variables)
-    except RecipeError as exc:
-        print(f"goalbot: the recipe was not saved: {exc}", file=sys.stderr)
-        return
-    print(f"goalbot: saved recipe {recipe.name} v{recipe.version} (goalbot rerun {recipe.name})", file=sys.stderr)
+    else:
+        try:
+            recipe = save_from_session(db_path, wiring.session_id, request.save_recipe, request.variables)
+        except RecipeError as exc:
+            print(f"goalbot: the recipe was not saved: {exc}", file=sys.stderr)
+            return
+        print(f"goalbot: saved recipe {recipe.name} v{recipe.version} (goalbot rerun {recipe.name})",
+              file=sys.stderr)
+    store_report(db_path, wiring.session_id)
 
 
 def _give_back(db_path: Path, session_id: str) -> None:

@@ -239,6 +239,11 @@ class Operator(Protocol):
         """The index of the one listed element a CSS `selector` matches now; None for none or several."""
         ...
 
+    async def gone(self, index: int) -> bool:
+        """Whether element `[index]` of the latest observation has left the page a person sees
+        (removed or hidden) while the page itself stayed; False when it cannot be told."""
+        ...
+
     def hold_writes(self) -> None:
         """From the next action until the one after it starts, whatever the page sends (any
         request that is not a read, any WebSocket message) waits for `release_held`."""

@@ -216,6 +216,9 @@ class BrowserOperator:
     async def find(self, selector: str) -> int | None:
         return await evidence.listed_by_selector(self, selector)
 
+    async def gone(self, index: int) -> bool:
+        return await evidence.gone(self, index)
+
     async def is_secret_field(self, index: int | None) -> bool:
         # unsure=True: hide the text rather than risk a password in the store
         return bool(await self._ask(index, js.SECRET_JS, js.FOCUSED_SECRET_JS, unsure=True))

@@ -16,6 +16,8 @@ from goalbot.operators.base import ActionFailed
 from goalbot.operators.browser_watch import BrowserWatcher
 
 EFFECT_PATIENCE_S = 1.2
+# A signature costs a few milliseconds: looking often finds a quick effect soon after it happens.
+EFFECT_POLL_S = 0.03
 
 
 def first_line(exc: BaseException) -> str:
@@ -47,7 +49,7 @@ class EffectProbe:
         """Wait a moment for the action's effect: DOM, navigation, dialog, tab, or pixels."""
         deadline = time.monotonic() + EFFECT_PATIENCE_S
         while True:
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(EFFECT_POLL_S)
             if await self.signature() != before:
                 await self._settle(self._page())
                 return True

@@ -81,3 +81,27 @@ async def listed_by_selector(op: BrowserOperator, selector: str) -> int | None:
         if local:
             hits.append(next((n for n, t in enumerate(op.targets, 1) if t.frame is frame and t.local == local), None))
     return hits[0] if len(hits) == 1 else None
+
+
+# true: the element left this document (removed, or no longer drawn); null: a new document, which
+# is the address's business, not this check's.
+GONE_JS = """(i) => {
+  if (!window.__goalbot) return null;
+  const el = window.__goalbot.elements[i - 1];
+  if (!el || !el.isConnected) return true;
+  const style = getComputedStyle(el);
+  return style.visibility === "hidden" || style.display === "none" || el.getClientRects().length === 0;
+}"""
+
+
+async def gone(op: BrowserOperator, index: int) -> bool:
+    """Whether element `[index]` of the latest observation has left a page that is still there."""
+    if not 1 <= index <= len(op.targets):
+        return False
+    target = op.targets[index - 1]
+    if target.frame.is_detached():
+        return False
+    try:
+        return bool(await target.frame.evaluate(GONE_JS, target.local))
+    except PlaywrightError:
+        return False  # navigating right now: the page did not stay

@@ -119,6 +119,9 @@ class DesktopOperator:
     async def find(self, selector: str) -> int | None:
         return None
 
+    async def gone(self, index: int) -> bool:
+        return False
+
     def hold_writes(self) -> None:
         raise NotImplementedError("the desktop cannot hold back what an application sends")
 

@@ -44,20 +44,21 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
                           f"{events[-1].type.value}")
     start = events[0].payload
     steps: dict[int, RecipeStep] = {}
-    page, title = start.url or "", ""
+    page, title, announced = start.url or "", "", list[str]()
     pending: tuple[Event, RecipeAction] | None = None
     for event in events:
         if event.type is EventType.OBSERVATION:
-            page, title = event.payload.url, event.payload.title
             if pending is not None:  # the first look after an action: what it changed
-                _expect_from(pending[1], page)
+                _expect_from(pending[1], event.payload.url, announced, event.payload.announced, variables)
                 pending = None
+            page, title, announced = event.payload.url, event.payload.title, event.payload.announced
         elif event.type is EventType.STEP_START:
             steps.setdefault(event.step or 0, RecipeStep(description=event.payload.description))
         elif event.type is EventType.ACT_START and event.payload.action.get("name") not in NOT_REPLAYED:
             pending = (event, _action(event, page, title, variables))
         elif event.type is EventType.ACT_OK and pending is not None and pending[0].step == event.step:
             steps.setdefault(event.step or 0, RecipeStep(description="")).actions.append(pending[1])
+            pending[1].expect.element_gone = event.payload.gone
             if pending[1].action.get("name") == "type":
                 pending[1].expect.value = str(pending[1].action.get("text", ""))
         elif event.type is EventType.ACT_FAIL:
@@ -87,6 +88,9 @@ def _action(event: Event, page: str, title: str, variables: dict[str, str]) -> R
     return RecipeAction(action=shown, target=target, fingerprint=Fingerprint(url_contains=_path(page), title=title))
 
 
-def _expect_from(action: RecipeAction, url_after: str) -> None:
+def _expect_from(action: RecipeAction, url_after: str, announced_before: list[str], announced_after: list[str],
+                 variables: dict[str, str]) -> None:
     if _path(url_after) != action.fingerprint.url_contains:
         action.expect.url_contains = _path(url_after)
+    action.expect.text_appeared = [_templated(text, variables) for text in announced_after
+                                   if text not in announced_before]

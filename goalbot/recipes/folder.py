@@ -6,6 +6,7 @@
     fingerprints.json  the page each action starts on
     policies.json      choice policies (none are recorded yet)
     README.md          the recipe in plain words
+    summary.md         the report of the run that made this version (seed 002 §9), when stored
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def _key(step: int, action: int) -> str:
     return f"s{step}a{action}"
 
 
-def export(recipe: Recipe, folder: Path, readme: str) -> list[Path]:
+def export(recipe: Recipe, folder: Path, readme: str, summary: str | None = None) -> list[Path]:
     """Writes the recipe's files into `folder` (made if needed); RecipeError when it cannot."""
     workflow: dict[str, Any] = {key: value for key, value in recipe.model_dump(mode="json").items() if key != "steps"}
     workflow["steps"] = []
@@ -39,7 +40,7 @@ def export(recipe: Recipe, folder: Path, readme: str) -> list[Path]:
             key = _key(s, a)
             args = {k: v for k, v in action.action.items() if k != "name"}
             expect = [{"kind": kind, "value": value}
-                      for kind, value in action.expect.model_dump(exclude_none=True).items()]
+                      for kind, value in action.expect.model_dump(exclude_defaults=True).items()]
             entries.append({"id": key, "op": action.action.get("name"), "targetKey": key if action.target else None,
                             "args": args, "expect": expect})
             fingerprints[key] = {"urlContains": action.fingerprint.url_contains, "title": action.fingerprint.title}
@@ -57,10 +58,13 @@ def export(recipe: Recipe, folder: Path, readme: str) -> list[Path]:
             path = folder / f"{kind}.json"
             path.write_text(json.dumps(content, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
             written.append(path)
-        (folder / "README.md").write_text(readme + "\n", encoding="utf-8")
+        texts = {"README.md": readme + "\n", **({"summary.md": summary} if summary else {})}
+        for name, text in texts.items():
+            (folder / name).write_text(text, encoding="utf-8")
+            written.append(folder / name)
     except OSError as exc:
         raise RecipeError(f"cannot write the recipe into {folder}: {exc.strerror or exc}") from exc
-    return [*written, folder / "README.md"]
+    return written
 
 
 def _read(folder: Path, kind: str) -> Any:

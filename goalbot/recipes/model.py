@@ -32,7 +32,16 @@ class Expect(BaseModel):
     """What the action changed the first time; a rerun checks the same."""
 
     url_contains: str | None = Field(None, description="The address's path after the action.")
-    value: str | None = Field(None, description="The text a field holds after typing.")
+    value: str | None = Field(None, description="The text a field holds after typing (the typing checks it).")
+    text_appeared: list[str] = Field(default_factory=list, description="What the page announced after it "
+                                     "(status and alert regions) that it had not before.")
+    element_gone: bool = Field(False, description="The element acted on left the page, which stayed.")
+
+    def words(self) -> list[str]:
+        said = [f"address has {self.url_contains}"] if self.url_contains else []
+        said += [f"field holds {self.value!r}"] if self.value else []
+        said += [f"page says {text!r}" for text in self.text_appeared]
+        return said + (["the element goes away"] if self.element_gone else [])
 
 
 class Fingerprint(BaseModel):
@@ -83,3 +92,22 @@ class Recipe(BaseModel):
     @property
     def actions(self) -> list[RecipeAction]:
         return [action for step in self.steps for action in step.actions]
+
+
+class Metrics(BaseModel):
+    """Seed 002 §12: how a recipe's reruns have gone, over every rerun in the store."""
+
+    runs: int = 0
+    success_rate: float = 0.0
+    model_calls_per_run: float = 0.0
+    patch_rate: float = Field(0.0, description="The share of reruns the model patched.")
+    refail_after_patch: float = Field(0.0, description="The share of reruns of a patched version that failed.")
+    memory_hit_rate: float = Field(0.0, description="Of the elements the recorded evidence no longer found, "
+                                                    "the share healing memory found.")
+
+    def line(self) -> str:
+        if not self.runs:
+            return "reruns: none yet"
+        return (f"reruns: {self.runs} · succeeded {self.success_rate:.0%} · model calls per run "
+                f"{self.model_calls_per_run:.1f} · patched {self.patch_rate:.0%} · failed again after a patch "
+                f"{self.refail_after_patch:.0%} · healing memory hits {self.memory_hit_rate:.0%}")

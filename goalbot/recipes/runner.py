@@ -26,6 +26,7 @@ from goalbot.llm.dialects import DialectChoice
 from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
 from goalbot.operators.base import Observation, Operator, OperatorError
+from goalbot.recipes.expecting import announced_again, went_away
 from goalbot.recipes.locate import Found, locate
 from goalbot.recipes.model import VARIABLE, Evidence, Recipe, RecipeAction
 from goalbot.recipes.patching import PatchError, Patcher, apply
@@ -174,11 +175,20 @@ class RecipeRun:
         self.emitter.emit(EventType.ACT_OK, Actor.NAVIGATOR, step, action=arguments, message=result.message,
                           resolved_by=rung)
         self.guards.ran(action, observation, before, await self.operator.signature())
+        if recorded.expect.element_gone and found is not None and not await went_away(self.operator, found.index):
+            raise self._fail(step, "ExpectationFailed", f"{recorded.words()} is still on the page; the first "
+                             "time the action made it go away", arguments)
         after = await observe(self.operator, self.emitter, step)
         expected = recorded.expect.url_contains
         if expected and expected not in (urlsplit(after.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"after it the page is {after.url}; the recipe "
                              f"expects {expected}", arguments)
+        wanted = [str(self._filled(text)) for text in recorded.expect.text_appeared]
+        missing, after = await announced_again(lambda: observe(self.operator, self.emitter, step), wanted,
+                                               after, self.secrets.scrub)
+        if missing:
+            raise self._fail(step, "ExpectationFailed", f"the page did not say {missing[0]!r} as it did the "
+                             "first time", arguments)
         return after, False
 
     async def _find(self, recorded: RecipeAction, position: int, step: int, observation: Observation,

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from goalbot.events import ENDINGS, Actor, Event, EventType as T
 from goalbot.tally import Tally
 
@@ -21,7 +23,15 @@ def _when(ts: datetime) -> str:
     return ts.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def render(session: dict[str, Any], events: list[Event]) -> str:
+class Kept(BaseModel):
+    """What the session left in the store for later runs, which its events cannot say: they end
+    before it is kept."""
+
+    versions: list[str] = Field(default_factory=list, description='Recipe versions made from it: "darkmode v2".')
+    heals: int = Field(0, description="Elements it put into healing memory.")
+
+
+def render(session: dict[str, Any], events: list[Event], kept: Kept | None = None) -> str:
     end = next((e for e in reversed(events) if e.type in _RESULT), None)
     result = f"{_RESULT[end.type]} — {end.payload.reason}" if end else "not finished (interrupted)"
     usage = Tally.of(events)
@@ -40,7 +50,7 @@ def render(session: dict[str, Any], events: list[Event]) -> str:
     answer = end.payload.answer if end else ""
     if answer:
         lines += ["", "## Answer", "", str(answer)]
-    lines += _recipe(events)
+    lines += _recipe(events, kept or Kept())
     lines += ["", "## What was done", ""] + (_steps(events) or ["(no step was run)"])
     lines += ["", "## Retried or worked around", ""] + (_detours(events) or ["(nothing)"])
     lines += ["", "## Decisions by the person", ""] + (_decisions(events) or ["(none)"])
@@ -50,11 +60,13 @@ def render(session: dict[str, Any], events: list[Event]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _recipe(events: list[Event]) -> list[str]:
-    """A rerun's recipe and version, how each element was found, and what was healed."""
+def _recipe(events: list[Event], kept: Kept) -> list[str]:
+    """Seed 002 §9: the recipe in and out, how each element was found, each heal and patch, and
+    what the next run will do differently."""
     options = events[0].payload.options if events and events[0].type is T.TASK_START else {}
     if "recipe" not in options:
-        return []
+        return ["", "## Recipe", "", f"- Saved as recipe {', '.join(kept.versions)}: "
+                "`goalbot rerun` repeats it with no model"] if kept.versions else []
     rungs: dict[str, int] = {}
     heals: list[str] = []
     target: dict[str, Any] = {}
@@ -67,12 +79,27 @@ def _recipe(events: list[Event]) -> list[str]:
             rungs[e.payload.resolved_by] = rungs.get(e.payload.resolved_by, 0) + 1
             if e.payload.resolved_by in ("refind", "memory", "person", "patch"):
                 heals.append(f"- step {e.step}: {e.payload.action.get('name')} found by {e.payload.resolved_by} as "
-                             f"{target.get('role', '')} \"{target.get('name', '')}\"")
+                             f"{target.get('role', '')} \"{target.get('name', '')}\"{_locator(target)}")
     found = ", ".join(f"{rung} {count}" for rung, count in rungs.items()) or "none"
     calls = sum(1 for e in events if e.type is T.LLM_CALL)
     model = f"{calls} model call{'s' * (calls != 1)}, for patches" if calls else "no model"
-    return ["", "## Recipe", "", f"- Rerun of recipe {options['recipe']} v{options.get('recipe_version')}, "
-            f"with {model}", f"- Elements found by: {found}"] + heals
+    recipe = f"{options['recipe']} v{options.get('recipe_version')}"
+    out = ", ".join(kept.versions) or f"unchanged ({recipe})"
+    notes = [f"- The next rerun runs {kept.versions[-1]}, patched here."] if kept.versions else []
+    if kept.heals:
+        notes.append(f"- {kept.heals} healed element{'s' * (kept.heals != 1)} remembered: the next rerun "
+                     "finds them by healing memory, with no model call.")
+    return (["", "## Recipe", "", f"- Input recipe: {recipe}", f"- Output recipe: {out}",
+             f"- Run with {model}", f"- Elements found by: {found}"] + heals
+            + (["", "## Operator notes", ""] + notes if notes else []))
+
+
+def _locator(target: dict[str, Any]) -> str:
+    """The locator a heal will be found by next time, as a person would read it."""
+    for key, shown in (("test_id", "test id {}"), ("id", "#{}"), ("css", "{}")):
+        if target.get(key):
+            return f" ({shown.format(target[key])})"
+    return ""
 
 
 def _steps(events: list[Event]) -> list[str]:

@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label
 
 from goalbot.events import RunStatus
-from storage import queries
+from storage import queries, recipes
 from storage.db import StoreError, connect
 from tui.exporting import export_session
 from tui.screens.consent import ConsentScreen
@@ -26,7 +26,7 @@ STATUSES = (None, *(status.value for status in RunStatus))
 # scrolls through hundreds.
 SHOWN = 200
 COLUMNS = (("session", 20), ("status", 11), ("steps", 5), ("calls", 5), ("tokens", 9), ("cost", 9),
-           ("started", 19), ("goal", 60))
+           ("started", 19), ("recipe", 22), ("goal", 60))
 
 
 class SessionsScreen(Screen[None]):
@@ -62,6 +62,7 @@ class SessionsScreen(Screen[None]):
             yield Input(placeholder="filter by goal, id or reason (/)", id="sessions-filter")
             yield Label("status: all", id="sessions-status")
         yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+        yield Label("", id="sessions-recipe")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -86,12 +87,13 @@ class SessionsScreen(Screen[None]):
             db = connect(self.db_path, create=False)
             try:
                 found = queries.find_sessions(db, text, status, limit=SHOWN)
+                parts = recipes.of_sessions(db, [row["id"] for row in found])
             finally:
                 db.close()
         except (StoreError, sqlite3.Error) as exc:
             self.app.call_from_thread(self.notify, f"Cannot read the sessions: {exc}", severity="error")
             return
-        self.post_message(self.Found(asked, found))
+        self.post_message(self.Found(asked, [{**row, "recipe": parts.get(row["id"], "")} for row in found]))
 
     @property
     def ready(self) -> bool:
@@ -110,10 +112,31 @@ class SessionsScreen(Screen[None]):
             tokens = (row["tokens_in"] or 0) + (row["tokens_out"] or 0)
             cost = "–" if row["cost_usd"] is None else f"${row['cost_usd']:.4f}"
             table.add_row(row["id"], row["status"], row["steps"], row["model_calls"], f"{tokens:,}", cost,
-                          (row["started_at"] or "")[:19].replace("T", " "), row["goal"], key=row["id"])
+                          (row["started_at"] or "")[:19].replace("T", " "), row["recipe"], row["goal"], key=row["id"])
         self.query_one("#sessions-status", Label).update(
             f"status: {self.status or 'all'} · {len(found)} shown"
             + (" (the newest: type to narrow)" if len(found) == SHOWN else ""))
+
+    def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
+        row = self.rows.get(str(message.row_key.value)) if message.row_key else None
+        recipe = str(row["recipe"]).split()[1] if row and row.get("recipe") else None
+        if recipe is None:
+            self.query_one("#sessions-recipe", Label).update("")
+        else:
+            self._recipe_metrics(recipe)
+
+    @work(thread=True, exclusive=True, group="sessions-recipe")
+    def _recipe_metrics(self, name: str) -> None:
+        """Seed 002 §12's figures of the highlighted session's recipe, read off the UI thread."""
+        try:
+            db = connect(self.db_path, create=False)
+            try:
+                line = f"recipe {name} · {recipes.metrics(db, name).line()}"
+            finally:
+                db.close()
+        except (StoreError, sqlite3.Error) as exc:
+            line = f"recipe {name}: cannot read its figures ({exc})"
+        self.app.call_from_thread(self.query_one("#sessions-recipe", Label).update, line)
 
     def on_input_changed(self, message: Input.Changed) -> None:
         self.refresh_rows()

@@ -1,0 +1,45 @@
+"""Did a rerun's action do what it did the first time: the element it acted on went away, the page
+announced the same thing. Both are waited for a moment, as a person would, before they count as not
+done; the address is checked by the runner at once, since a navigation has settled by then."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Awaitable, Callable
+
+from goalbot.agents.observing import announced
+from goalbot.operators.base import Observation, Operator
+from goalbot.recipes.locate import ACCEPT, similarity
+
+EXPECT_PATIENCE_S = 3.0
+POLL_S = 0.15
+
+
+async def went_away(operator: Operator, index: int, patience: float = EXPECT_PATIENCE_S) -> bool:
+    deadline = time.monotonic() + patience
+    while not await operator.gone(index):
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(POLL_S)
+    return True
+
+
+def unsaid(wanted: list[str], observation: Observation, scrub: Callable[[str], str]) -> list[str]:
+    """The texts of `wanted` the page does not announce now; a little drift ("Saved at 12:03" for
+    "Saved at 12:01") still counts as said."""
+    said = [scrub(text) for text in announced(observation)]
+    return [text for text in wanted if not any(similarity(text, now) >= ACCEPT for now in said)]
+
+
+async def announced_again(look: Callable[[], Awaitable[Observation]], wanted: list[str], after: Observation,
+                          scrub: Callable[[str], str], patience: float = EXPECT_PATIENCE_S) -> tuple[list[str], Observation]:
+    """What of `wanted` the page never announced within `patience`, and the latest observation
+    (the one the next action's indices belong to)."""
+    deadline = time.monotonic() + patience
+    missing = unsaid(wanted, after, scrub)
+    while missing and time.monotonic() < deadline:
+        await asyncio.sleep(POLL_S)
+        after = await look()
+        missing = unsaid(wanted, after, scrub)
+    return missing, after
