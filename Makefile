@@ -43,6 +43,7 @@ bench: tools
 	$(BIN)/python bench/desktop.py
 	$(BIN)/python bench/dashboard.py
 	$(BIN)/python bench/rerun.py
+	$(BIN)/python bench/startup.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

@@ -1,3 +1,3 @@
-from goalbot.cli import main
+from goalbot.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -92,7 +92,9 @@ async def test_go_pause_and_stop_travel_through_the_store(hardsite, model_server
         assert "Buy now" in screen_text(app, "#consent-question")
         await pilot.press("y")
         await until(pilot, lambda: bool(hardsite.reached("/api/buy")), "the purchase to reach the shop")
-        await until(pilot, lambda: "wait" in "\n".join(log_rows(app.run_screen)), "the 30 s wait")
+        # The log shows an action once it has ended; the store has it as soon as it starts.
+        await until(pilot, lambda: any('"wait"' in (r["data"] or "") for r in rows(
+            db_path, "select data from events where type = 'ACT_START'")), "the 30 s wait to start")
         await pilot.press("p")
         await until(pilot, lambda: "paused" in text(app, "#status"), "the pause, taken by the run")
         await pilot.press("s")

@@ -42,7 +42,7 @@ async def test_type_a_goal_run_it_and_find_it_again_with_up(site, model_server, 
             await pilot.press("a")
             await until(pilot, lambda: app.result is not None and box.display, "the run to end")
             assert app.result.status is Status.OK and " ok " in text(app, "#status")
-            assert box.has_focus  # ready for the next goal
+            await until(pilot, lambda: box.has_focus, "the goal box, ready for the next goal")
             await pilot.press("up")
             assert box.value == goal
             await pilot.press("up")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
+import sys
+import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-import openai
-from openai import AsyncOpenAI
 from pydantic import BaseModel, Field, SecretStr
 
 from goalbot import defaults as D
@@ -17,6 +18,9 @@ from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.transport import Fault, RetryPolicy, read_fault
 from goalbot.llm.usage import Limits, PriceTable, Usage
 from goalbot.llm.wire import BadBody, Completion, ToolCall, read_completion
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
 ROLES = ("planner", "navigator", "validator", "patcher")  # the patcher: a recipe's rerun only
 ROLE_ACTORS = {"planner": Actor.PLANNER, "navigator": Actor.NAVIGATOR, "validator": Actor.VALIDATOR,
@@ -107,6 +111,14 @@ def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     return text // 4 + images * 1000
 
 
+def _load_in_background(package: str) -> None:
+    """The `openai` package takes half a second to import: loaded in a thread, it is ready by the
+    first question without holding up the browser's start, which waits on another process."""
+    if package not in sys.modules:
+        threading.Thread(target=importlib.import_module, args=(package,), name=f"import-{package}",
+                         daemon=True).start()
+
+
 class ModelClient:
     def __init__(
         self, config: ModelConfig, emitter: Emitter, prices: PriceTable | None = None,
@@ -121,16 +133,25 @@ class ModelClient:
         self.usage = Usage()
         self.tool_choice = True  # dropped for good once the endpoint refuses it
         self.redact = redact  # every prompt passes through it: no prompt carries a secret's value
-        self._client = AsyncOpenAI(
-            base_url=config.base_url,
-            # Local endpoints (vLLM, Ollama) take any key, but the client insists on one.
-            api_key=config.api_key.get_secret_value() or "not-set",
-            timeout=config.timeout_s,
-            max_retries=0,
-        )
+        self._client: AsyncOpenAI | None = None
+        _load_in_background("openai")
+
+    def _openai(self) -> AsyncOpenAI:
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            self._client = AsyncOpenAI(
+                base_url=self.config.base_url,
+                # Local endpoints (vLLM, Ollama) take any key, but the client insists on one.
+                api_key=self.config.api_key.get_secret_value() or "not-set",
+                timeout=self.config.timeout_s,
+                max_retries=0,
+            )
+        return self._client
 
     async def close(self) -> None:
-        await self._client.close()
+        if self._client is not None:
+            await self._client.close()
 
     async def chat(
         self, role: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], step: int | None,
@@ -140,6 +161,8 @@ class ModelClient:
 
         `tags` go into the LLM_CALL event as they are (the dialect, how far the prompt was cut).
         """
+        import openai  # loaded by now, or being loaded: see _load_in_background
+
         model = self.config.model_for(role)
         messages = self.redact(messages)
         await self._within_limits(messages, step)
@@ -171,7 +194,7 @@ class ModelClient:
             return self._reply(role, model, step, completion, started, attempt, tags)
 
     async def _attempt(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Completion:
-        raw = await self._client.chat.completions.with_raw_response.create(**self._request(model, messages, tools))
+        raw = await self._openai().chat.completions.with_raw_response.create(**self._request(model, messages, tools))
         return read_completion(raw.content, raw.headers.get("content-type", ""))
 
     def _request(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:

@@ -11,14 +11,15 @@ import random
 import re
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from typing import Any
-
-import openai
 from pydantic import BaseModel, Field
 
 from goalbot import defaults as D
 from goalbot.llm.wire import BadBody
+
+if TYPE_CHECKING:
+    import openai
 
 _CONTEXT_TOO_LONG = re.compile(
     r"context.length|context.window|maximum context|too many tokens|prompt is too long"
@@ -81,6 +82,7 @@ def retry_after(response: Any) -> float | None:
 
 
 def read_fault(exc: Exception, endpoint: str, model: str, timeout_s: float) -> Fault:
+    import openai  # the client that raised `exc` has loaded it
     if isinstance(exc, BadBody):  # an answer, but not a chat completion: maybe the next one is
         return Fault(f"{endpoint} {exc}", retryable=True)
     if isinstance(exc, ValueError):  # the body was not JSON (cut off, or not an API at all)
