@@ -31,8 +31,8 @@ from goalbot.scripted.server import Script, ScriptedModelServer  # noqa: E402
 
 
 class FirstRequest:
-    """A proxy-free witness: the demo site's address goes through this server, which notes when
-    the first request arrives and answers with a redirect to the real site."""
+    """A witness in front of the demo site: it notes when the first request arrives and
+    redirects every request to the site itself."""
 
     def __init__(self, target: str) -> None:
         self.at: float | None = None

@@ -8,7 +8,6 @@ concern single actions live in `guards`.
 from __future__ import annotations
 
 import asyncio
-import traceback
 
 from pydantic import BaseModel, Field
 
@@ -16,8 +15,9 @@ from goalbot import defaults as D
 
 from goalbot.agents.control import SessionControl
 from goalbot.agents.domains import Domains
-from goalbot.agents.guards import ActionGuards, NotGo
-from goalbot.agents.navigator import Navigator, NavigatorSettings, TooManyFailures
+from goalbot.agents.ending import ended_by
+from goalbot.agents.guards import ActionGuards
+from goalbot.agents.navigator import Navigator, NavigatorSettings
 from goalbot.agents.observing import observe, picture_of
 from goalbot.agents.outcome import Finish, SessionResult, Status, finish, record_end
 from goalbot.agents.person import Person
@@ -27,7 +27,7 @@ from goalbot.agents.progress import ResumePoint, RunState
 from goalbot.agents.secrets import Secrets
 from goalbot.agents.validator import Validator
 from goalbot.events import Actor, Bus, Emitter, EventType, new_session_id
-from goalbot.llm.client import ROLES, BudgetStop, ModelClient, ModelError, ModelSetup
+from goalbot.llm.client import ROLES, ModelClient, ModelSetup
 from goalbot.llm.coordinates import Convention
 from goalbot.llm.dialects import Dialect, DialectChoice
 from goalbot.llm.dialogue import Dialogue
@@ -112,20 +112,8 @@ class Session:
         self._announce()
         try:
             result = await self._drive()
-        except Finish as stop:
-            result = stop.result
-        except asyncio.CancelledError:
-            result = SessionResult(status=Status.CANCELLED, reason="stopped by the person")
-        except (BudgetStop, NotGo) as exc:
-            result = SessionResult(status=Status.CANCELLED, reason=str(exc))
-        except (OperatorError, ModelError, TooManyFailures) as exc:
-            result = SessionResult(status=Status.FAILED, reason=str(exc))
-        except Exception as exc:  # a bug must still end the session on record, not leave it running
-            result = SessionResult(
-                status=Status.FAILED, reason=f"unexpected error: {type(exc).__name__}: {exc}",
-                # Kept in the store for a bug report, never printed over the dashboard.
-                detail=traceback.format_exc(),
-            )
+        except BaseException as exc:
+            result = ended_by(exc)
         finally:
             await asyncio.shield(self.operator.close())
             await asyncio.shield(self.client.close())

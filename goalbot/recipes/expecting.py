@@ -28,6 +28,8 @@ async def went_away(operator: Operator, index: int, patience: float = EXPECT_PAT
 def unsaid(wanted: list[str], observation: Observation, scrub: Callable[[str], str]) -> list[str]:
     """The texts of `wanted` the page does not announce now; a little drift ("Saved at 12:03" for
     "Saved at 12:01") still counts as said."""
+    if not wanted:
+        return []
     said = [scrub(text) for text in announced(observation)]
     return [text for text in wanted if not any(similarity(text, now) >= ACCEPT for now in said)]
 

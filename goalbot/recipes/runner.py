@@ -5,7 +5,6 @@ each result checked against what it did the first time. The events are a run's e
 from __future__ import annotations
 
 import asyncio
-import traceback
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, ValidationError
@@ -13,7 +12,8 @@ from pydantic import BaseModel, Field, ValidationError
 from goalbot import actions as A
 from goalbot.agents.control import SessionControl
 from goalbot.agents.domains import Domains
-from goalbot.agents.guards import ActionGuards, NotGo
+from goalbot.agents.ending import ended_by
+from goalbot.agents.guards import ActionGuards
 from goalbot.agents.navigator import target_of
 from goalbot.agents.observing import observe, picture_of
 from goalbot.agents.outcome import Finish, SessionResult, Status, finish, record_end
@@ -21,7 +21,7 @@ from goalbot.agents.person import Person
 from goalbot.agents.secrets import SecretError, Secrets
 from goalbot.agents.session import RunOptions
 from goalbot.events import Actor, Bus, Emitter, EventType, new_session_id
-from goalbot.llm.client import BudgetStop, ModelClient, ModelError, ModelSetup
+from goalbot.llm.client import ModelClient, ModelError, ModelSetup
 from goalbot.llm.dialects import DialectChoice
 from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
@@ -77,17 +77,8 @@ class RecipeRun:
             await self._drive()
             result = SessionResult(status=Status.OK, reason=f"every step of recipe {self.recipe.name} "
                                                              f"v{self.recipe.version} ran as recorded")
-        except Finish as stop:
-            result = stop.result
-        except asyncio.CancelledError:
-            result = SessionResult(status=Status.CANCELLED, reason="stopped by the person")
-        except (NotGo, BudgetStop) as exc:
-            result = SessionResult(status=Status.CANCELLED, reason=str(exc))
-        except OperatorError as exc:
-            result = SessionResult(status=Status.FAILED, reason=str(exc))
-        except Exception as exc:  # a bug must still end the session on record
-            result = SessionResult(status=Status.FAILED, reason=f"unexpected error: {type(exc).__name__}: {exc}",
-                                   detail=traceback.format_exc())
+        except BaseException as exc:
+            result = ended_by(exc)
         finally:
             await asyncio.shield(self.operator.close())
             if self.client is not None:
