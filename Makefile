@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install tools bench clean
+.PHONY: demo test install tools bench bench-versus clean
 
 $(BIN)/goalbot: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,5 +45,14 @@ bench: tools
 	$(BIN)/python bench/rerun.py
 	$(BIN)/python bench/startup.py
 
+# goalbot beside browser-use; browser-use lives in its own venv, never beside goalbot's packages.
+BROWSER_USE := .venv-browser-use/bin/python
+$(BROWSER_USE):
+	$(PYTHON) -m venv .venv-browser-use
+	.venv-browser-use/bin/pip install --quiet browser-use==0.13.14
+
+bench-versus: tools $(BROWSER_USE)
+	$(BIN)/python bench/versus/run.py --browser-use-python $(BROWSER_USE)
+
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache
+	rm -rf $(VENV) .venv-browser-use *.egg-info .pytest_cache

@@ -83,7 +83,7 @@ def darkmode_script() -> dict[str, Any]:
             answer(call("click", index=element("Save"))),
             finished(summary="saved"),
         ],
-        "validator": [verdict(True, "signed in"), verdict(True, "saved"), verdict(True, "done")],
+        "validator": [verdict(True, "signed in"), verdict(True, "signed in, dark mode on and saved")],
     }
 
 

@@ -27,6 +27,33 @@ def test_one_click_in_the_middle_of_the_screen(hardsite, model_server, db_path: 
     assert statuses[-1]["achieved"] is True and statuses[-1]["progress_percent"] == 100
 
 
+def test_a_one_step_goal_costs_three_model_calls_and_the_validator_judges_the_goal(
+        hardsite, model_server, db_path: Path) -> None:
+    """The navigator may end its answer with `finished`; after the plan's last step one verdict
+    judges the step and the goal together — and a no sends the run back to the planner."""
+    hardsite.reset()
+    goal = "turn on dark mode and save"
+    script = {
+        "planner": [plan("Turn on Dark mode and save"), plan("Save the settings")],
+        "navigator": [answer(call("click", index=element("Dark mode")), call("finished", success=True, summary="switched")),
+                      answer(call("click", index=element("Save")), call("finished", success=True, summary="saved"))],
+        "validator": [verdict(False, "the switch is on but nothing says saved"),
+                      verdict(True, "'Saved' is shown", answer_text="Dark mode is on and saved.")],
+    }
+    model = model_server(script)
+    result, events = run_goal(db_path, model, hardsite.page("display"), goal)
+    assert result.returncode == 0, result.stderr
+    roles = [r["role"] for r in model.requests]
+    assert roles == ["planner", "navigator", "validator"] * 2
+    first_verdict = model.requests[2]["messages"][-1]["content"]
+    assert f"The whole goal to judge: {goal}" in first_verdict and "the plan's last" in first_verdict
+    failed = next(e for e in events if e["type"] == "STEP_FAIL")
+    assert failed["reason"] == "the goal is not reached: the switch is on but nothing says saved"
+    replan = model.requests[3]["messages"][-1]["content"]
+    assert "the goal is not reached: the switch is on but nothing says saved" in replan
+    assert events[-1]["type"] == "TASK_OK" and events[-1]["answer"] == "Dark mode is on and saved."
+
+
 def test_settings_then_dark_mode_in_four_steps(hardsite, model_server, db_path: Path) -> None:
     hardsite.reset()
     steps = ["Open the settings", "Open the Display section", "Turn on Dark mode", "Save the settings"]
@@ -141,9 +168,9 @@ def test_low_confidence_three_times_waits_and_looks_again(hardsite, model_server
     hardsite.reset()
     unsure = 0.2
     script = {
-        "planner": [plan("Turn on Dark mode", "Save the settings", confidence=unsure)],
+        "planner": [plan("Turn on Dark mode", "Save the settings", "See that it was saved", confidence=unsure)],
         "navigator": [answer(call("click", index=element("Dark mode"))), finished(),
-                      answer(call("click", index=element("Save"))), finished()],
+                      answer(call("click", index=element("Save"))), finished(), finished()],
         "validator": [verdict(True, "probably checked", unsure), verdict(True, "probably saved", unsure),
                       verdict(True, "saved")],
     }
@@ -185,8 +212,7 @@ def test_the_report_tells_what_was_done_retried_decided_and_saved(hardsite, mode
                       answer(call("click", index=element("Add to cart"))), finished(summary="added"),
                       answer(call("click", index=99)), finished(summary="added for real")],
         "validator": [verdict(True, "price noted"), verdict(False, "the cart still says empty", 0.5),
-                      verdict(True, "Cart: 1 × Kimchi stew kit"),
-                      verdict(True, "in the cart", answer_text="The kit costs ₩18,900 and is in the cart.")],
+                      verdict(True, "Cart: 1 × Kimchi stew kit", answer_text="The kit costs ₩18,900 and is in the cart.")],
     }
     result, _ = run_goal(db_path, model_server(script), hardsite.page("shop"), "price the kit and add it to the cart")
     assert result.returncode == 0, result.stderr
@@ -196,9 +222,9 @@ def test_the_report_tells_what_was_done_retried_decided_and_saved(hardsite, mode
     assert rows(db_path, "select report from sessions")[0]["report"] == report  # stored with the session
     assert "- Result: ok" in report
     assert "## Answer\n\nThe kit costs ₩18,900 and is in the cart." in report
-    assert "2. Add the kit to the cart — failed: the cart still says empty; re-planned" in report
+    assert "2. Add the kit to the cart — failed: the goal is not reached: the cart still says empty; re-planned" in report
     assert "click failed (TargetNotFound)" in report and "the validator rejected: the cart still says empty" in report
     assert "- plan approved by --yes: Note the price; Add the kit to the cart" in report
     assert "## Saved data\n\n- price: ₩18,900" in report
-    assert "- Steps: 3 (2 passed) · model calls: 12 ·" in report
+    assert "- Steps: 3 (2 passed) · model calls: 11 ·" in report
     assert run_cli("--db", str(db_path), "report").stdout == report  # the latest, by default

@@ -32,7 +32,7 @@ def test_run_reaches_the_goal_and_stores_the_session(site, model_server, db_path
     assert session["status"] == "ok"
     assert session["goal"] == GOAL
     assert session["steps"] == 2
-    assert session["model_calls"] == 8  # 1 plan, 4 navigator turns, 3 verdicts
+    assert session["model_calls"] == 5  # 1 plan, 2 navigator turns each ending in finished, 2 verdicts
     assert session["tokens_in"] > 0 and session["tokens_out"] > 0
 
     events = rows(db_path, "select seq, type, data from events where session_id = ? order by id", session["id"])

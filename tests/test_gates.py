@@ -22,7 +22,7 @@ def _attack(hardsite, model_server, db_path: Path, *calls: dict[str, Any], page:
     script = {
         "planner": [plan("Look at the order")] * 3,
         "navigator": [answer(*calls), finished(), finished()],
-        "validator": [verdict(True, "looked"), verdict(False, "not yet")] * 2,
+        "validator": [verdict(False, "the order is not looked at yet")] * 4,
     }
     model = model_server(script)
     result, events = run_goal(db_path, model, hardsite.page(page), "look at the order", "--max-failures", "1",

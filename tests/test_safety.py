@@ -100,7 +100,7 @@ def test_a_secret_is_typed_only_where_it_was_given(hardsite, model_server, db_pa
             answer(call("navigate", url=f"{hardsite.other}/steal.html")),
             answer(call("type", index=element("Password"), text="<secret:PASSWORD>", submit=True)),
         ],
-        "validator": [verdict(True, "Signed in.")],
+        "validator": [verdict(False, "The page does not say who is signed in.")],
     }
     result, events = run_goal(db_path, model_server(script), hardsite.page("signin"), "sign in",
                               "--secret", f"PASSWORD={PASSWORD}")

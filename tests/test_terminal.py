@@ -66,12 +66,12 @@ def test_no_tui_asks_for_approval_at_the_prompt(site, model_server, db_path: Pat
 def test_no_tui_asks_before_going_over_the_budget(db_path: Path, tmp_path: Path) -> None:
     session = f"goalbot-budget-{os.getpid()}"
     marker = tmp_path / "exit-code"
-    command = (f"{sys.executable} -m goalbot --db {db_path} demo --no-tui --yes --max-calls 5; "
+    command = (f"{sys.executable} -m goalbot --db {db_path} demo --no-tui --yes --max-calls 3; "
                f"echo $? > {marker}; sleep 30")
     env = ["-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}"]
     tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", str(REPO), *env, command)
     try:
-        wait_for(session, "5 were allowed (--max-calls 5 at a time). Allow as much again? [y")
+        wait_for(session, "3 were allowed (--max-calls 3 at a time). Allow as much again? [y")
         tmux("send-keys", "-t", session, "y", "Enter")
         wait_for(session, "TASK_OK")
         assert exit_code(marker) == "0"

@@ -174,7 +174,8 @@ class Session:
         """Ends the session when the Validator confirms the goal; else the reason to re-plan."""
         verdict, observation = await self._final_check(planner_answer)
         if verdict.is_valid:
-            raise Finish(SessionResult(status=Status.OK, reason=verdict.reason, answer=verdict.answer))
+            verdict.answer = verdict.answer or planner_answer
+            self._reached(verdict, self.state.steps_run or None)
         feedback = f"{why} but the goal is not reached: {verdict.reason}"
         self._count_failure(feedback)
         return observation, feedback
@@ -263,14 +264,21 @@ class Session:
             report = await self.navigator.run_step(description, step, observation)
             observation = report.observation
             evidence = report.done + [f"navigator's summary: {report.summary}"]
-            if report.success:
-                verdict = await self._judge(description, False, evidence, observation, step)
-            else:  # the navigator gave up: nothing for the validator to judge
+            last = len(self.state.remaining) == 1
+            if not report.success:  # the navigator gave up: nothing for the validator to judge
                 verdict = VerdictAnswer(is_valid=False, reason=report.summary, confidence=0.0)
-            if verdict.is_valid:
-                self._step_passed(description, position, verdict, step)
+            elif last:  # after the plan's last step, judging the step and the goal is one check
+                carried_out = f"step {step} '{description}', the plan's last, was just carried out:"
+                verdict = await self._judge(self.options.goal, True, [*self.history, carried_out, *evidence],
+                                            observation, step)
             else:
-                return observation, await self._step_failed(description, position, verdict, step)
+                verdict = await self._judge(description, False, evidence, observation, step)
+            if not verdict.is_valid:
+                return observation, await self._step_failed(description, position, verdict, step,
+                                                             judged_goal=last and report.success)
+            self._step_passed(description, position, verdict, step)
+            if last:
+                self._reached(verdict, step)
             if await self._unsure(verdict.confidence, step):
                 observation = await self._look()
         return observation, None
@@ -286,8 +294,10 @@ class Session:
                           progress_percent=self._progress(), confidence=verdict.confidence,
                           description=verdict.reason)
 
-    async def _step_failed(self, description: str, position: int, verdict: VerdictAnswer, step: int) -> str:
-        reason = verdict.reason
+    async def _step_failed(
+        self, description: str, position: int, verdict: VerdictAnswer, step: int, judged_goal: bool = False
+    ) -> str:
+        reason = f"the goal is not reached: {verdict.reason}" if judged_goal else verdict.reason
         self.history.append(f"step {step} '{description}': FAILED ({reason})")
         self.emitter.emit(EventType.STEP_FAIL, Actor.VALIDATOR, step, index=position,
                           description=description, reason=reason)
@@ -353,15 +363,15 @@ class Session:
         evidence = list(self.history)
         if planner_answer:
             evidence.append(f"planner's answer: {planner_answer}")
-        step = self.state.steps_run or None
         observation = await self._look()
-        verdict = await self._judge(self.options.goal, True, evidence, observation, step)
-        if verdict.is_valid:
-            self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, step, achieved=True,
-                              progress_percent=100, confidence=verdict.confidence,
-                              description=verdict.reason)
-            verdict.answer = verdict.answer or planner_answer
+        verdict = await self._judge(self.options.goal, True, evidence, observation, self.state.steps_run or None)
         return verdict, observation
+
+    def _reached(self, verdict: VerdictAnswer, step: int | None) -> None:
+        """The Validator confirmed the goal: the session ends here."""
+        self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, step, achieved=True,
+                          progress_percent=100, confidence=verdict.confidence, description=verdict.reason)
+        raise Finish(SessionResult(status=Status.OK, reason=verdict.reason, answer=verdict.answer))
 
     def _count_failure(self, reason: str) -> None:
         self.failures += 1

@@ -48,13 +48,13 @@ class EffectProbe:
     async def changed_since(self, before: tuple[object, ...], picture: bytes | None = None) -> bool:
         """Wait a moment for the action's effect: DOM, navigation, dialog, tab, or pixels."""
         deadline = time.monotonic() + EFFECT_PATIENCE_S
-        while True:
-            await asyncio.sleep(EFFECT_POLL_S)
+        while True:  # most handlers run inside the action itself: look at once, then poll
             if await self.signature() != before:
                 await self._settle(self._page())
                 return True
             if time.monotonic() >= deadline:
                 break
+            await asyncio.sleep(EFFECT_POLL_S)
         if picture is not None:
             return await self._page().screenshot(type="png") != picture
         return False
