@@ -69,7 +69,8 @@ async def rerun(db: Path, session_id: str, url: str, min_interval: float) -> flo
     recipe = build("darkmode", queries.session_events(recorder.db, session_id), {})
     bus = Bus()
     recorder.attach(bus)
-    options = RunOptions(goal=GOAL, url=url, policy=SafetyPolicy(min_interval_s=min_interval))
+    # As `goalbot rerun --no-tui` runs it: nobody watches live, so pictures are paced.
+    options = RunOptions(goal=GOAL, url=url, policy=SafetyPolicy(min_interval_s=min_interval), pictures="paced")
     run = RecipeRun(Rerun(recipe=recipe), options, BrowserOperator(BrowserOptions(headless=True)), bus,
                     SessionControl(auto_approve=True), Secrets({"PW": "hunter2"}))
     started = time.perf_counter()

@@ -181,7 +181,7 @@ def test_low_confidence_three_times_waits_and_looks_again(hardsite, model_server
     assert events[fired[0] + 1]["type"] == "OBSERVATION"  # then it looks at the page again
 
 
-def test_min_interval_spaces_the_actions(hardsite, model_server, db_path: Path) -> None:
+def test_min_interval_spaces_the_actions_after_the_burst(hardsite, model_server, db_path: Path) -> None:
     from datetime import datetime
 
     from kit import rows
@@ -194,7 +194,7 @@ def test_min_interval_spaces_the_actions(hardsite, model_server, db_path: Path) 
         "validator": [verdict(True, "saved"), verdict(True, "saved")],
     }
     result, events = run_goal(db_path, model_server(script), hardsite.page("display"), "turn on dark mode",
-                              "--min-interval", "1.5")
+                              "--min-interval", "1.5", "--burst", "1")
     assert result.returncode == 0, result.stderr
     starts = [datetime.fromisoformat(r["ts"]) for r in rows(db_path, "select ts from events where type = 'ACT_START'")]
     assert (starts[1] - starts[0]).total_seconds() >= 1.4

@@ -40,7 +40,7 @@ def test_the_same_index_is_the_same_place_wherever_it_was_drawn() -> None:
 
 def test_rate_limits_with_a_clock_we_control() -> None:
     now = [0.0]
-    limiter = RateLimiter(SafetyPolicy(min_interval_s=2, clicks_per_minute=3), clock=lambda: now[0])
+    limiter = RateLimiter(SafetyPolicy(min_interval_s=2, burst=1, clicks_per_minute=3), clock=lambda: now[0])
     assert limiter.wait_before(click=True) == (0.0, "")
     limiter.record(click=True)
     now[0] = 0.5
@@ -53,6 +53,37 @@ def test_rate_limits_with_a_clock_we_control() -> None:
     assert limiter.wait_before(click=False) == (0.0, "min_interval")  # typing is not a click
     now[0] = 60.0
     assert limiter.wait_before(click=True) == (0.0, "min_interval")
+
+
+def test_a_burst_runs_at_once_and_then_the_pace_holds_on_average() -> None:
+    """A site never sees more than `burst` actions plus one per interval, however they come."""
+    now = [0.0]
+    limiter = RateLimiter(SafetyPolicy(min_interval_s=1, burst=3, clicks_per_minute=1000), clock=lambda: now[0])
+    started = []
+    for _ in range(10):  # an agent that acts as fast as it is let
+        wait, _why = limiter.wait_before(click=True)
+        now[0] += wait
+        started.append(now[0])
+        limiter.record(click=True)
+        now[0] += 0.01  # the action itself
+    assert started[:3] == [0.0, 0.01, 0.02]  # one answer's three actions: no wait
+    assert started[3] == pytest.approx(1.0, abs=0.02)
+    for first in range(len(started)):
+        for last in range(first, len(started)):
+            assert last - first + 1 <= 3 + (started[last] - started[first]) / 1.0 + 1e-9
+    now[0] += 10  # idle time refills the bucket, never beyond the burst
+    waits = []
+    for _ in range(4):
+        waits.append(limiter.wait_before(click=False)[0])
+        limiter.record(click=False)
+    assert waits[:3] == [0.0, 0.0, 0.0] and waits[3] == pytest.approx(1.0)
+
+
+def test_no_interval_never_waits() -> None:
+    limiter = RateLimiter(SafetyPolicy(min_interval_s=0, burst=1, clicks_per_minute=1000), clock=lambda: 5.0)
+    for _ in range(5):
+        assert limiter.wait_before(click=True)[0] == 0.0
+        limiter.record(click=True)
 
 
 def test_low_confidence_counts_in_a_row_only() -> None:

@@ -90,7 +90,7 @@ class ActionGuards:
         return risk.kind is RiskKind.SEND and A.presses_pointer(action) and self.operator.holds_writes
 
     async def _go(self, risk: Risk, step: int) -> None:
-        if not await self.person.go(risk, step, self.emitter.latest.get("screenshot")):
+        if not await self.person.go(risk, step):
             raise NotGo(f"NOT GO: {risk.what} on {risk.where}")
         if risk.widens_domains:
             self.domains.grant(risk.where)

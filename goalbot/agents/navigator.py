@@ -14,10 +14,10 @@ from goalbot import defaults as D
 from goalbot.actions import Action, Outcome, SavedFile
 from goalbot.agents.guards import ActionGuards
 from goalbot.agents.context import bullet_list, geometry_of, recent, untrusted_page, with_picture
-from goalbot.agents.observing import observe, picture_of
+from goalbot.agents.observing import Camera, picture_of
 from goalbot.agents.person import Person
 from goalbot.agents.secrets import REFERENCE, SecretError, Secrets
-from goalbot.events import Actor, Emitter, EventType
+from goalbot.events import Actor, EventType
 from goalbot.llm.answers import ActionsAnswer
 from goalbot.llm.coordinates import Convention
 from goalbot.llm.dialects import Dialect
@@ -80,12 +80,13 @@ class NavigatorSettings(BaseModel):
 
 class Navigator:
     def __init__(
-        self, dialogue: Dialogue, operator: Operator, emitter: Emitter, guards: ActionGuards, person: Person,
+        self, dialogue: Dialogue, operator: Operator, camera: Camera, guards: ActionGuards, person: Person,
         saved_data: dict[str, str], settings: NavigatorSettings | None = None,
     ) -> None:
         self.dialogue = dialogue
         self.operator = operator
-        self.emitter = emitter
+        self.camera = camera
+        self.emitter = camera.emitter
         self.guards = guards
         self.person = person
         self.secrets = person.secrets
@@ -93,12 +94,16 @@ class Navigator:
         self.settings = settings or NavigatorSettings()
         self.failures_in_a_row = 0
 
+    def _sees(self) -> bool:
+        """Whether the model is shown the screen: `--vision`, or a UI-TARS model, which points at
+        pixels and has nothing to point at without them."""
+        return self.settings.vision or self.dialogue.dialects.current("navigator") is Dialect.UITARS
+
     async def _answer(
         self, description: str, done: list[str], observation: Observation, step: int
     ) -> list[Action]:
         dialects = self.dialogue.dialects
-        # UI-TARS models point at pixels: without the screenshot they have nothing to point at.
-        picture = await picture_of(observation, self.settings.vision or dialects.current("navigator") is Dialect.UITARS)
+        picture = await picture_of(observation, self._sees())
         answer = ActionsAnswer(geometry_of(observation, picture), dialects.convention("navigator", self.settings.coords),
                                vision=picture is not None)
 
@@ -131,9 +136,10 @@ class Navigator:
             if finished is not None:
                 return StepReport(
                     success=finished.success, summary=finished.summary, done=done,
-                    observation=await observe(self.operator, self.emitter, step),
+                    # what the Validator judges the step on: kept for the replay and the report
+                    observation=await self.camera.look(step, picture=True),
                 )
-            observation = await observe(self.operator, self.emitter, step)
+            observation = await self.camera.look(step, picture=self._sees())
             done.append(f"(the page now: {observation.summary()})")
         return StepReport(
             success=False, done=done, observation=observation,

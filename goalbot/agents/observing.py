@@ -1,7 +1,13 @@
-"""Take an observation and publish it (with its screenshot as an artifact) on the bus."""
+"""Looking at the page for a session: each look is an OBSERVATION on the bus, and the camera
+decides which looks carry a screenshot, so the browser draws pictures where something will look
+at them."""
 
 from __future__ import annotations
 
+import time
+from typing import Callable
+
+from goalbot import defaults as D
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.vision import Picture, picture_for_model
 from goalbot.operators.base import Observation, Operator, Text
@@ -10,20 +16,53 @@ from goalbot.operators.som import boxes_of
 ANNOUNCED_MAX, ANNOUNCED_CHARS = 4, 120
 
 
-async def observe(operator: Operator, emitter: Emitter, step: int | None) -> Observation:
-    observation = await operator.observe(screenshot=True)
-    screenshot = None
-    if observation.screenshot:
-        screenshot = emitter.artifact("screenshot", "image/jpeg", observation.screenshot)
-    emitter.emit(
-        EventType.OBSERVATION, Actor.SYSTEM, step,
-        url=observation.url, title=observation.title, screenshot=screenshot,
-        elements=len(observation.elements),
-        # The boxes let a viewer draw the Set-of-Mark picture later, without a second image.
-        marks=boxes_of(observation), viewport_width=observation.viewport_width,
-        announced=announced(observation),
-    )
-    return observation
+class Camera:
+    """Takes a session's looks and pictures.
+
+    With `every` (a live dashboard, `--vision`) each look carries a screenshot. Otherwise only
+    the looks that ask for one (a step's start, the end, a model that must see) and, for the
+    store's replay, one every `interval_s` at most: a screenshot costs the browser more than the
+    look itself. A person asked GO / NOT GO always gets the screen as it is at that moment.
+    """
+
+    def __init__(self, operator: Operator, emitter: Emitter, every: bool,
+                 interval_s: float = D.PICTURE_INTERVAL_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self.operator = operator
+        self.emitter = emitter
+        self.every = every
+        self.interval_s = interval_s
+        self.clock = clock
+        self._last_picture: float | None = None
+
+    async def look(self, step: int | None, picture: bool = False) -> Observation:
+        wanted = picture or self.every or self._due()
+        observation = await self.operator.observe(screenshot=wanted)
+        screenshot = None
+        if observation.screenshot:
+            screenshot = self.emitter.artifact("screenshot", "image/jpeg", observation.screenshot)
+            self._last_picture = self.clock()
+        self.emitter.emit(
+            EventType.OBSERVATION, Actor.SYSTEM, step,
+            url=observation.url, title=observation.title, screenshot=screenshot,
+            elements=len(observation.elements),
+            # The boxes let a viewer draw the Set-of-Mark picture later, without a second image.
+            marks=boxes_of(observation), viewport_width=observation.viewport_width,
+            announced=announced(observation),
+        )
+        return observation
+
+    async def picture_now(self) -> str | None:
+        """The screen as it is now, stored as an artifact (its id), for a question to the person;
+        None when there is nothing to take it from. It does not look again: the elements' numbers
+        the model was given stay valid."""
+        content = await self.operator.picture()
+        if not content:
+            return None
+        self._last_picture = self.clock()
+        return self.emitter.artifact("screenshot", "image/jpeg", content)
+
+    def _due(self) -> bool:
+        return self._last_picture is None or self.clock() - self._last_picture >= self.interval_s
 
 
 def announced(observation: Observation) -> list[str]:

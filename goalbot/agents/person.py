@@ -4,6 +4,7 @@ an event, and the run waits for the answer."""
 from __future__ import annotations
 
 from goalbot.agents.control import SessionControl
+from goalbot.agents.observing import Camera
 from goalbot.agents.risk import Risk
 from goalbot.agents.secrets import Secrets, asks_for_secret
 from goalbot.events import Actor, Emitter, EventType
@@ -11,17 +12,19 @@ from goalbot.events import Actor, Emitter, EventType
 
 class Person:
     def __init__(
-        self, emitter: Emitter, control: SessionControl, secrets: Secrets,
+        self, emitter: Emitter, control: SessionControl, secrets: Secrets, camera: Camera,
         approval_timeout_s: float | None = None, allow_risky: bool = False,
     ) -> None:
+        """`camera` shows the person the screen as it is when a question is put."""
         self.emitter = emitter
+        self.camera = camera
         self.control = control
         self.secrets = secrets
         self.secret_answers = 0
         self.approval_timeout_s = approval_timeout_s
         self.allow_risky = allow_risky
 
-    async def go(self, risk: Risk, step: int | None, screenshot: str | None) -> bool:
+    async def go(self, risk: Risk, step: int | None) -> bool:
         """GO or NOT GO on a risky action. `--allow-risky` says GO for the person, except to
         leaving the allowed domains or carrying a secret elsewhere: only the person widens those.
         No answer within the approval timeout is NOT GO."""
@@ -29,8 +32,8 @@ class Person:
         if self.allow_risky and not risk.widens_domains:
             granted, by = True, "--allow-risky"  # said in advance: nobody is asked
         else:
-            self.emitter.emit(EventType.APPROVAL_REQUEST, Actor.NAVIGATOR, step, screenshot=screenshot,
-                              risky=True, **fields)
+            self.emitter.emit(EventType.APPROVAL_REQUEST, Actor.NAVIGATOR, step,
+                              screenshot=await self.camera.picture_now(), risky=True, **fields)
             consent = await self.control.consent(self.approval_timeout_s)
             granted, by = consent.granted, consent.by
         kind = EventType.APPROVAL_GRANTED if granted else EventType.APPROVAL_DENIED
@@ -40,17 +43,17 @@ class Person:
     async def keep_trying(self, reason: str, step: int | None) -> bool:
         """The run is going round in circles: whether the person wants it to go on."""
         self.emitter.emit(EventType.APPROVAL_REQUEST, Actor.SYSTEM, step, kind="no_progress",
-                          what=f"{reason}. Keep trying?")
+                          what=f"{reason}. Keep trying?", screenshot=await self.camera.picture_now())
         consent = await self.control.consent(self.approval_timeout_s)
         kind = EventType.APPROVAL_GRANTED if consent.granted else EventType.APPROVAL_DENIED
         self.emitter.emit(kind, Actor.USER, step, kind="no_progress", what=reason, by=consent.by)
         return consent.granted
 
-    async def checkpoint(self, what: str, step: int | None, screenshot: str | None) -> bool:
+    async def checkpoint(self, what: str, step: int | None) -> bool:
         """GO / NOT GO with the screen: goalbot cannot go on surely by itself (a recipe's element
         it cannot find). `--allow-risky` does not answer this; silence is NOT GO."""
         self.emitter.emit(EventType.APPROVAL_REQUEST, Actor.SYSTEM, step, kind="checkpoint", what=what,
-                          screenshot=screenshot)
+                          screenshot=await self.camera.picture_now())
         consent = await self.control.consent(self.approval_timeout_s)
         kind = EventType.APPROVAL_GRANTED if consent.granted else EventType.APPROVAL_DENIED
         self.emitter.emit(kind, Actor.USER, step, kind="checkpoint", what=what, by=consent.by)

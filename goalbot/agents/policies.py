@@ -3,7 +3,9 @@ caller turns that into a POLICY event.
 
 - the same click (same element, or within `repeat_radius_px`) `repeat_limit` times without the
   page changing is refused;
-- a minimum interval between actions, and a cap on clicks per minute;
+- a pace between actions (a few may run back to back, then one per `min_interval_s` on
+  average: a limit on what a site sees, not a delay on every action), and a cap on clicks per
+  minute;
 - confidence below `low_confidence` `low_confidence_limit` times in a row: wait, look again;
 - `no_progress_steps` failed steps in a row on a page that did not change: ask the person.
 """
@@ -24,7 +26,8 @@ from goalbot import defaults as D
 class SafetyPolicy(BaseModel):
     repeat_radius_px: float = Field(30.0, ge=0)
     repeat_limit: int = Field(3, ge=2)
-    min_interval_s: float = Field(D.MIN_INTERVAL_S, ge=0, description="Between two actions.")
+    min_interval_s: float = Field(D.MIN_INTERVAL_S, ge=0, description="Between two actions, on average.")
+    burst: int = Field(D.BURST, ge=1, description="Actions that may run back to back before the pace applies.")
     clicks_per_minute: int = Field(D.CLICKS_PER_MINUTE, ge=1)
     low_confidence: float = Field(0.3, ge=0, le=1)
     low_confidence_limit: int = Field(3, ge=1)
@@ -75,12 +78,18 @@ class RepeatGuard:
 
 
 class RateLimiter:
-    """How long to wait before the next action so neither the interval nor the click cap is broken."""
+    """How long to wait before the next action so neither the pace nor the click cap is broken.
+
+    The pace is a token bucket: it holds `burst` actions and refills one every `min_interval_s`,
+    so the actions of one answer run at the browser's speed while no stretch of a run goes faster
+    than the interval on average. A burst of one is a plain minimum interval.
+    """
 
     def __init__(self, policy: SafetyPolicy, clock: Callable[[], float] = time.monotonic) -> None:
         self.policy = policy
         self.clock = clock
-        self._last: float | None = None
+        self._tokens = float(policy.burst)
+        self._filled_at: float | None = None
         self._clicks: deque[float] = deque()
 
     def wait_before(self, click: bool) -> tuple[float, str]:
@@ -88,8 +97,9 @@ class RateLimiter:
         while self._clicks and now - self._clicks[0] >= 60.0:
             self._clicks.popleft()
         waits: list[tuple[float, str]] = []
-        if self._last is not None:
-            waits.append((self._last + self.policy.min_interval_s - now, "min_interval"))
+        if self._filled_at is not None:
+            short = 1.0 - self._tokens_at(now)
+            waits.append((short * self.policy.min_interval_s, "min_interval"))
         if click and len(self._clicks) >= self.policy.clicks_per_minute:
             waits.append((self._clicks[0] + 60.0 - now, "clicks_per_minute"))
         seconds, why = max(waits, default=(0.0, ""))
@@ -97,9 +107,18 @@ class RateLimiter:
 
     def record(self, click: bool) -> None:
         now = self.clock()
-        self._last = now
+        self._tokens = max(0.0, self._tokens_at(now) - 1.0)
+        self._filled_at = now
         if click:
             self._clicks.append(now)
+
+    def _tokens_at(self, now: float) -> float:
+        if self._filled_at is None:
+            return self._tokens
+        if self.policy.min_interval_s <= 0:
+            return float(self.policy.burst)
+        refilled = (now - self._filled_at) / self.policy.min_interval_s
+        return min(float(self.policy.burst), self._tokens + refilled)
 
 
 class Streak:

@@ -8,6 +8,7 @@ concern single actions live in `guards`.
 from __future__ import annotations
 
 import asyncio
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -18,7 +19,7 @@ from goalbot.agents.domains import Domains
 from goalbot.agents.ending import ended_by
 from goalbot.agents.guards import ActionGuards
 from goalbot.agents.navigator import Navigator, NavigatorSettings
-from goalbot.agents.observing import observe, picture_of
+from goalbot.agents.observing import Camera, picture_of
 from goalbot.agents.outcome import Finish, SessionResult, Status, finish, record_end
 from goalbot.agents.person import Person
 from goalbot.agents.planner import Planner
@@ -55,6 +56,8 @@ class RunOptions(BaseModel):
     allow_risky: bool = Field(False, description="GO to risky actions without asking.")
     approval_timeout_s: float | None = Field(D.APPROVAL_TIMEOUT_S, description="No answer in time is NOT GO.")
     policy: SafetyPolicy = Field(default_factory=SafetyPolicy)
+    pictures: Literal["every", "paced"] = Field(
+        "every", description="Every look with a screenshot (someone watches live), or paced for the store's replay.")
 
 
 class Session:
@@ -80,7 +83,9 @@ class Session:
                                    start_artifact=resume.last_artifact, scrub=self.secrets.scrub)
         else:
             self.emitter = Emitter(bus, new_session_id(), scrub=self.secrets.scrub)
-        self.person = Person(self.emitter, control, self.secrets, options.approval_timeout_s, options.allow_risky)
+        self.camera = Camera(operator, self.emitter, every=options.vision or options.pictures == "every")
+        self.person = Person(self.emitter, control, self.secrets, self.camera, options.approval_timeout_s,
+                             options.allow_risky)
         self.client = ModelClient(model.config, self.emitter, model.prices, model.limits,
                                   ask_budget=self.person.allow_more, redact=self.secrets.scrub)
         self.dialogue = Dialogue(self.client, DialectChoice(options.dialects), options.answer_retries)
@@ -88,7 +93,7 @@ class Session:
         self.validator = Validator(self.dialogue)
         guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
         self.navigator = Navigator(
-            self.dialogue, operator, self.emitter, guards, self.person, self.state.saved_data,
+            self.dialogue, operator, self.camera, guards, self.person, self.state.saved_data,
             NavigatorSettings(max_turns=options.max_turns_per_step, max_actions=options.max_actions_per_step,
                               max_failures=options.max_failures, vision=options.vision, coords=options.coords),
         )
@@ -168,7 +173,7 @@ class Session:
                 observation, feedback = await self._check_goal("", "every step passed")
 
     async def _look(self) -> Observation:
-        return await observe(self.operator, self.emitter, self.state.steps_run or None)
+        return await self.camera.look(self.state.steps_run or None, picture=True)
 
     async def _check_goal(self, planner_answer: str, why: str) -> tuple[Observation, str]:
         """Ends the session when the Validator confirms the goal; else the reason to re-plan."""

@@ -97,7 +97,10 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-actions-per-step", type=int, metavar="N",
                    help=f"actions run from one navigator answer (default {D.MAX_ACTIONS_PER_STEP})")
     p.add_argument("--min-interval", type=float, metavar="SECONDS", dest="min_interval_s",
-                   help=f"at least this long between two actions (default {D.MIN_INTERVAL_S:g})")
+                   help=f"on average at least this long between two actions (default {D.MIN_INTERVAL_S:g})")
+    p.add_argument("--burst", type=int, metavar="N",
+                   help=f"actions that may run back to back before --min-interval paces them (default {D.BURST}; "
+                        "1: every action waits out the interval)")
     p.add_argument("--clicks-per-minute", type=int, metavar="N",
                    help=f"at most N clicks a minute (default {D.CLICKS_PER_MINUTE})")
     p.add_argument("--allow-domain", action="append", metavar="GLOB",

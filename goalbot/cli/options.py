@@ -23,7 +23,8 @@ def dialects_of(settings: Settings) -> dict[str, Dialect]:
 
 def run_options(settings: Settings, goal: str, url: str | None) -> RunOptions:
     """Raises DialectError when `--dialect` cannot be read."""
-    policy = SafetyPolicy(min_interval_s=settings.min_interval_s, clicks_per_minute=settings.clicks_per_minute)
+    policy = SafetyPolicy(min_interval_s=settings.min_interval_s, burst=settings.burst,
+                          clicks_per_minute=settings.clicks_per_minute)
     return RunOptions(
         goal=goal, url=url, max_steps=settings.max_steps, max_failures=settings.max_failures,
         max_actions_per_step=settings.max_actions_per_step, planning_interval=settings.planning_interval,

@@ -52,6 +52,7 @@ class Settings(BaseModel):
     max_actions_per_step: int = Field(D.MAX_ACTIONS_PER_STEP, ge=1)
     planning_interval: int = Field(0, ge=0)
     min_interval_s: float = Field(D.MIN_INTERVAL_S, ge=0)
+    burst: int = Field(D.BURST, ge=1)
     clicks_per_minute: int = Field(D.CLICKS_PER_MINUTE, ge=1)
     allow_domain: list[str] = Field(default_factory=list, description="Host globs the browser stays on.")
     allow_scheme: list[str] = Field(default_factory=list, description="Schemes besides http(s), e.g. file.")

@@ -217,6 +217,11 @@ class Operator(Protocol):
 
     async def observe(self, screenshot: bool = True) -> Observation: ...
 
+    async def picture(self) -> bytes | None:
+        """A JPEG of what a person sees now, without observing again (the elements' numbers stay);
+        None when it cannot be taken."""
+        ...
+
     async def execute(self, action: Action) -> ActionResult: ...
 
     async def is_secret_field(self, index: int | None) -> bool:

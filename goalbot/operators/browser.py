@@ -40,8 +40,9 @@ from goalbot.operators.browser_writes import WriteHold
 
 # One piece of page text keeps its end; the whole observation's budget drops plain text first.
 TEXT_BUDGET = 2_000
-# Before a look: the page has not changed for this long, and never more than the bound is waited.
-QUIET_MS, SETTLE_MOST_MS = 150, 2_500
+# Before a look: the page has not changed for QUIET_MS, or for IDLE_MS with no work of its own
+# pending (a short timer, an animation frame, a request); never more than the bound is waited.
+QUIET_MS, IDLE_MS, SETTLE_MOST_MS = 150, 40, 2_500
 
 
 class BrowserOperator:
@@ -134,9 +135,7 @@ class BrowserOperator:
             await self._settle(page)
             view = await self._observer.observe(page)
             tabs = [await p.title() or p.url for p in page.context.pages]
-            # caret="initial": hiding the caret would add a style to the page, a change the next
-            # look would wait out.
-            shot = await page.screenshot(type="jpeg", quality=70, caret="initial") if screenshot else None
+            shot = await self._shoot(page) if screenshot else None
             title = await page.title()
         except PlaywrightError as exc:
             raise OperatorError(f"the browser stopped answering: {first_line(exc)}") from exc
@@ -149,11 +148,23 @@ class BrowserOperator:
             **view.page,
         )
 
+    async def picture(self) -> bytes | None:
+        try:
+            return await self._shoot(self.page)
+        except (PlaywrightError, OperatorError):
+            return None
+
+    @staticmethod
+    async def _shoot(page: Page) -> bytes:
+        # caret="initial": hiding the caret would add a style to the page, a change the next
+        # look would wait out.
+        return await page.screenshot(type="jpeg", quality=70, caret="initial")
+
     async def _settle(self, page: Page) -> None:
         for _attempt in range(2):  # a page that navigates while settling gets one more wait
             try:
                 await page.wait_for_load_state("load", timeout=NAVIGATION_TIMEOUT_MS)
-                await page.evaluate(js.SETTLED_JS, [QUIET_MS, SETTLE_MOST_MS])
+                await page.evaluate(js.SETTLED_JS, [QUIET_MS, IDLE_MS, SETTLE_MOST_MS])
                 return
             except PlaywrightTimeout:
                 return  # a page that never finishes loading can still be observed

@@ -67,9 +67,10 @@ FOCUSED_SECRET_JS = """() => {
 # after `most` ms whatever happens: a page that draws after its load event (a start screen, icons
 # sized when their pictures come) is looked at when it is done; one that never stops (a clock, a
 # carousel) after the bound.
-SETTLED_JS = """async ([quiet, most]) => {
+SETTLED_JS = """async ([quiet, idle, most]) => {
   const watch = window.__goalbotWatch;
   const start = performance.now();
+  const sleep = (watch && watch.sleep) || setTimeout;
   const inView = (i) => {
     const r = i.getBoundingClientRect();
     return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
@@ -77,9 +78,12 @@ SETTLED_JS = """async ([quiet, most]) => {
   // The load event counts as a change: pages start drawing in its handlers and timers.
   const loaded = () => (performance.getEntriesByType("navigation")[0] || {}).loadEventEnd || 0;
   while (performance.now() - start < most) {
-    const calm = performance.now() - Math.max(watch ? watch.lastChange : 0, loaded()) >= quiet;
+    const still = performance.now() - Math.max(watch ? watch.lastChange : 0, loaded());
+    // A page with nothing promised (no short timer, frame or request pending) has drawn after
+    // a few frames; one with work pending gets the full quiet time, as any page without a watch.
+    const calm = still >= quiet || (still >= idle && watch && watch.busy && !watch.busy());
     if (calm && Array.from(document.images).every((i) => i.complete || !inView(i))) return true;
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => sleep(r, 25));
   }
   return false;
 }"""

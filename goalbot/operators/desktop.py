@@ -85,6 +85,13 @@ class DesktopOperator:
             screenshot=await asyncio.to_thread(jpeg, shown) if screenshot else None,
         )
 
+    async def picture(self) -> bytes | None:
+        try:
+            image = await asyncio.to_thread(self.screen.grab)
+        except OperatorError:
+            return None
+        return await asyncio.to_thread(jpeg, with_grid(image) if self.grid else image)
+
     async def signature(self) -> str:
         return fingerprint(await asyncio.to_thread(self.screen.grab), coarse=True)
 

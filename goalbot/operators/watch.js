@@ -2,11 +2,50 @@
 // were already open when goalbot attached). It counts what a person would call "something
 // happened" so an action can be checked for an effect, and it remembers which elements got
 // click listeners, since no DOM API can tell afterwards; and when the page last changed, so an
-// observation can wait until the page has finished drawing.
+// observation can wait until the page has finished drawing. It also counts the work the page has
+// promised itself — a short timer, an animation frame, a request in flight — so a look need not
+// wait out a fixed quiet time on a page that has nothing more coming.
 (() => {
   if (window.__goalbotWatch) return;
-  const watch = { changes: 0, lastChange: 0, clickables: new WeakSet() };
+  const watch = { changes: 0, lastChange: 0, clickables: new WeakSet(), requests: 0 };
   Object.defineProperty(window, "__goalbotWatch", { value: watch, enumerable: false });
+
+  // goalbot's own waiting must not count as the page's.
+  watch.sleep = window.setTimeout.bind(window);
+  const SOON_MS = 500;  // a timer further off is a later job (a report in a minute), not drawing
+  const timers = new Set();
+  const frames = new Set();
+  const pending = (set, schedule, cancel, soon) => {
+    const original = window[schedule];
+    const clear = window[cancel];
+    window[schedule] = function (callback, delay, ...rest) {
+      if (typeof callback !== "function" || !soon(delay)) return original.call(window, callback, delay, ...rest);
+      let id;
+      id = original.call(window, function (...args) { set.delete(id); return callback.apply(this, args); }, delay, ...rest);
+      set.add(id);
+      return id;
+    };
+    window[cancel] = function (id) { set.delete(id); return clear.call(window, id); };
+  };
+  pending(timers, "setTimeout", "clearTimeout", (delay) => (Number(delay) || 0) <= SOON_MS);
+  pending(frames, "requestAnimationFrame", "cancelAnimationFrame", () => true);
+  const done = () => { watch.requests -= 1; };
+  const fetch = window.fetch;
+  if (fetch) {
+    window.fetch = function (...args) {
+      const answer = fetch.apply(this, args);
+      watch.requests += 1;
+      answer.then(done, done);
+      return answer;
+    };
+  }
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    watch.requests += 1;
+    this.addEventListener("loadend", done, { once: true });
+    return send.apply(this, args);
+  };
+  watch.busy = () => timers.size + frames.size + watch.requests > 0;
 
   const CLICKY = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "dblclick"]);
   const original = EventTarget.prototype.addEventListener;

@@ -15,7 +15,7 @@ from goalbot.agents.domains import Domains
 from goalbot.agents.ending import ended_by
 from goalbot.agents.guards import ActionGuards
 from goalbot.agents.navigator import target_of
-from goalbot.agents.observing import observe, picture_of
+from goalbot.agents.observing import Camera, picture_of
 from goalbot.agents.outcome import Finish, SessionResult, Status, finish, record_end
 from goalbot.agents.person import Person
 from goalbot.agents.secrets import SecretError, Secrets
@@ -56,7 +56,9 @@ class RecipeRun:
         self.secrets = secrets or Secrets()
         self.domains = domains or Domains(options.allow_domains, options.url, options.allow_schemes)
         self.emitter = Emitter(bus, new_session_id(), scrub=self.secrets.scrub)
-        self.person = Person(self.emitter, control, self.secrets, options.approval_timeout_s, options.allow_risky)
+        self.camera = Camera(operator, self.emitter, every=options.vision or options.pictures == "every")
+        self.person = Person(self.emitter, control, self.secrets, self.camera, options.approval_timeout_s,
+                             options.allow_risky)
         self.guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
         self.heals: dict[int, Evidence] = {}  # what this rerun found by re-finding: tomorrow's memory
         self.patches: list[str] = []  # what the model's patches changed, in words
@@ -105,7 +107,7 @@ class RecipeRun:
             await self.operator.start(self.options.url)
         except OperatorError as exc:
             raise Finish(SessionResult(status=Status.FAILED, reason=str(exc), could_not_start=True)) from exc
-        observation = await observe(self.operator, self.emitter, None)
+        observation = await self.camera.look(None, picture=True)
         for number, step in enumerate(self.recipe.steps, 1):
             await self.person.pause_point(number)
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number, description=step.description)
@@ -169,18 +171,23 @@ class RecipeRun:
         if recorded.expect.element_gone and found is not None and not await went_away(self.operator, found.index):
             raise self._fail(step, "ExpectationFailed", f"{recorded.words()} is still on the page; the first "
                              "time the action made it go away", arguments)
-        after = await observe(self.operator, self.emitter, step)
+        after = await self.camera.look(step, picture=self._last_of_run(recorded))
         expected = recorded.expect.url_contains
         if expected and expected not in (urlsplit(after.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"after it the page is {after.url}; the recipe "
                              f"expects {expected}", arguments)
         wanted = [str(self._filled(text)) for text in recorded.expect.text_appeared]
-        missing, after = await announced_again(lambda: observe(self.operator, self.emitter, step), wanted,
+        missing, after = await announced_again(lambda: self.camera.look(step), wanted,
                                                after, self.secrets.scrub)
         if missing:
             raise self._fail(step, "ExpectationFailed", f"the page did not say {missing[0]!r} as it did the "
                              "first time", arguments)
         return after, False
+
+    def _last_of_run(self, recorded: RecipeAction) -> bool:
+        """The run's last action: the look after it is the picture a replay and a report end on."""
+        last = self.recipe.steps[-1].actions if self.recipe.steps else []
+        return bool(last) and last[-1] is recorded
 
     async def _find(self, recorded: RecipeAction, position: int, step: int, observation: Observation,
                     arguments: dict[str, object]) -> tuple[Found | None, Observation]:
@@ -196,11 +203,11 @@ class RecipeRun:
             return None, observation
         what = (f"recipe step {step}: no element on the page is surely {recorded.words()}. Put the page "
                 "right and say GO to look again, or NOT GO to stop")
-        if not await self.person.checkpoint(what, step, self.emitter.latest.get("screenshot")):
+        if not await self.person.checkpoint(what, step):
             self._fail(step, "TargetNotFound", f"no element on the page is surely {recorded.words()}", arguments)
             raise finish(Status.CANCELLED, f"NOT GO at the checkpoint: step {step} could not surely find "
                                            f"{recorded.words()}")
-        observation = await observe(self.operator, self.emitter, step)
+        observation = await self.camera.look(step, picture=self.options.vision)
         found = await locate(recorded.target, observation, self.operator, self.rerun.healed.get(position))
         if found is None:
             raise self._fail(step, "TargetNotFound", f"no element on the page is surely {recorded.words()}", arguments)
@@ -218,7 +225,7 @@ class RecipeRun:
         reshapes = any(op.op in ("insert_actions", "remove_step") for op in answer.ops)
         if reshapes and not self.control.auto_approve:
             what = f"apply the model's patch to step {position} of recipe {self.recipe.name}: {answer.reason}"
-            if not await self.person.checkpoint(what, step, self.emitter.latest.get("screenshot")):
+            if not await self.person.checkpoint(what, step):
                 raise finish(Status.CANCELLED, f"NOT GO to the patch for step {position}")
         try:
             changed = await apply(self.recipe, answer, observation, self.operator)
