@@ -4,7 +4,6 @@ traceback."""
 from __future__ import annotations
 
 import json
-import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -76,10 +75,27 @@ def test_index_that_does_not_exist(site, model_server, db_path: Path) -> None:
     assert session["status"] == "failed" and events[-1]["type"] == "TASK_FAIL"
 
 
-def test_unreachable_endpoint(site, db_path: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]  # nothing listens here once the probe closes
+class _GoneAfterTheFirstLook(BaseHTTPRequestHandler):
+    """An endpoint that answers goalbot's first look (its model list), then goes away for good."""
+
+    def do_GET(self) -> None:
+        body = b'{"object": "list", "data": [{"id": "x"}]}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+        self.server.socket.close()  # type: ignore[attr-defined]  # nothing listens here any more
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_an_endpoint_that_goes_away_mid_run(site, db_path: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _GoneAfterTheFirstLook)
+    port = server.server_address[1]
+    threading.Thread(target=server.handle_request, daemon=True).start()
     result = run_cli("--db", str(db_path), "run", "sign in", "--url", f"{site.url}/login",
                      "--no-tui", "--yes", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "x",
                      "--model-retries", "1")

@@ -28,10 +28,11 @@ def test_goalbot_db_moves_the_store(tmp_path: Path) -> None:
     assert not (Path(os.environ["XDG_DATA_HOME"]) / "goalbot" / "goalbot.db").exists()
 
 
-def test_doctor_reports_browser_and_store(tmp_path: Path) -> None:
-    result = run_cli("--db", str(tmp_path / "g.db"), "doctor")
+def test_doctor_reports_browser_and_store(model_server, tmp_path: Path) -> None:
+    model = model_server({})
+    result = run_cli("--db", str(tmp_path / "g.db"), "doctor", "--base-url", model.base_url, "--model", "scripted")
     assert result.returncode == 0, result.stdout
     assert "ok    browser:" in result.stdout and "ok    store:" in result.stdout
-    assert "API key not set" in result.stdout
+    assert "API key not set" in result.stdout and "ok    model: the endpoint serves scripted" in result.stdout
     broken = run_cli("doctor", env={"GOALBOT_BROWSER": str(tmp_path / "missing")})
     assert broken.returncode == 1 and "FAIL  browser: the configured browser" in broken.stdout

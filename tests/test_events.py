@@ -45,3 +45,15 @@ def test_events_round_trip_through_json() -> None:
     Emitter(bus, "s1").emit(EventType.LLM_CALL, Actor.NAVIGATOR, 2, role="navigator", model="m",
                             latency_ms=12, tokens_in=3, tokens_out=4)
     assert Event.model_validate_json(got[0].model_dump_json()) == got[0]
+
+
+def test_a_start_line_names_the_page_once() -> None:
+    from goalbot.text.eventfmt import line
+
+    def start(goal: str, url: str | None) -> str:
+        return line(Event(session_id="s", seq=1, type=EventType.TASK_START, actor=Actor.USER, data={
+            "goal": goal, "url": url, "model": "m", "base_url": "http://m", "max_steps": 5}))
+
+    typed = start("open http://shop.test/cart and pay", "http://shop.test/cart")
+    assert typed.count("http://shop.test/cart") == 1
+    assert "at http://shop.test/" in start("pay for the cart", "http://shop.test/")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kit import REPO, rows
+from kit import REPO, rows, wait_until
 from tmux_kit import exit_code, tmux, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -53,8 +53,15 @@ def test_no_tui_asks_for_approval_at_the_prompt(site, model_server, db_path: Pat
     try:
         wait_for(session, "Approve this plan?")
         assert site.state.snapshot()["signed_in"] == []
+        # The planner's GOAL_STATUS follows its plan at once: it waits for the answer, off the prompt line.
+        wait_until(lambda: db_path.exists() and rows(db_path, "select 1 from events where type = 'GOAL_STATUS'"),
+                   60, "the plan's GOAL_STATUS stored")
+        screen = [line for line in tmux("capture-pane", "-p", "-t", session).splitlines() if line.strip()]
+        assert screen[-1].startswith("Approve this plan?") and screen[-1].rstrip().endswith("feedback]"), screen
         tmux("send-keys", "-t", session, "y", "Enter")
         wait_for(session, "TASK_OK")
+        after = tmux("capture-pane", "-p", "-t", session)
+        assert "GOAL_STATUS" in after.split("Approve this plan?")[1]  # held, then printed after the answer
         assert exit_code(marker) == "0"
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Callable
 
 from goalbot.cli.flags import (
-    add_browser_flags, add_image_flag, add_model_flags, add_observe_parser, add_operator_flags,
+    add_browser_flags, add_model_flags, add_observe_parser, add_operator_flags,
     add_person_flags, add_recipe_flags, add_run_flags, add_secret_flags,
 )
+from goalbot.cli.parser import Parser, add_global_flags, finish, parse
 from goalbot.cli.settings import ConfigError, Settings, load_settings
 from goalbot.cli.terminal import fail, has_terminal
 from goalbot.events import RunStatus, clean_text
@@ -46,43 +47,35 @@ def _handler(command: str) -> Handler:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="goalbot", description="Reach a goal in a real browser: plan, approve, act, validate."
-    )
-    parser.add_argument("--db", type=Path, help="SQLite store (env GOALBOT_DB)")
-    add_image_flag(parser)
+    parser = Parser(prog="goalbot", description="Reach a goal in a real browser: plan, approve, act, validate.")
+    add_global_flags(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="reach a goal")
-    run.add_argument("goal")
+    run.add_argument("goal", help="what to reach, in your words")
     run.add_argument("--url", help="page to start from")
     add_model_flags(run)
     add_browser_flags(run)
     add_operator_flags(run)
     add_run_flags(run)
     add_recipe_flags(run, saving=True)
-    add_image_flag(run)
 
     demo = sub.add_parser("demo", help="watch goalbot sign in and turn on dark mode on a bundled site")
     add_browser_flags(demo)
     add_run_flags(demo)
-    add_image_flag(demo)
 
     resume = sub.add_parser("resume", help="continue an interrupted session from its last finished step")
-    resume.add_argument("session", metavar="ID")
+    resume.add_argument("session", metavar="ID", help="the session (goalbot sessions lists them)")
     add_model_flags(resume)
     add_browser_flags(resume)
     add_person_flags(resume)
     add_secret_flags(resume)
-    add_image_flag(resume)
 
     attach = sub.add_parser("attach", help="open the dashboard on a session running in another process")
     attach.add_argument("session", metavar="ID", nargs="?", help="default: the latest running session")
-    add_image_flag(attach)
 
     replay = sub.add_parser("replay", help="redraw a stored session in the dashboard, step by step")
     replay.add_argument("session", metavar="ID", nargs="?", help="default: the latest session")
-    add_image_flag(replay)
 
     report = sub.add_parser("report", help="print a session's Markdown report")
     report.add_argument("session", metavar="ID", nargs="?", help="default: the latest session")
@@ -90,60 +83,60 @@ def build_parser() -> argparse.ArgumentParser:
     sessions = sub.add_parser("sessions", help="list stored sessions")
     sessions.add_argument("--status", choices=[status.value for status in RunStatus],
                           help="only sessions that stand so")
-    sessions.add_argument("--limit", type=int, default=30)
+    sessions.add_argument("--limit", type=int, default=30, metavar="N", help="how many, newest first (default 30)")
     sessions.add_argument("--plain", action="store_true", help="print the list, even in a terminal")
     sessions.add_argument("--export-dir", type=Path, metavar="DIR",
                           help="where the sessions screen writes exports (default: here)")
-    add_image_flag(sessions)
 
     tail = sub.add_parser("tail", help="print stored events; -f to follow a running session")
     tail.add_argument("-f", "--follow", action="store_true", help="keep printing new events")
     tail.add_argument("--json", action="store_true", help="one JSON object per line")
-    tail.add_argument("--session", help="only this session")
+    tail.add_argument("--session", metavar="ID", help="only this session")
     tail.add_argument("-n", "--lines", type=int, default=40, help="how many past events (default 40)")
 
-    sub.add_parser("doctor", help="check the browser, the store and the model settings")
+    doctor = sub.add_parser("doctor", help="check the browser, the store, the display and the model endpoint")
+    add_model_flags(doctor)
+    add_browser_flags(doctor)
 
     add_observe_parser(sub)
     add_recipe_parsers(sub)
-    return parser
+    return finish(parser)
 
 
 def add_recipe_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     recipe = sub.add_parser("recipe", help="keep a session as a recipe, and manage recipes")
     actions = recipe.add_subparsers(dest="recipe_command", metavar="ACTION", required=True)
     save = actions.add_parser("save", help="keep a session that reached its goal as a recipe")
-    save.add_argument("session", metavar="SESSION")
-    save.add_argument("name", metavar="NAME")
+    save.add_argument("session", metavar="SESSION", help="a session that reached its goal")
+    save.add_argument("name", metavar="NAME", help="the recipe's name (letters, digits, - and _)")
     add_recipe_flags(save, saving=False)
     actions.add_parser("list", help="the recipes in the store")
     for verb, text in (("show", "a recipe's steps in plain words"), ("delete", "delete every version of a recipe")):
         command = actions.add_parser(verb, help=text)
-        command.add_argument("name", metavar="NAME")
+        command.add_argument("name", metavar="NAME", help="the recipe")
         if verb == "show":
             command.add_argument("--version", type=int, metavar="N", help="default: the latest")
             command.add_argument("--json", action="store_true", help="the recipe as JSON")
 
     export = actions.add_parser("export", help="write a recipe as a folder of JSON files (seed 002's layout)")
-    export.add_argument("name", metavar="NAME")
-    export.add_argument("folder", metavar="DIR", type=Path)
+    export.add_argument("name", metavar="NAME", help="the recipe")
+    export.add_argument("folder", metavar="DIR", type=Path, help="where to write it (made if missing)")
     export.add_argument("--version", type=int, metavar="N", help="default: the latest")
     actions.add_parser("import", help="keep a recipe folder as the next version of its name").add_argument(
-        "folder", metavar="DIR", type=Path)
+        "folder", metavar="DIR", type=Path, help="a folder goalbot recipe export wrote")
     diff = actions.add_parser("diff", help="what changed between two versions of a recipe")
-    diff.add_argument("name", metavar="NAME")
-    diff.add_argument("old", metavar="OLD", type=int)
-    diff.add_argument("new", metavar="NEW", type=int)
+    diff.add_argument("name", metavar="NAME", help="the recipe")
+    diff.add_argument("old", metavar="OLD", type=int, help="a version")
+    diff.add_argument("new", metavar="NEW", type=int, help="a later version")
 
     rerun = sub.add_parser("rerun", help="run a recipe again, without a model")
-    rerun.add_argument("name", metavar="NAME")
+    rerun.add_argument("name", metavar="NAME", help="the recipe (goalbot recipe list)")
     rerun.add_argument("--version", type=int, metavar="N", help="default: the latest")
     rerun.add_argument("--url", help="start here instead of the recorded page")
     add_recipe_flags(rerun, saving=False)
     add_model_flags(rerun)  # for a patch when evidence is not enough; an unchanged site needs none
     add_browser_flags(rerun)
     add_run_flags(rerun)
-    add_image_flag(rerun)
 
 
 def _not_utf8(args: argparse.Namespace) -> str | None:
@@ -156,7 +149,7 @@ def _not_utf8(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse(build_parser(), argv)
     if args.command is None and not has_terminal():
         build_parser().print_help()
         return 0

@@ -7,7 +7,9 @@ import getpass
 import signal
 import sys
 import threading
+from typing import Callable
 
+from goalbot.cli.terminal import stop_printing
 from goalbot.text import eventfmt, plan_editing
 from goalbot.text.eventfmt import printable
 from goalbot.agents.control import SessionControl
@@ -17,20 +19,65 @@ from goalbot.events import Bus, Event, EventType
 from goalbot.payloads import ApprovalData, QuestionData
 
 
+class Lines:
+    """Event lines on standard output. While a question waits at the prompt, the lines that come
+    are held and printed after the answer, so none is written onto the line the person types on."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: list[str] | None = None
+
+    def print(self, line: str) -> None:
+        with self._lock:
+            if self._held is not None:
+                self._held.append(line)
+                return
+            _print(line)
+
+    def hold(self) -> None:
+        with self._lock:
+            self._held = self._held if self._held is not None else []
+
+    def release(self) -> None:
+        with self._lock:
+            held, self._held = self._held or [], None
+            for line in held:
+                _print(line)
+
+
+def _print(line: str) -> None:
+    try:
+        print(line, flush=True)
+    except BrokenPipeError:
+        stop_printing()
+
+
 def run_printing(bus: Bus, session: Run, control: SessionControl) -> SessionResult:
     # Without a terminal the person answers through `goalbot attach` (--await-attach), if at all.
     ask_here = sys.stdin.isatty()
+    lines = Lines()
+
+    def ask(question: Callable[..., None], *args: object) -> None:
+        lines.hold()  # before the thread starts: the very next event must not reach the prompt
+
+        def asking() -> None:
+            try:
+                question(control, *args)
+            finally:
+                lines.release()
+
+        threading.Thread(target=asking, daemon=True).start()
 
     def show(event: Event) -> None:
-        print(eventfmt.line(event), flush=True)
+        lines.print(eventfmt.line(event))
         if not ask_here:
             return
         if event.type is EventType.PLAN_PROPOSED and event.payload.asks_approval:
-            threading.Thread(target=_ask_approval, args=(control, event.payload.steps), daemon=True).start()
+            ask(_ask_approval, event.payload.steps)
         if event.type is EventType.APPROVAL_REQUEST and control.can_ask:
-            threading.Thread(target=_ask_consent, args=(control, event.payload), daemon=True).start()
+            ask(_ask_consent, event.payload)
         if event.type is EventType.ASK_USER and control.can_ask:
-            threading.Thread(target=_ask_question, args=(control, event.payload), daemon=True).start()
+            ask(_ask_question, event.payload)
 
     bus.subscribe(show)
 

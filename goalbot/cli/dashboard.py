@@ -14,7 +14,7 @@ from goalbot.cli.options import run_options
 from goalbot.cli.request import RunRequest
 from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail, has_terminal
-from goalbot.cli.wiring import Wiring, WiringError, wire_run
+from goalbot.cli.wiring import Wiring, WiringError, check_endpoint, wire_run
 from goalbot.llm.dialects import DialectError
 from storage import queries
 from storage.db import connect, mark_interrupted
@@ -47,11 +47,17 @@ def cmd_dashboard(args: argparse.Namespace, settings: Settings, db_path: Path) -
         return fail("the dashboard needs a terminal; see goalbot --help for the other commands")
     from tui.screens.run import LiveRun
 
+    # Asked once, before the screen opens: the settings cannot change while it is open.
+    endpoint_problem = check_endpoint(settings)
+
     def start(goal: str) -> LiveRun:
+        if endpoint_problem is not None:
+            raise RuntimeError(endpoint_problem)
         url = URL.search(goal)
         try:
             options = run_options(settings, goal, url[0].rstrip(".,)") if url else None)
-            wiring = wire_run(RunRequest.typed_in(settings.browser_path), settings, db_path, options, can_ask=True)
+            wiring = wire_run(RunRequest.typed_in(settings.browser_path), settings, db_path, options, can_ask=True,
+                              probe_model=False)
         except (DialectError, WiringError) as exc:
             raise RuntimeError(str(exc)) from exc
         return LiveRun(wiring.bus, wiring.session, wiring.control, finished=lambda _r: wiring.close(db_path))

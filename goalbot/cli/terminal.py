@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -13,3 +14,11 @@ def fail(message: str) -> int:
 
 def has_terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def stop_printing() -> None:
+    """The reader of standard output went away (`goalbot run --no-tui | head`): what is printed
+    from now on goes nowhere, while the run it describes goes on to its end and its store."""
+    nowhere = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(nowhere, sys.stdout.fileno())
+    os.close(nowhere)

@@ -21,11 +21,13 @@ from goalbot.cli.reports import store_report
 from goalbot.cli.request import RunRequest
 from goalbot.cli.settings import Settings
 from goalbot.events import Bus
+from goalbot.llm.probe import probe_endpoint
 from goalbot.operators import desktop_read
 from goalbot.operators.base import Operator, OperatorError
 from goalbot.operators.browser import BrowserOperator
 from goalbot.operators.browser_locate import BrowserNotFound, find_browser
 from goalbot.operators.desktop_screen import check_display
+from goalbot.operators.display import display_problem
 from goalbot.recipes.runner import RecipeRun, Rerun
 from storage.db import mark_interrupted
 from storage.recorder import Recorder
@@ -58,9 +60,10 @@ class WiringError(Exception):
 
 def wire_run(
     request: RunRequest, settings: Settings, db_path: Path, options: RunOptions,
-    can_ask: bool, resume: ResumePoint | None = None, rerun: Rerun | None = None,
+    can_ask: bool, resume: ResumePoint | None = None, rerun: Rerun | None = None, probe_model: bool = True,
 ) -> Wiring:
-    """The run, or with `rerun` the recipe's rerun (no model), wired the same way."""
+    """The run, or with `rerun` the recipe's rerun (no model), wired the same way. The model
+    endpoint is asked once before the browser starts, unless `probe_model` is off (it was asked)."""
     if settings.operator == "desktop":
         try:
             check_display()
@@ -90,18 +93,39 @@ def wire_run(
     session: Run
     if rerun is not None:
         try:
-            # Without an endpoint of its own (the default one with no key) a rerun asks the person.
-            patcher = model_setup(settings) if settings.has_endpoint() else None
+            # Without a usable endpoint of its own a rerun asks the person where a patch would help.
+            patcher = model_setup(settings) if settings.has_endpoint() and _endpoint_usable(settings) else None
             session = RecipeRun(rerun, options, operator, bus, control, secrets, domains, patcher)
         except SecretError as exc:
             recorder.close()
             raise WiringError(str(exc)) from exc
     else:
+        problem = check_endpoint(settings) if probe_model else None
+        if problem is not None:
+            recorder.close()
+            raise WiringError(problem)
         session = Session(options, operator, model_setup(settings), bus, control, secrets, domains, resume)
     inbox = CommandInbox(db_path, session.session_id, control,
                          said=lambda text: print(f"goalbot: {text}", file=sys.stderr))
     inbox.start()
     return Wiring(bus=bus, session=session, control=control, recorder=recorder, inbox=inbox)
+
+
+def check_endpoint(settings: Settings) -> str | None:
+    """Why the model endpoint cannot serve this run, or None; its warnings are said on the way."""
+    report = probe_endpoint(settings.base_url, settings.api_key.get_secret_value(),
+                            [settings.model, *settings.role_models().values()])
+    for finding in report.findings:
+        if finding.level == "warn":
+            print(f"goalbot: {finding.text}", file=sys.stderr)
+    return report.first("fail")
+
+
+def _endpoint_usable(settings: Settings) -> bool:
+    problem = check_endpoint(settings)
+    if problem is not None:
+        print(f"goalbot: {problem}; the rerun goes on without a model", file=sys.stderr)
+    return problem is None
 
 
 def _check_browser(request: RunRequest) -> None:
@@ -117,6 +141,9 @@ def _check_browser(request: RunRequest) -> None:
         find_browser(request.browser.browser_path)
     except BrowserNotFound as exc:
         raise WiringError(f"{exc}; pass an existing --browser-path (or set GOALBOT_BROWSER)") from exc
+    problem = None if request.browser.headless else display_problem()
+    if problem is not None:
+        raise WiringError(f"a browser window needs a display, and {problem}: pass --headless, or fix DISPLAY")
 
 
 def _operator(request: RunRequest, settings: Settings, domains: Domains) -> Operator:

@@ -102,6 +102,9 @@ def read_fault(exc: Exception, endpoint: str, model: str, timeout_s: float) -> F
     text = _error_text(exc)
     if status in (401, 403):
         return Fault(f"the API key was rejected by {endpoint} (HTTP {status})", status=status)
+    if status == 404 and "html" in exc.response.headers.get("content-type", ""):
+        return Fault(f"{endpoint} answered with a web page (HTTP 404), not as an OpenAI-compatible API; "
+                     "such addresses usually end in /v1", status=status)
     if status == 404:
         return Fault(f"{endpoint} does not know the model {model!r} (HTTP 404)", status=status)
     if status == 429:

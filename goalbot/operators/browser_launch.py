@@ -14,6 +14,7 @@ from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel
 
 from goalbot.operators.base import OperatorError
+from goalbot.operators.display import display_problem
 from goalbot.operators.browser_locate import LAUNCH_ARGS, BrowserNotFound, find_browser
 
 WATCH_JS = files("goalbot.operators").joinpath("watch.js").read_text(encoding="utf-8")
@@ -92,11 +93,12 @@ def _executable(options: BrowserOptions) -> tuple[str | None, str]:
     return choice.path, choice.describe()
 
 
-def _launch_failed(what: str, exc: PlaywrightError) -> OperatorError:
-    return OperatorError(
-        f"could not start {what}: {_first_line(exc)}. Install Chromium (apt-get install "
-        "chromium, or playwright install chromium) or pass --browser-path."
-    )
+def _launch_failed(what: str, exc: PlaywrightError, headless: bool) -> OperatorError:
+    # The executable was found: reinstalling it is seldom the cure, a window without a display often is.
+    problem = None if headless else display_problem()
+    if problem is not None:
+        return OperatorError(f"could not open a browser window: {problem}. Pass --headless, or fix DISPLAY")
+    return OperatorError(f"could not start {what}: {_first_line(exc)}; another --browser-path may help")
 
 
 async def _fresh(playwright: Playwright, options: BrowserOptions, state: dict | None) -> Launched:
@@ -106,7 +108,7 @@ async def _fresh(playwright: Playwright, options: BrowserOptions, state: dict | 
             headless=options.headless, executable_path=path, args=LAUNCH_ARGS
         )
     except PlaywrightError as exc:
-        raise _launch_failed(what, exc) from exc
+        raise _launch_failed(what, exc, options.headless) from exc
     width, height = options.viewport
     context = await browser.new_context(
         viewport={"width": width, "height": height}, accept_downloads=True,
@@ -131,7 +133,7 @@ async def _persistent(playwright: Playwright, options: BrowserOptions) -> Launch
                 f"the profile {options.profile!r} ({directory}) is in use by another browser; "
                 "close it or pick another --profile"
             ) from exc
-        raise _launch_failed(what, exc) from exc
+        raise _launch_failed(what, exc, options.headless) from exc
     return Launched(context=context, browser=context.browser, remote=False)
 
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import sys
 import tempfile
 
 from PIL import Image, ImageDraw
 from pydantic import BaseModel
 
 from goalbot.operators.base import OperatorError
+from goalbot.operators.display import display_problem
 
 NO_DISPLAY = ("no display to automate: set DISPLAY to a running X server, or start one with "
               "`Xvfb :99 -screen 0 1280x800x24 & export DISPLAY=:99`")
@@ -29,8 +29,11 @@ class Monitor(BaseModel):
 
 
 def check_display() -> None:
-    if sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        raise OperatorError(NO_DISPLAY)
+    if os.environ.get("WAYLAND_DISPLAY"):
+        return
+    problem = display_problem()
+    if problem is not None:
+        raise OperatorError(f"{problem}: {NO_DISPLAY}")
 
 
 def allow_unauthenticated_x() -> None:

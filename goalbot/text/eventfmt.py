@@ -43,7 +43,7 @@ def summary(event: Event) -> str:
     p = event.payload
     match event.type:
         case T.TASK_START:
-            where = f" at {p.url}" if p.url else ""
+            where = f" at {p.url}" if p.url and p.url not in p.goal else ""  # a typed goal often holds it
             return f"goal: {p.goal}{where} (model {p.model})"
         case T.TASK_OK | T.TASK_FAIL | T.TASK_CANCEL:
             return f"{p.reason}{f' — {p.answer}' if p.answer else ''}"

@@ -8,11 +8,14 @@ from textual.widgets import Static
 
 from tui.state import DashboardState
 
-# Explicit foreground and background, so the badge reads in 16-colour terminals too.
-STATUS_STYLES = {"ok": "bold white on green", "failed": "bold white on red",
-                 "cancelled": "bold black on yellow", "awaiting approval": "bold white on magenta",
-                 "paused": "bold white on magenta"}
-DEFAULT_STYLE = "bold black on cyan"
+# Exact colours, light text on dark and dark on light: ANSI names are drawn in the terminal
+# theme's shades (white on green came out grey on green), and 16-colour terminals take the
+# nearest of their own.
+STATUS_STYLES = {"ok": "bold #000000 on #5fd75f", "failed": "bold #ffffff on #d70000",
+                 "cancelled": "bold #000000 on #ffd700", "awaiting approval": "bold #000000 on #ff87ff",
+                 "paused": "bold #000000 on #ff87ff"}
+DEFAULT_STYLE = "bold #000000 on #5fd7ff"
+NO_COLOR_STYLE = "bold reverse"
 BARS = "▁▂▃▄▅▆▇█"
 
 
@@ -31,7 +34,10 @@ def trend(confidences: list[float]) -> Text:
 class StatusLine(Static):
     def show(self, state: DashboardState) -> None:
         text = Text()
-        text.append(f" {state.status} ", style=STATUS_STYLES.get(state.status, DEFAULT_STYLE))
+        # NO_COLOR turns colours to greys, and a white-on-green badge to grey on grey: reversed
+        # plain text reads on any terminal, and the word is the status whatever the colours.
+        style = NO_COLOR_STYLE if self.app.no_color else STATUS_STYLES.get(state.status, DEFAULT_STYLE)
+        text.append(f" {state.status} ", style=style)
         text.append(f"  step {state.step}/{state.max_steps or '?'}")
         text.append(f"  progress {state.progress}%")
         text.append(f"  confidence {state.confidence:.2f}")

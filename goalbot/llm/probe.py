@@ -1,0 +1,79 @@
+"""One cheap request to the model endpoint before anything else starts: a wrong address, a page
+that is no API, a missing key or a dead server is said in the first second, not after the browser
+has started and the first question has been retried."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Level = Literal["ok", "warn", "fail"]
+
+
+class Finding(BaseModel):
+    level: Level
+    text: str
+
+
+class EndpointReport(BaseModel):
+    endpoint: str
+    findings: list[Finding] = Field(default_factory=list)
+
+    @property
+    def usable(self) -> bool:
+        return all(finding.level != "fail" for finding in self.findings)
+
+    def say(self, level: Level, text: str) -> None:
+        self.findings.append(Finding(level=level, text=text))
+
+    def first(self, level: Level) -> str | None:
+        return next((f.text for f in self.findings if f.level == level), None)
+
+
+def probe_endpoint(base_url: str, api_key: str, models: list[str], timeout_s: float = 5.0) -> EndpointReport:
+    """GET {base_url}/models: the one request every OpenAI-compatible server answers cheaply."""
+    report = EndpointReport(endpoint=base_url)
+    request = urllib.request.Request(f"{base_url.rstrip('/')}/models", headers={"Accept": "application/json"})
+    if api_key:
+        request.add_header("Authorization", f"Bearer {api_key}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310 (the person's endpoint)
+            status, kind, body = response.status, response.headers.get_content_type(), response.read(1_000_000)
+    except urllib.error.HTTPError as exc:
+        status, kind, body = exc.code, exc.headers.get_content_type(), exc.read(100_000)
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        report.say("fail", f"cannot reach the model endpoint {base_url}: {reason}")
+        return report
+    if kind == "text/html":
+        report.say("fail", f"{base_url} answers with a web page (HTTP {status}), not an OpenAI-compatible API; "
+                    "such addresses usually end in /v1")
+    elif status in (401, 403):
+        why = "no API key is set (--api-key or OPENAI_API_KEY)" if not api_key else "the API key was refused"
+        report.say("fail", f"{base_url} refuses goalbot (HTTP {status}): {why}")
+    elif status >= 500:
+        report.say("warn", f"{base_url} is failing (HTTP {status}); goalbot will retry its questions")
+    elif status >= 400:
+        report.say("warn", f"{base_url} lists no models (HTTP {status}); the first question will tell whether it works")
+    else:
+        _read_models(body, models, report)
+    return report
+
+
+def _read_models(body: bytes, models: list[str], report: EndpointReport) -> None:
+    try:
+        listed = {str(entry["id"]) for entry in json.loads(body)["data"]}
+    except (ValueError, KeyError, TypeError):
+        report.say("warn", "the endpoint answered, but not with a model list; the first question will tell")
+        return
+    for model in dict.fromkeys(models):
+        if model in listed or not listed:
+            report.say("ok", f"the endpoint serves {model}")
+        else:
+            near = ", ".join(sorted(listed)[:5])
+            report.say("warn", f"the endpoint does not list the model {model!r} (it lists {near}"
+                        f"{', …' if len(listed) > 5 else ''})")
