@@ -43,6 +43,22 @@ class _KeyRequired(_WebSite):
     do_GET = do_POST = _page
 
 
+class _ChatOnly(BaseHTTPRequestHandler):
+    """A home-made endpoint with chat completions only: its GET /models is http.server's own
+    HTML error page, yet it is an API."""
+
+    def do_POST(self) -> None:
+        body = b'{"error": {"message": "messages is required"}}'
+        self.send_response(400)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
 def _serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -58,6 +74,20 @@ def web_site() -> Iterator[str]:
 @pytest.fixture
 def key_required() -> Iterator[str]:
     yield from _serve(_KeyRequired)
+
+
+@pytest.fixture
+def chat_only() -> Iterator[str]:
+    yield from _serve(_ChatOnly)
+
+
+def test_an_api_without_a_model_list_is_not_taken_for_a_web_page(chat_only: str, web_site: str) -> None:
+    from goalbot.llm.probe import probe_endpoint
+
+    api = probe_endpoint(f"{chat_only}/v1", "", ["m"])
+    assert api.usable and "lists no models (HTTP 501)" in (api.first("warn") or "")
+    page = probe_endpoint(web_site, "", ["m"])
+    assert not page.usable and "web page" in (page.first("fail") or "")
 
 
 def _dead_port() -> int:

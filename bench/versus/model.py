@@ -191,6 +191,12 @@ def serve_model(model: PerfectModel) -> tuple[str, ThreadingHTTPServer]:
                              "message": message}],
                 "usage": {"prompt_tokens": chars // 4, "completion_tokens": 20, "total_tokens": chars // 4 + 20},
             }).encode()
+            self._send(body)
+
+        def do_GET(self) -> None:  # the model list every OpenAI-compatible server has
+            self._send(json.dumps({"object": "list", "data": [{"id": "perfect", "object": "model"}]}).encode())
+
+        def _send(self, body: bytes) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))

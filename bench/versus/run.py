@@ -148,6 +148,7 @@ def main() -> int:
     model = PerfectModel()
     base_url, model_server = serve_model(model)
     results: list[Result] = []
+    bu_python = os.path.abspath(options.browser_use_python)  # not resolve(): a venv's python is a link
     with tempfile.TemporaryDirectory(prefix="goalbot-versus-") as scratch:
         for round_number in range(options.rounds):
             order = AGENTS if round_number % 2 == 0 else AGENTS[::-1]
@@ -155,7 +156,7 @@ def main() -> int:
                 for agent in order:
                     run_dir = Path(scratch) / f"{round_number}-{task.name}-{agent}"
                     run_dir.mkdir()
-                    result = episode(agent, task, (site_url, log), model, base_url, options.browser_use_python,
+                    result = episode(agent, task, (site_url, log), model, base_url, bu_python,
                                      chromium, run_dir)
                     results.append(result)
                     print(f"{agent:12} {task.name:13} {'ok' if result.success else 'FAILED':6} calls {result.calls}"

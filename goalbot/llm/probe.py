@@ -35,33 +35,51 @@ class EndpointReport(BaseModel):
 
 
 def probe_endpoint(base_url: str, api_key: str, models: list[str], timeout_s: float = 5.0) -> EndpointReport:
-    """GET {base_url}/models: the one request every OpenAI-compatible server answers cheaply."""
+    """GET {base_url}/models: the one request every OpenAI-compatible server answers cheaply. A
+    server without that list is asked once more, with an empty question no API would answer."""
     report = EndpointReport(endpoint=base_url)
-    request = urllib.request.Request(f"{base_url.rstrip('/')}/models", headers={"Accept": "application/json"})
-    if api_key:
-        request.add_header("Authorization", f"Bearer {api_key}")
+    root = base_url.rstrip("/")
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310 (the person's endpoint)
-            status, kind, body = response.status, response.headers.get_content_type(), response.read(1_000_000)
-    except urllib.error.HTTPError as exc:
-        status, kind, body = exc.code, exc.headers.get_content_type(), exc.read(100_000)
+        status, kind, body = _ask(urllib.request.Request(f"{root}/models"), api_key, timeout_s)
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        report.say("fail", f"cannot reach the model endpoint {base_url}: {reason}")
+        report.say("fail", f"cannot reach the model endpoint {base_url}: {getattr(exc, 'reason', exc)}")
         return report
-    if kind == "text/html":
-        report.say("fail", f"{base_url} answers with a web page (HTTP {status}), not an OpenAI-compatible API; "
-                    "such addresses usually end in /v1")
-    elif status in (401, 403):
+    if status in (401, 403):
         why = "no API key is set (--api-key or OPENAI_API_KEY)" if not api_key else "the API key was refused"
         report.say("fail", f"{base_url} refuses goalbot (HTTP {status}): {why}")
-    elif status >= 500:
+    elif kind == "text/html" and _a_web_page(root, api_key, timeout_s):
+        report.say("fail", f"{base_url} answers with a web page (HTTP {status}), not an OpenAI-compatible API; "
+                           "such addresses usually end in /v1")
+    elif status >= 500 and kind != "text/html":
         report.say("warn", f"{base_url} is failing (HTTP {status}); goalbot will retry its questions")
-    elif status >= 400:
+    elif status >= 400 or kind == "text/html":
         report.say("warn", f"{base_url} lists no models (HTTP {status}); the first question will tell whether it works")
     else:
         _read_models(body, models, report)
     return report
+
+
+def _ask(request: urllib.request.Request, api_key: str, timeout_s: float) -> tuple[int, str, bytes]:
+    request.add_header("Accept", "application/json")
+    if api_key:
+        request.add_header("Authorization", f"Bearer {api_key}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310 (the person's endpoint)
+            return response.status, response.headers.get_content_type(), response.read(1_000_000)
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers.get_content_type(), exc.read(100_000)
+
+
+def _a_web_page(root: str, api_key: str, timeout_s: float) -> bool:
+    """Whether the address is a web site: its chat completions answer with a page too. An API
+    refuses an empty question in JSON at once (nothing is generated, nothing is billed)."""
+    question = urllib.request.Request(f"{root}/chat/completions", data=b"{}", method="POST",
+                                      headers={"Content-Type": "application/json"})
+    try:
+        _status, kind, _body = _ask(question, api_key, timeout_s)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False  # no page either: let the first real question tell
+    return kind == "text/html"
 
 
 def _read_models(body: bytes, models: list[str], report: EndpointReport) -> None:

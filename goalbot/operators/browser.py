@@ -42,7 +42,7 @@ from goalbot.operators.browser_writes import WriteHold
 TEXT_BUDGET = 2_000
 # Before a look: the page has not changed for QUIET_MS, or for IDLE_MS with no work of its own
 # pending (a short timer, an animation frame, a request); never more than the bound is waited.
-QUIET_MS, IDLE_MS, SETTLE_MOST_MS = 150, 40, 2_500
+QUIET_MS, IDLE_MS, SETTLE_MOST_MS = 150, 16, 2_500
 
 
 class BrowserOperator:
@@ -134,13 +134,14 @@ class BrowserOperator:
         try:
             await self._settle(page)
             view = await self._observer.observe(page)
-            tabs = [await p.title() or p.url for p in page.context.pages]
+            pages = page.context.pages
+            titles = [await p.title() for p in pages]
             shot = await self._shoot(page) if screenshot else None
-            title = await page.title()
+            title = titles[pages.index(page)] if page in pages else await page.title()
         except PlaywrightError as exc:
             raise OperatorError(f"the browser stopped answering: {first_line(exc)}") from exc
         self._targets = view.targets
-        pages = page.context.pages
+        tabs = [name or p.url for name, p in zip(titles, pages)]
         return Observation(
             url=page.url, title=title, tabs=tabs, screenshot=shot, items=view.items,
             current_tab=pages.index(page) + 1 if page in pages else 1, hidden=view.hidden,
@@ -302,7 +303,9 @@ class BrowserOperator:
         if action.index is not None:
             element = await self.ready_for_pointer(action.index)
             tag = await element.evaluate("e => e.tagName")
-            await element.hover(timeout=ACTION_TIMEOUT_MS)  # hover styles must not count as effect
+            # Hover styles must not count as the click's effect. force: the click after it waits
+            # for the element to be still and hittable; waiting for that twice costs two frames.
+            await element.hover(timeout=ACTION_TIMEOUT_MS, force=True)
 
             async def click() -> None:
                 await element.click(button=button, click_count=count, timeout=ACTION_TIMEOUT_MS)  # type: ignore[arg-type]

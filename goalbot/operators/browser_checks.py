@@ -81,14 +81,18 @@ SETTLED_JS = """async ([quiet, idle, most]) => {
     const still = performance.now() - Math.max(watch ? watch.lastChange : 0, loaded());
     // A page with nothing promised (no short timer, frame or request pending) has drawn after
     // a few frames; one with work pending gets the full quiet time, as any page without a watch.
-    const calm = still >= quiet || (still >= idle && watch && watch.busy && !watch.busy());
-    if (calm && Array.from(document.images).every((i) => i.complete || !inView(i))) return true;
-    await new Promise((r) => sleep(r, 25));
+    const needed = watch && watch.busy && !watch.busy() ? idle : quiet;
+    if (still >= needed && Array.from(document.images).every((i) => i.complete || !inView(i))) return true;
+    // Look again when the page could be calm, not a fixed tick later: every look waits this.
+    await new Promise((r) => sleep(r, Math.min(25, Math.max(4, needed - still))));
   }
   return false;
 }"""
 
 CHANGES_JS = "() => window.__goalbotWatch ? window.__goalbotWatch.changes : -1"
+
+# Whether the page has work of its own due within `within` ms; a page goalbot does not watch may have.
+PROMISED_JS = "(within) => { const w = window.__goalbotWatch; return !w || !w.busy || w.busy(within); }"
 
 HAS_TEXT_JS = "t => !!document.body && document.body.innerText.includes(t)"
 

@@ -35,6 +35,15 @@ class EffectProbe:
         self._watcher = watcher
         self._settle = settle
 
+    async def _promised(self, within_ms: float) -> bool:
+        for frame in self._page().frames:
+            try:
+                if await frame.evaluate(js.PROMISED_JS, within_ms):
+                    return True
+            except PlaywrightError:
+                return True  # navigating right now: more is coming
+        return False
+
     async def signature(self) -> tuple[object, ...]:
         page = self._page()
         changes: list[object] = []
@@ -45,14 +54,18 @@ class EffectProbe:
                 changes.append(None)  # navigating right now: that is a change too
         return (self._watcher.happenings, page.url, len(page.context.pages), tuple(changes))
 
-    async def changed_since(self, before: tuple[object, ...], picture: bytes | None = None) -> bool:
-        """Wait a moment for the action's effect: DOM, navigation, dialog, tab, or pixels."""
+    async def changed_since(self, before: tuple[object, ...], picture: bytes | None = None,
+                            while_promised: bool = False) -> bool:
+        """Wait a moment for the action's effect: DOM, navigation, dialog, tab, or pixels. With
+        `while_promised`, only while the page has work of its own pending (a short timer, a
+        frame, a request): a page with nothing pending changes no more without new input."""
         deadline = time.monotonic() + EFFECT_PATIENCE_S
         while True:  # most handlers run inside the action itself: look at once, then poll
             if await self.signature() != before:
                 await self._settle(self._page())
                 return True
-            if time.monotonic() >= deadline:
+            left_ms = (deadline - time.monotonic()) * 1000
+            if left_ms <= 0 or (while_promised and not await self._promised(left_ms)):
                 break
             await asyncio.sleep(EFFECT_POLL_S)
         if picture is not None:

@@ -39,8 +39,9 @@ async def type_text(op: BrowserOperator, action: A.Type) -> str:
         await op.after_input()
         return done + " and pressed Enter"
     # Suggestions often come a moment later (a pause in typing, then a request): the next look
-    # must see them, so the page's answer to the typing is waited for, within the effect patience.
-    if suggests and await op.probe.changed_since(await op.probe.signature()):
+    # must see them, so the page's answer to the typing is waited for, within the effect patience,
+    # as long as the page has an answer coming (a debounce timer, a request).
+    if suggests and await op.probe.changed_since(await op.probe.signature(), while_promised=True):
         done += "; the page changed after typing"
     return done
 

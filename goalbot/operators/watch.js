@@ -13,22 +13,22 @@
   // goalbot's own waiting must not count as the page's.
   watch.sleep = window.setTimeout.bind(window);
   const SOON_MS = 500;  // a timer further off is a later job (a report in a minute), not drawing
-  const timers = new Set();
-  const frames = new Set();
-  const pending = (set, schedule, cancel, soon) => {
+  const timers = new Map();  // id → when it is due
+  const frames = new Map();
+  const pending = (kept, schedule, cancel) => {
     const original = window[schedule];
     const clear = window[cancel];
     window[schedule] = function (callback, delay, ...rest) {
-      if (typeof callback !== "function" || !soon(delay)) return original.call(window, callback, delay, ...rest);
+      if (typeof callback !== "function") return original.call(window, callback, delay, ...rest);
       let id;
-      id = original.call(window, function (...args) { set.delete(id); return callback.apply(this, args); }, delay, ...rest);
-      set.add(id);
+      id = original.call(window, function (...args) { kept.delete(id); return callback.apply(this, args); }, delay, ...rest);
+      kept.set(id, performance.now() + (Number(delay) || 0));
       return id;
     };
-    window[cancel] = function (id) { set.delete(id); return clear.call(window, id); };
+    window[cancel] = function (id) { kept.delete(id); return clear.call(window, id); };
   };
-  pending(timers, "setTimeout", "clearTimeout", (delay) => (Number(delay) || 0) <= SOON_MS);
-  pending(frames, "requestAnimationFrame", "cancelAnimationFrame", () => true);
+  pending(timers, "setTimeout", "clearTimeout");
+  pending(frames, "requestAnimationFrame", "cancelAnimationFrame");
   const done = () => { watch.requests -= 1; };
   const fetch = window.fetch;
   if (fetch) {
@@ -45,7 +45,13 @@
     this.addEventListener("loadend", done, { once: true });
     return send.apply(this, args);
   };
-  watch.busy = () => timers.size + frames.size + watch.requests > 0;
+  // Work the page has promised itself within `within` ms: a timer due by then, a frame, a request.
+  watch.busy = (within = SOON_MS) => {
+    if (frames.size || watch.requests > 0) return true;
+    const by = performance.now() + within;
+    for (const due of timers.values()) if (due <= by) return true;
+    return false;
+  };
 
   const CLICKY = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "dblclick"]);
   const original = EventTarget.prototype.addEventListener;
