@@ -194,10 +194,12 @@ def test_min_interval_spaces_the_actions_after_the_burst(hardsite, model_server,
         "validator": [verdict(True, "saved"), verdict(True, "saved")],
     }
     result, events = run_goal(db_path, model_server(script), hardsite.page("display"), "turn on dark mode",
-                              "--min-interval", "1.5", "--burst", "1")
+                              "--min-interval", "3", "--burst", "1")
     assert result.returncode == 0, result.stderr
     starts = [datetime.fromisoformat(r["ts"]) for r in rows(db_path, "select ts from events where type = 'ACT_START'")]
-    assert (starts[1] - starts[0]).total_seconds() >= 1.4
+    # ACT_START comes after the element's evidence is read, which takes longer on a busy machine:
+    # the interval is long enough for that not to matter.
+    assert (starts[1] - starts[0]).total_seconds() >= 2.5
     waits = [e for e in events if e["type"] == "POLICY" and e["policy"] == "min_interval"]
     assert waits and waits[0]["wait_s"] > 0  # how long depends on how long the click took
 

@@ -51,6 +51,8 @@ def test_colours_follow_the_terminal(db_path: Path, env: dict[str, str], wanted:
                f"{sys.executable} -m goalbot --db {db_path} replay {session_id}; sleep 30")
     tmux("new-session", "-d", "-s", session, "-x", "150", "-y", "40", "-c", str(REPO), command)
     try:
+        wait_for(session, "paused")
+        tmux("send-keys", "-t", session, "End")  # to the end of the story, where the badge says ok
         wait_for(session, " ok  ")
         screen = tmux("capture-pane", "-p", "-e", "-t", session)
         kinds = _colour_kinds(screen)

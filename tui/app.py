@@ -23,9 +23,15 @@ class GoalbotApp(App[None]):
     TITLE = "goalbot"
     COMMANDS = App.COMMANDS | {GoalbotCommands}
     BINDINGS = [
+        Binding("f1", "keys", "Keys"),
         Binding("f2", "sessions", "Sessions"),
         Binding("ctrl+c", "stop", "Stop", show=False, priority=True),
     ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "sessions":  # not offered where it already is
+            return self.db_path is not None and not isinstance(self.screen, SessionsScreen)
+        return True
 
     def __init__(
         self,
@@ -77,6 +83,13 @@ class GoalbotApp(App[None]):
                 self.push_screen(self.run_screen)
         else:
             self.push_screen(ReplayScreen(self.db_path, session_id))
+
+    def action_keys(self) -> None:
+        """F1: every key of the screen on top, with what it does, beside it (F1 again hides it)."""
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
 
     def action_sessions(self) -> None:
         if self.db_path is None:

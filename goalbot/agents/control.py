@@ -9,7 +9,7 @@ Calls are safe from any thread.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Generic, TypeVar
+from typing import Any, Awaitable, Callable, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -68,6 +68,9 @@ class SessionControl:
         self._stop_requested = False
         self._running: asyncio.Event | None = None
         self._pause_wanted = False
+        self._acting = False
+        # Reads what the person decided elsewhere (goalbot attach) at once; run off the loop.
+        self.checkpoint: Callable[[], None] | None = None
 
     def bind(self) -> None:
         """Called by the session from its own task, so other threads can reach it later."""
@@ -137,9 +140,27 @@ class SessionControl:
         return True
 
     def stop(self) -> None:
+        """From any thread. Whatever the session waits on (the model, the person) is cut at once;
+        an action under way is finished and recorded, and the stop takes effect right after it,
+        before anything else happens to the page."""
         self._stop_requested = True
         if self._task is not None and self._loop is not None:
-            self._loop.call_soon_threadsafe(self._task.cancel)
+            self._loop.call_soon_threadsafe(self._stop_now)
+
+    def _stop_now(self) -> None:
+        if not self._acting and self._task is not None:
+            self._task.cancel()
+
+    async def carry_out(self, action: Awaitable[T], cuttable: bool = False) -> T:
+        """Runs one action to its end: cutting it short would leave a click done on the page and
+        missing from the store. A `cuttable` one (a wait) touches nothing and is cut by a stop."""
+        if cuttable:
+            return await action
+        self._acting = True
+        try:
+            return await action
+        finally:
+            self._acting = False
 
     @property
     def stop_requested(self) -> bool:
@@ -157,6 +178,14 @@ class SessionControl:
     @property
     def paused(self) -> bool:
         return self._pause_wanted
+
+    async def before_action(self) -> None:
+        """Right before an action: a stop the person asked for ends the session here, whatever
+        was in flight when it was asked; a pause holds it here."""
+        if self.checkpoint is not None:
+            await asyncio.to_thread(self.checkpoint)
+        if self._stop_requested:
+            raise asyncio.CancelledError("stopped by the person")
 
     async def wait_while_paused(self) -> None:
         """Returns once the person resumed (at once when nobody paused)."""

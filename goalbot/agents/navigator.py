@@ -201,7 +201,8 @@ class Navigator:
         if isinstance(action, A.CallUser):
             return await self._call_user(action, shown, step)
         try:
-            result = await self.operator.execute(self._with_secrets(action))
+            result = await self.person.control.carry_out(self.operator.execute(self._with_secrets(action)),
+                                                         cuttable=isinstance(action, A.Wait))
         except SecretError as exc:
             self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown,
                               message=str(exc), error="BadAnswer")

@@ -60,7 +60,9 @@ class Person:
         return consent.granted
 
     async def pause_point(self, step: int | None) -> None:
-        """Where a pause the person asked for takes effect."""
+        """Where a stop or a pause the person asked for takes effect: before each action, step
+        and plan."""
+        await self.control.before_action()
         if self.control.paused:
             self.emitter.emit(EventType.TASK_PAUSE, Actor.USER, step, reason="paused by the person")
             await self.control.wait_while_paused()

@@ -11,6 +11,8 @@ import threading
 from pathlib import Path
 from typing import Callable
 
+import sqlite_utils
+
 from goalbot.agents.control import SessionControl
 from storage import queries
 from storage.db import StoreError, connect
@@ -26,31 +28,42 @@ class CommandInbox:
         self.control = control
         self.said = said
         self._done = threading.Event()
+        self._lock = threading.Lock()
+        self._db: sqlite_utils.Database | None = None
         self._thread = threading.Thread(target=self._poll, name="goalbot-inbox", daemon=True)
 
     def start(self) -> None:
+        try:
+            self._db = connect(self.db_path)
+        except StoreError as exc:
+            self.said(f"goalbot attach cannot reach this run: {exc}")
+            return
+        # A stop or a pause sent from attach is read again right before each action, not only
+        # when the poll comes round: nothing the person has stopped may still happen.
+        self.control.checkpoint = self.read_now
         self._thread.start()
 
     def close(self) -> None:
         self._done.set()
-        self._thread.join(2)
+        if self._thread.is_alive():
+            self._thread.join(2)
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def read_now(self) -> None:
+        with self._lock:
+            if self._db is None or not self.control.started:
+                return
+            try:
+                commands = queries.take_commands(self._db, self.session_id)
+            except sqlite3.Error:
+                return  # a locked store: the commands wait for the next look
+        for kind, payload, by in commands:
+            if not self.control.command(kind, payload, by):
+                self.said(f"goalbot attach sent an unknown command {kind!r}; ignored")
 
     def _poll(self) -> None:
-        try:
-            db = connect(self.db_path)
-        except StoreError as exc:
-            self.said(f"goalbot attach cannot reach this run: {exc}")
-            return
-        try:
-            while not self._done.wait(POLL_S):
-                if not self.control.started:
-                    continue
-                try:
-                    commands = queries.take_commands(db, self.session_id)
-                except sqlite3.Error:
-                    continue  # a locked store: the commands wait for the next look
-                for kind, payload, by in commands:
-                    if not self.control.command(kind, payload, by):
-                        self.said(f"goalbot attach sent an unknown command {kind!r}; ignored")
-        finally:
-            db.close()
+        while not self._done.wait(POLL_S):
+            self.read_now()

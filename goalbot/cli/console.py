@@ -19,6 +19,12 @@ from goalbot.events import Bus, Event, EventType
 from goalbot.payloads import ApprovalData, QuestionData
 
 
+# Events that settle the question at the prompt some other way (a timeout, goalbot attach, the end).
+SETTLING = {EventType.PLAN_APPROVED, EventType.PLAN_REJECTED, EventType.APPROVAL_GRANTED,
+            EventType.APPROVAL_DENIED, EventType.USER_REPLY, EventType.TASK_OK, EventType.TASK_FAIL,
+            EventType.TASK_CANCEL}
+
+
 class Lines:
     """Event lines on standard output. While a question waits at the prompt, the lines that come
     are held and printed after the answer, so none is written onto the line the person types on."""
@@ -27,11 +33,14 @@ class Lines:
         self._lock = threading.Lock()
         self._held: list[str] | None = None
 
-    def print(self, line: str) -> None:
+    def print(self, line: str, settles: bool = False) -> None:
         with self._lock:
-            if self._held is not None:
+            if self._held is not None and not settles:
                 self._held.append(line)
                 return
+            if self._held is not None:  # the prompt is void: go on below it
+                _print("")
+                self._flush()
             _print(line)
 
     def hold(self) -> None:
@@ -40,9 +49,12 @@ class Lines:
 
     def release(self) -> None:
         with self._lock:
-            held, self._held = self._held or [], None
-            for line in held:
-                _print(line)
+            self._flush()
+
+    def _flush(self) -> None:
+        held, self._held = self._held or [], None
+        for line in held:
+            _print(line)
 
 
 def _print(line: str) -> None:
@@ -69,7 +81,7 @@ def run_printing(bus: Bus, session: Run, control: SessionControl) -> SessionResu
         threading.Thread(target=asking, daemon=True).start()
 
     def show(event: Event) -> None:
-        lines.print(eventfmt.line(event))
+        lines.print(eventfmt.line(event), settles=event.type in SETTLING)
         if not ask_here:
             return
         if event.type is EventType.PLAN_PROPOSED and event.payload.asks_approval:

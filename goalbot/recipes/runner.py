@@ -161,7 +161,8 @@ class RecipeRun:
                 action = action.model_copy(update={"text": self.secrets.reveal(action.text)})
         except SecretError as exc:
             raise self._fail(step, "BadRecipe", str(exc), arguments) from exc
-        result = await self.guards.held(await self.operator.execute(action), observation, step)
+        done = await self.control.carry_out(self.operator.execute(action), cuttable=isinstance(action, A.Wait))
+        result = await self.guards.held(done, observation, step)
         if not result.ok:
             raise self._fail(step, result.outcome.value, result.message, arguments)
         rung = "patch" if recorded is self._patched else found.rung if found else "direct"

@@ -1,5 +1,6 @@
-"""A yes-or-no the run waits for: GO / NOT GO on a risky action (what, where, and the screen it
-would happen on), going over the model budget, or deleting a stored session."""
+"""A yes-or-no: one the run waits for (GO / NOT GO on a risky action with what, where and the
+screen it would happen on; going over the model budget), which Esc puts off; or one the person
+asked for themselves (deleting a session, quitting during a run), which Esc cancels."""
 
 from __future__ import annotations
 
@@ -18,15 +19,23 @@ class ConsentScreen(ModalScreen[bool | None]):
         Binding("y", "answer(True)", "Yes"),
         Binding("n", "answer(False)", "No"),
         Binding("escape", "later", "Decide later"),
+        Binding("escape", "cancel", "Cancel"),
     ]
 
     def __init__(self, question: str, risky: bool = False, picture: bytes | None = None,
-                 where: str = "") -> None:
+                 where: str = "", can_wait: bool = True) -> None:
+        """can_wait: the run waits for the answer, so Esc puts it off; else Esc is no."""
         super().__init__()
         self.question = question
         self.risky = risky
         self.picture = picture
         self.where = where
+        self.can_wait = can_wait
+
+    @classmethod
+    def confirm(cls, question: str) -> ConsentScreen:
+        """Are you sure? about something the person is doing: Esc cancels it."""
+        return cls(question, can_wait=False)
 
     @classmethod
     def for_request(cls, request: ApprovalData, picture: bytes | None) -> ConsentScreen:
@@ -36,9 +45,17 @@ class ConsentScreen(ModalScreen[bool | None]):
                        where=request.where)
         return cls(request.what)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "later":
+            return self.can_wait
+        if action == "cancel":
+            return not self.can_wait
+        return True
+
     def compose(self) -> ComposeResult:
-        keys = ("[b]y[/b] GO    [b]n[/b] NOT GO (the run stops)    [b]Esc[/b] decide later" if self.risky
-                else "[b]y[/b] yes    [b]n[/b] no    [b]Esc[/b] decide later")
+        later = "[b]Esc[/b] decide later" if self.can_wait else "[b]Esc[/b] cancel"
+        keys = (f"[b]y[/b] GO    [b]n[/b] NOT GO (the run stops)    {later}" if self.risky
+                else f"[b]y[/b] yes    [b]n[/b] no    {later}")
         with Vertical(id="consent-dialog", classes="risky" if self.risky else ""):
             yield Label(self.question, id="consent-question", markup=False)
             if self.picture:
@@ -51,6 +68,9 @@ class ConsentScreen(ModalScreen[bool | None]):
 
     def action_answer(self, granted: bool) -> None:
         self.dismiss(granted)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
 
     def action_later(self) -> None:
         self.dismiss(None)

@@ -12,17 +12,21 @@ from textual.widgets import Input, Label
 class JumpScreen(ModalScreen[int | None]):
     BINDINGS = [Binding("escape", "cancel", "Back")]
 
-    def __init__(self, steps: int) -> None:
+    def __init__(self, first: int, last: int) -> None:
         super().__init__()
-        self.steps = steps
+        self.first, self.last = first, last
 
     def compose(self) -> ComposeResult:
         with Vertical(id="jump-dialog"):
-            yield Label(f"Jump to step (1–{self.steps})")
+            yield Label(f"Jump to step ({self.first}–{self.last})")
             yield Input(type="integer", id="jump-step")
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
-        self.dismiss(int(message.value) if message.value.strip().lstrip("-").isdigit() else None)
+        text = message.value.strip()
+        if not text.lstrip("-").isdigit():
+            self.notify(f"A step number, {self.first}–{self.last}", severity="warning")
+            return
+        self.dismiss(int(text))  # one out of range is said by the replay, which knows the steps
 
     def action_cancel(self) -> None:
         self.dismiss(None)

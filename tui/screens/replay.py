@@ -38,17 +38,19 @@ class ReplayScreen(Screen[None]):
     # priority: the step log must not take the arrows and Home / End for scrolling.
     BINDINGS = [
         Binding("space", "play", "Play/pause", priority=True),
-        Binding("right,l", "event(1)", "Next event", priority=True),
-        Binding("left,h", "event(-1)", "Previous event", priority=True),
         Binding("n,down", "step(1)", "Next step", priority=True),
         Binding("b,up", "step(-1)", "Previous step", priority=True),
-        Binding("plus,equals_sign", "speed(1)", "Faster"),
-        Binding("minus", "speed(-1)", "Slower"),
+        Binding("right,l", "event(1)", "Next event", show=False, priority=True),
+        Binding("left,h", "event(-1)", "Previous event", show=False, priority=True),
+        Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
+        Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("g", "jump", "Jump to step"),
         Binding("home", "goto_start", "Start", show=False, priority=True),
         Binding("end", "goto_end", "End", show=False, priority=True),
-        Binding("m", "marks", "Marks"),
-        Binding("escape,q", "back", "Back"),
+        Binding("m", "marks", "Marks", show=False),
+        Binding("f10,z", "zoom", "Enlarge screen", show=False),
+        Binding("escape", "back", "Back"),
+        Binding("q", "app.quit", "Quit"),
     ]
 
     def __init__(self, db_path: Path, session_id: str) -> None:
@@ -102,7 +104,7 @@ class ReplayScreen(Screen[None]):
         if message.last:
             self.ready = True
             if self.position == 0 and not self.playing:
-                self.goto(len(self.events))  # opens at the end: the whole story, then rewind
+                self.goto(self._opening())
         self._head()
 
     def on_unmount(self) -> None:
@@ -113,6 +115,14 @@ class ReplayScreen(Screen[None]):
             return queries.artifact_content(self._db, artifact_id)
         except sqlite3.Error:
             return None
+
+    def _opening(self) -> int:
+        """A replay opens where the story starts: the goal and the plan approved, ready to play."""
+        for wanted in (EventType.PLAN_APPROVED, EventType.PLAN_PROPOSED):
+            found = next((i for i, e in enumerate(self.events) if e.type is wanted), None)
+            if found is not None:
+                return found + 1
+        return min(1, len(self.events))
 
     @property
     def step_starts(self) -> list[int]:
@@ -153,6 +163,9 @@ class ReplayScreen(Screen[None]):
 
     def action_jump(self) -> None:
         numbers = sorted({self.events[i].step for i in self.step_starts if self.events[i].step})
+        if not numbers:
+            self.notify("This session has no steps to jump to", severity="warning")
+            return
 
         def jump(step: int | None) -> None:
             if step is None:
@@ -162,10 +175,9 @@ class ReplayScreen(Screen[None]):
                     self._halt()
                     self.goto(i + 1)
                     return
-            self.notify(f"There is no step {step} (steps {numbers[0] if numbers else 0}–"
-                        f"{numbers[-1] if numbers else 0})", severity="warning")
+            self.notify(f"There is no step {step} (steps {numbers[0]}–{numbers[-1]})", severity="warning")
 
-        self.app.push_screen(JumpScreen(max(numbers, default=0)), jump)
+        self.app.push_screen(JumpScreen(numbers[0], numbers[-1]), jump)
 
     def action_goto_start(self) -> None:
         self._halt()
@@ -190,15 +202,20 @@ class ReplayScreen(Screen[None]):
             self._schedule()
         self._head()
 
+    def action_zoom(self) -> None:
+        self.board.toggle_zoom()
+
     def action_marks(self) -> None:
         self.board.toggle_marks()
 
     def action_back(self) -> None:
+        """Back to where the replay was opened from; opened directly (`goalbot replay`), back to
+        the list of sessions it is one of."""
         self._halt()
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
-        else:
-            self.app.exit()
+        opened_directly = len(self.app.screen_stack) <= 2
+        self.app.pop_screen()
+        if opened_directly:
+            self.app.action_sessions()  # type: ignore[attr-defined]
 
     def _halt(self) -> None:
         self.playing = False

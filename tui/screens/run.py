@@ -57,6 +57,7 @@ class RunScreen(Screen[None]):
         Binding("p", "pause", "Pause/resume"),
         Binding("s", "stop", "Stop"),
         Binding("m", "marks", "Marks"),
+        Binding("f10,z", "zoom", "Enlarge screen"),
         Binding("q", "quit_dashboard", "Quit"),
     ]
 
@@ -131,6 +132,7 @@ class RunScreen(Screen[None]):
         self._reviewed_revision, self._consent_seq, self._question_seq = -1, -1, -1
         self._pause_asked = False
         self.board.reset()
+        self.refresh_bindings()
         self.query_one("#goal-input").display = False
         self.board.query_one("#log").focus()
         source.on_arrival(lambda: self.post_message(self.EventsArrived()))
@@ -169,6 +171,7 @@ class RunScreen(Screen[None]):
         if not events:
             return
         self.board.apply(events)
+        self.refresh_bindings()
         state = self.board.state
         where = f"   {state.url}" if state.url not in state.goal else ""
         self.query_one("#goal", Static).update(f"Goal: {state.goal}{where}" + ("   (attached)" if self.attached else ""))
@@ -287,18 +290,45 @@ class RunScreen(Screen[None]):
         if self.steering is not None and not self.board.state.finished and self._send("stop"):
             self.notify("Stopping…")
 
+    def action_zoom(self) -> None:
+        self.board.toggle_zoom()
+
     def action_marks(self) -> None:
         on = self.board.toggle_marks()
         self.notify("Set-of-Mark boxes shown" if on else "Plain screenshot")
 
     def action_quit_dashboard(self) -> None:
-        if self.running_here:
-            self._quit_when_done = True  # a run of this process stops with its dashboard
-            self._send("stop")
+        """A run of this process stops with its dashboard: the person is asked first."""
+        if not self.running_here:
+            if self.source is not None:
+                self.source.close()
+            self.app.exit()
             return
-        if self.source is not None:
-            self.source.close()
-        self.app.exit()
+
+        def quit_if_sure(sure: bool | None) -> None:
+            if sure and self.running_here:
+                self._quit_when_done = True
+                self._send("stop")
+            elif sure:
+                self.app.exit()
+
+        self.app.push_screen(ConsentScreen.confirm("A run is going on here. Stop it and quit?"), quit_if_sure)
+
+    # Which keys mean something now: the footer shows those, and only those work.
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        state = self.board.state if self.is_mounted else None
+        following = self.steering is not None and state is not None and not state.finished
+        match action:
+            case "approve" | "review" | "reject":
+                return following and state is not None and state.awaiting_approval
+            case "open_decision":
+                return following and state is not None and bool(
+                    state.awaiting_approval or state.consent or state.question)
+            case "pause" | "stop":
+                return following
+            case "marks":
+                return self.source is not None
+        return True
 
     def on_input_submitted(self, message: GoalInput.Submitted) -> None:
         goal = message.value.strip()

@@ -46,6 +46,7 @@ class SessionsScreen(Screen[None]):
         Binding("x", "export", "Export"),
         Binding("d", "delete", "Delete"),
         Binding("escape", "back", "Back"),
+        Binding("q", "app.quit", "Quit"),
     ]
 
     def __init__(self, db_path: Path, export_dir: Path, status: str | None = None) -> None:
@@ -207,11 +208,21 @@ class SessionsScreen(Screen[None]):
             self.refresh_rows()
 
         goal = self.rows[session_id]["goal"]
-        self.app.push_screen(ConsentScreen(f"Delete session {session_id} ({goal}) with its events and "
-                                           "screenshots? This cannot be undone."), delete)
+        self.app.push_screen(ConsentScreen.confirm(f"Delete session {session_id} ({goal}) with its events "
+                                                   "and screenshots? This cannot be undone."), delete)
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
+        """Esc leaves the search for the table, and this screen for the one it was opened from;
+        opened directly, there is nothing behind it: q quits."""
+        if self.query_one("#sessions-filter", Input).has_focus:
+            self.query_one(DataTable).focus()
+        elif len(self.app.screen_stack) > 2:
             self.app.pop_screen()
-        else:
-            self.app.exit()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return len(self.app.screen_stack) > 2 or self.query_one("#sessions-filter", Input).has_focus
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()  # Back means something else in the search than in the table

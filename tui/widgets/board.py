@@ -23,6 +23,9 @@ PictureLoader = Callable[[str], "bytes | None"]
 class Board(Vertical):
     # A new picture at most this often: a slow SSH link stays responsive while the agent races on.
     PICTURE_INTERVAL_S = 0.5
+    # Below this many columns the three panels do not fit side by side: the plan goes above the
+    # log, and the screen is shown when the person enlarges it.
+    NARROW = 110
 
     def __init__(self, load_picture: PictureLoader, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -47,6 +50,8 @@ class Board(Vertical):
     def reset(self) -> None:
         self.state = DashboardState()
         self.query_one("#log", StepLog).clear()
+        self._drawn_picture = (None, False)
+        self.query_one("#screenshot", ScreenshotPanel).clear()
         self.redraw()
 
     def apply(self, events: list[Event]) -> None:
@@ -66,6 +71,16 @@ class Board(Vertical):
 
     def redraw_picture_now(self) -> None:
         self._picture_if_due(force=True)
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < self.NARROW, "narrow")
+
+    def toggle_zoom(self) -> bool:
+        """The screen panel alone, as large as the board: Set-of-Mark boxes become readable."""
+        self.toggle_class("zoomed")
+        self._drawn_picture = (None, False)  # drawn again at its new size
+        self.call_after_refresh(self.redraw_picture_now)
+        return self.has_class("zoomed")
 
     def toggle_marks(self) -> bool:
         self.with_marks = not self.with_marks

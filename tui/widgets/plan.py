@@ -22,8 +22,8 @@ SHOWN = 60  # more than a screen's height; older steps are summed up in one line
 class PlanPanel(Static):
     def show(self, state: DashboardState) -> None:
         text = Text()
-        if not state.plan:
-            text.append("waiting for the planner…", style="dim")
+        if not state.plan:  # before any goal there is nobody to wait for
+            text.append("waiting for the planner…" if state.goal else "no goal yet", style="dim")
         first = max(0, len(state.plan) - SHOWN)
         if first:  # a long session: its newest steps, the way a log shows its tail
             text.append(f"… {first} earlier steps\n", style="dim")

@@ -44,3 +44,8 @@ class ScreenshotPanel(Container):
             self.mount(view)
             # Its height follows from its width, which is known only once the panel is laid out.
             self.call_after_refresh(view.refresh, layout=True)
+
+    def clear(self) -> None:
+        """Nothing to show for this moment (before the first look): no picture of another one."""
+        self.query("#screenshot-image").remove()
+        self.query_one("#screenshot-caption", Static).update("no screenshot yet")

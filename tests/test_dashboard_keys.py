@@ -1,0 +1,87 @@
+"""The keys follow the state: the footer offers what means something now and only that; Esc goes
+back and never leaves the app; quitting during a run asks first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kit import answer, call, demo_script, plan, rows
+from dashboard_kit import GOAL, dashboard_app, on_top, store_fixture, until
+from goalbot.agents.session import Status
+from tui.app import GoalbotApp
+
+
+def offered(app: GoalbotApp) -> set[str]:
+    """The footer's keys: the bindings shown and enabled on the screen on top."""
+    return {b.binding.description for b in app.active_bindings.values() if b.enabled and b.binding.show}
+
+
+async def test_esc_on_a_sessions_screen_opened_directly_stays_and_q_quits(db_path: Path) -> None:
+    store_fixture(db_path, "demo")
+    app = GoalbotApp(db_path=db_path, opening="sessions")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await until(pilot, lambda: on_top(app, "SessionsScreen") and app.screen.rows, "the sessions")
+        assert "Back" not in offered(app) and "Sessions" not in offered(app) and "Quit" in offered(app)
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert app.is_running and on_top(app, "SessionsScreen")
+        await pilot.press("slash")  # in the search, Esc goes back to the table
+        await until(pilot, lambda: "Back" in offered(app), "Back offered in the search")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen.query_one("#sessions-table").has_focus, "the table again")
+        assert app.is_running
+        await pilot.press("q")
+        await until(pilot, lambda: not app.is_running, "the app to quit")
+
+
+async def test_esc_on_a_replay_opened_directly_goes_to_the_sessions(db_path: Path) -> None:
+    session_id = store_fixture(db_path, "demo")
+    app = GoalbotApp(db_path=db_path, session_id=session_id, opening="replay")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await until(pilot, lambda: on_top(app, "ReplayScreen"), "the replay")
+        await pilot.press("escape")
+        await until(pilot, lambda: on_top(app, "SessionsScreen"), "the sessions, which the replay is one of")
+        assert app.is_running
+
+
+async def test_the_footer_follows_the_run_and_quitting_it_asks_first(site, model_server, db_path: Path) -> None:
+    script = {"planner": [plan("Wait for the page")], "navigator": [answer(call("wait", seconds=60))]}
+    app, recorder = dashboard_app(f"{site.url}/login", GOAL, model_server(script), db_path)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await until(pilot, lambda: on_top(app, "PlanReviewScreen"), "the plan dialog")
+            await pilot.press("escape")  # put off: the run screen offers the plan's keys
+            await until(pilot, lambda: {"Approve", "Edit plan", "Reject"} <= offered(app), "the plan's keys")
+            await pilot.press("a")
+            await until(pilot, lambda: rows(db_path, "select 1 from events where type = 'ACT_START'"), "the wait")
+            await until(pilot, lambda: {"Stop", "Pause/resume"} <= offered(app), "the running keys")
+            assert not {"Approve", "Edit plan", "Reject"} & offered(app)
+            await pilot.press("a")  # nothing waits for approval: nothing happens
+            await pilot.press("q")
+            await until(pilot, lambda: on_top(app, "ConsentScreen"), "are you sure")
+            await pilot.press("n")
+            await until(pilot, lambda: app.screen is app.run_screen, "back to the run")
+            assert app.result is None  # still running
+            await pilot.press("q")
+            await until(pilot, lambda: on_top(app, "ConsentScreen"), "are you sure, again")
+            await pilot.press("y")
+            await until(pilot, lambda: not app.is_running, "the app to quit once the run stopped")
+        assert app.result is not None and app.result.status is Status.CANCELLED
+    finally:
+        recorder.close()
+    assert rows(db_path, "select status from sessions")[0]["status"] == "cancelled"
+
+
+async def test_the_delete_question_is_cancelled_with_esc(db_path: Path) -> None:
+    store_fixture(db_path, "demo")
+    app = GoalbotApp(db_path=db_path, opening="sessions")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: on_top(app, "SessionsScreen") and app.screen.rows, "the sessions")
+        await pilot.press("d")
+        await until(pilot, lambda: on_top(app, "ConsentScreen"), "the delete question")
+        keys = str(app.screen.query_one("#consent-keys").render())
+        assert "Esc cancel" in keys and "later" not in keys
+        assert "Cancel" in offered(app) and "Decide later" not in offered(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: on_top(app, "SessionsScreen"), "back, nothing deleted")
+    assert rows(db_path, "select count(*) as n from sessions")[0]["n"] == 1
