@@ -62,6 +62,7 @@ def test_goalbot_alone_in_a_real_terminal(site, model_server, db_path: Path, tmp
     env = ["-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}", "-e", "TERM=xterm-256color",
            "-e", f"OPENAI_BASE_URL={model.base_url}", "-e", "GOALBOT_MODEL=scripted"]
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "45", "-c", str(REPO), *env, command)
+    tmux("resize-window", "-t", session, "-x", "160", "-y", "45")  # wide: the Screen panel is shown
     try:
         wait_for(session, "Type a goal and press Enter")
         tmux("send-keys", "-t", session, "-l", f"sign in and turn on dark mode on {site.url}/login")

@@ -35,9 +35,11 @@ async def test_a_small_terminal_stacks_the_panels_and_the_plan_dialog_fits(db_pa
         await pilot.pause()
         board = app.run_screen.board
         assert board.has_class("narrow")
-        plan, log = (app.run_screen.query_one(s).region for s in ("#plan", "#log"))
-        assert plan.width == log.width == board.region.width  # stacked, each the full width
-        assert plan.bottom <= log.y and log.height >= 3
+        plan, work, log = (app.run_screen.query_one(s).region for s in ("#plan", "#work", "#log"))
+        assert plan.width == work.width == board.region.width  # the plan above the rest, full width
+        assert plan.bottom <= log.y and log.height >= 3 and log.width >= min(36, board.region.width - 4)
+        # The screen beside the log while there is room for both; a tiny terminal keeps the log.
+        assert app.run_screen.query_one("#screenshot").display is (size[0] >= board.TINY)
 
 
 async def test_the_screen_panel_is_enlarged_and_back(db_path: Path) -> None:
@@ -47,7 +49,6 @@ async def test_the_screen_panel_is_enlarged_and_back(db_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: on_top(app, "ReplayScreen") and app.screen.ready, "the replay")
         screen = app.screen
-        assert not screen.query_one("#screenshot").display  # narrow: the log has the room
         await pilot.press("z")
         await pilot.pause()
         shot = screen.query_one("#screenshot")
@@ -55,7 +56,7 @@ async def test_the_screen_panel_is_enlarged_and_back(db_path: Path) -> None:
         assert not screen.query_one("#log").display
         await pilot.press("z")
         await pilot.pause()
-        assert screen.query_one("#log").display and not screen.query_one("#screenshot").display
+        assert screen.query_one("#log").display and screen.query_one("#log").region.width > 0
 
 
 async def test_a_replay_opens_at_its_start_and_home_shows_no_later_picture(site, model_server,

@@ -51,7 +51,7 @@ def test_colours_follow_the_terminal(db_path: Path, env: dict[str, str], wanted:
                f"{sys.executable} -m goalbot --db {db_path} replay {session_id}; sleep 30")
     tmux("new-session", "-d", "-s", session, "-x", "150", "-y", "40", "-c", str(REPO), command)
     try:
-        wait_for(session, "paused")
+        wait_for(session, "❚❚")  # paused where the story starts
         tmux("send-keys", "-t", session, "End")  # to the end of the story, where the badge says ok
         wait_for(session, " ok  ")
         screen = tmux("capture-pane", "-p", "-e", "-t", session)

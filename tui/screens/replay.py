@@ -39,7 +39,7 @@ class ReplayScreen(Screen[None]):
     BINDINGS = [
         Binding("space", "play", "Play/pause", priority=True),
         Binding("n,down", "step(1)", "Next step", priority=True),
-        Binding("b,up", "step(-1)", "Previous step", priority=True),
+        Binding("b,up", "step(-1)", "Previous step", show=False, priority=True),
         Binding("right,l", "event(1)", "Next event", show=False, priority=True),
         Binding("left,h", "event(-1)", "Previous event", show=False, priority=True),
         Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
@@ -72,7 +72,7 @@ class ReplayScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="replay-head", markup=False)
         yield Board(self._picture, id="board")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._head()
@@ -143,9 +143,10 @@ class ReplayScreen(Screen[None]):
         moment = self.events[self.position - 1] if self.position else None
         when = f"{moment.ts.astimezone():%Y-%m-%d %H:%M:%S}" if moment else "before the start"
         state = ("▶ playing" if self.playing else "❚❚ paused") if self.ready else "reading the store…"
+        # What the keys change first: a narrow terminal cuts the end of the line.
         self.query_one("#replay-head", Static).update(
-            f"Replay {self.session_id} · event {self.position}/{len(self.events)} · step "
-            f"{self.board.state.step} · {when} · {state} {self.speed:g}×")
+            f"{state} {self.speed:g}× · event {self.position}/{len(self.events)} · step "
+            f"{self.board.state.step} · {when} · replay of {self.session_id}")
 
     def action_event(self, by: int) -> None:
         self._halt()

@@ -87,7 +87,7 @@ class RunScreen(Screen[None]):
         yield Static("", id="goal", markup=False)
         yield GoalInput(self.history, id="goal-input")
         yield Board(self._picture, id="board")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         live, follow = self._first

@@ -23,9 +23,9 @@ PictureLoader = Callable[[str], "bytes | None"]
 class Board(Vertical):
     # A new picture at most this often: a slow SSH link stays responsive while the agent races on.
     PICTURE_INTERVAL_S = 0.5
-    # Below this many columns the three panels do not fit side by side: the plan goes above the
-    # log, and the screen is shown when the person enlarges it.
-    NARROW = 110
+    # Below NARROW columns the three panels do not fit side by side: the plan goes above the log
+    # and the screen; below TINY the screen is shown only when the person enlarges it.
+    NARROW, TINY = 110, 60
 
     def __init__(self, load_picture: PictureLoader, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -39,8 +39,9 @@ class Board(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="panes"):
             yield PlanPanel(id="plan")
-            yield StepLog(id="log")
-            yield ScreenshotPanel(id="screenshot")
+            with Horizontal(id="work"):
+                yield StepLog(id="log")
+                yield ScreenshotPanel(id="screenshot")
         yield StatusLine(id="status")
 
     def on_mount(self) -> None:
@@ -74,6 +75,7 @@ class Board(Vertical):
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < self.NARROW, "narrow")
+        self.set_class(self.size.width < self.TINY, "tiny")
 
     def toggle_zoom(self) -> bool:
         """The screen panel alone, as large as the board: Set-of-Mark boxes become readable."""
