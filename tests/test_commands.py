@@ -36,3 +36,30 @@ def test_doctor_reports_browser_and_store(model_server, tmp_path: Path) -> None:
     assert "API key not set" in result.stdout and "ok    model: the endpoint serves scripted" in result.stdout
     broken = run_cli("doctor", env={"GOALBOT_BROWSER": str(tmp_path / "missing")})
     assert broken.returncode == 1 and "FAIL  browser: the configured browser" in broken.stdout
+
+
+def test_demo_serve_only_serves_the_site_and_the_model_until_ctrl_c(tmp_path: Path) -> None:
+    import json
+    import re
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    from kit import REPO
+
+    server = subprocess.Popen([sys.executable, "-m", "goalbot", "demo", "--serve-only"], cwd=REPO,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        said = "".join(server.stdout.readline() for _ in range(4))
+        site = re.search(r"site (http://\S+/login)", said)[1]
+        model = re.search(r"scripted model (http://\S+)", said)[1]
+        assert "Sign in" in urllib.request.urlopen(site, timeout=10).read().decode()
+        listed = json.loads(urllib.request.urlopen(f"{model}/models", timeout=10).read())
+        assert listed["data"] and "Ctrl-C" in said
+        server.send_signal(signal.SIGINT)
+        assert server.wait(30) == 0
+    finally:
+        server.kill()
+    assert "Traceback" not in server.stderr.read()

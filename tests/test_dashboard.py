@@ -70,7 +70,7 @@ async def test_the_plan_is_edited_in_the_dialog_and_the_edited_plan_runs(site, m
             assert "Look around" not in steps() and "1. Sign in" in steps()
             await pilot.press("e", "ctrl+u", *"Sign in as demo@example.com", "enter")
             assert "1. Sign in as demo@example.com" in steps()
-            assert "(edited)" in screen_text(app, "#review-title")
+            assert "(edited: 1 changed)" in screen_text(app, "#review-title")
             await pilot.press("a")
             await ends_ok(pilot, app)
     finally:

@@ -85,3 +85,20 @@ async def test_the_delete_question_is_cancelled_with_esc(db_path: Path) -> None:
         await pilot.press("escape")
         await until(pilot, lambda: on_top(app, "SessionsScreen"), "back, nothing deleted")
     assert rows(db_path, "select count(*) as n from sessions")[0]["n"] == 1
+
+
+async def test_editing_a_step_keeps_its_text_and_the_plan_shows_what_changed(db_path: Path) -> None:
+    from dashboard_kit import screen_text
+
+    session_id = store_fixture(db_path, "demo", keep=5)  # a plan waiting for approval
+    app = GoalbotApp(db_path=db_path, session_id=session_id, opening="attach")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: on_top(app, "PlanReviewScreen"), "the plan dialog")
+        await pilot.press("e")
+        await until(pilot, lambda: app.screen.query_one("#review-input").has_focus, "the step's field")
+        await pilot.press(*" now", "enter")  # typed after the step's text, not over it
+        steps = screen_text(app, "#review-steps")
+        assert "~ 1. Sign in with the demo account shown on the page now" in steps
+        await pilot.press("down", "d")
+        assert "(edited: 1 changed, 1 removed)" in screen_text(app, "#review-title")
+        assert screen_text(app, "#review-removed") == "- Turn on the dark mode switch in the settings and save"

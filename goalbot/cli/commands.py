@@ -61,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_recipe_flags(run, saving=True)
 
     demo = sub.add_parser("demo", help="watch goalbot sign in and turn on dark mode on a bundled site")
+    demo.add_argument("--serve-only", action="store_true",
+                      help="only serve the demo site and its scripted model, printing their addresses, until Ctrl-C")
     add_browser_flags(demo)
     add_run_flags(demo)
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from importlib.resources import files
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
@@ -27,6 +29,9 @@ from goalbot.recipes.runner import RecipeRun, Rerun
 from goalbot.text.eventfmt import printable
 from storage import queries
 from storage.db import StoreError, connect, mark_interrupted
+
+if TYPE_CHECKING:
+    from goalbot.scripted.server import Script
 
 DEMO_GOAL = "sign in and turn on dark mode"
 
@@ -53,6 +58,8 @@ def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
     if not has_terminal():  # nobody can press a key here, and the demo must still show itself
         request.auto_approve = True
     script = Script.load(str(files("goalbot.demo").joinpath("script.json")))
+    if args.serve_only:
+        return _serve_demo(script)
     with DemoSite() as site, ScriptedModelServer(script) as model:
         print(f"goalbot demo: site {site.url}, scripted model {model.base_url}", flush=True)
         demo_settings = settings.model_copy(
@@ -61,6 +68,25 @@ def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
         code = run_goal(request, demo_settings, db_path, run_options(demo_settings, DEMO_GOAL, f"{site.url}/login"))
         print(f"goalbot demo: the site's own record says {site.state.snapshot()}")
         return code
+
+
+def _serve_demo(script: Script) -> int:
+    """The demo's site and scripted model, and nothing else, until Ctrl-C: to try `run`,
+    `attach`, `observe` and `tail` on something that is always there."""
+    from goalbot.demo.site import DemoSite
+    from goalbot.scripted.server import ScriptedModelServer
+
+    with DemoSite() as site, ScriptedModelServer(script) as model:
+        print(f"goalbot demo: site {site.url}/login (sign in as demo@example.com)\n"
+              f"goalbot demo: scripted model {model.base_url} (it answers one run of the demo goal)\n"
+              f"goalbot demo: try  goalbot run '{DEMO_GOAL}' --url {site.url}/login "
+              f"--base-url {model.base_url} --model scripted-demo\n"
+              "goalbot demo: Ctrl-C stops them", flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+    return 0
 
 
 def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:

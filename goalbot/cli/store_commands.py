@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Callable
 
 from goalbot.cli.settings import Settings
-from goalbot.cli.terminal import fail, has_terminal
+from goalbot.cli.terminal import coloured, colours_wanted, fail, has_terminal
 from goalbot.events import Event
 from goalbot.text import eventfmt
 from goalbot.text.eventfmt import printable
+from goalbot.text.severity import severity
 from storage import queries
 from storage.db import StoreError, connect
 
@@ -51,13 +52,21 @@ def cmd_report(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
         from goalbot.cli.reports import store_report
 
         markdown = store_report(db_path, row["id"])
-    print(markdown or "", end="")
+    if markdown and colours_wanted():  # read on a terminal: drawn; piped: the Markdown itself
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        Console().print(Markdown(markdown))
+    else:
+        print(markdown or "", end="")
     return 0
 
 
 def cmd_tail(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     db = connect(db_path, create=args.follow)  # following may start before the first run
     render: Callable[[Event], str] = eventfmt.json_line if args.json else eventfmt.line
+    if not args.json and colours_wanted():
+        render = lambda event: coloured(eventfmt.line(event), severity(event))  # noqa: E731
     rows = queries.recent_events(db, args.lines, args.session)
     last = rows[-1][0] if rows else queries.last_event_id(db)
     if not rows and not args.follow:

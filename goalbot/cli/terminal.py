@@ -22,3 +22,16 @@ def stop_printing() -> None:
     nowhere = os.open(os.devnull, os.O_WRONLY)
     os.dup2(nowhere, sys.stdout.fileno())
     os.close(nowhere)
+
+
+# Select Graphic Rendition codes for the 16 colours every terminal has.
+SGR = {"error": "1;31", "warning": "33", "success": "32", "notice": "36", "routine": "2"}
+
+
+def colours_wanted() -> bool:
+    """On a terminal, unless NO_COLOR says otherwise; never into a pipe or a file."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+def coloured(line: str, severity: str) -> str:
+    return f"\x1b[{SGR[severity]}m{line}\x1b[0m"

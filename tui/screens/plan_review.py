@@ -4,6 +4,7 @@ feedback for the planner. The edits go through the same commands as the terminal
 from __future__ import annotations
 
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,6 +20,29 @@ class Review:
     approved: bool
     steps: list[str] | None = None  # None: approved as proposed
     feedback: str = ""
+
+
+def changes(proposed: list[str], steps: list[str]) -> tuple[list[str], list[str]]:
+    """The steps as shown, each marked by what the person did to it (~ changed, + added), and
+    the proposed steps they removed: what is approved is seen before it is approved."""
+    lines: list[str] = []
+    removed: list[str] = []
+    for op, old_start, old_end, new_start, new_end in SequenceMatcher(a=proposed, b=steps).get_opcodes():
+        mark = {"equal": " ", "replace": "~", "insert": "+", "delete": ""}[op]
+        if op == "delete":
+            removed += proposed[old_start:old_end]
+        elif op == "replace":  # the old steps the new ones are least like were the ones removed
+            old, new = proposed[old_start:old_end], steps[new_start:new_end]
+            kept = sorted(old, key=lambda o: -max(SequenceMatcher(a=o, b=n).ratio() for n in new))[:len(new)]
+            removed += [o for o in old if o not in kept]
+        lines += [f"{mark} {n}. {steps[n - 1]}" for n in range(new_start + 1, new_end + 1)]
+    return lines, removed
+
+
+def summary(lines: list[str], removed: list[str]) -> str:
+    counts = {"changed": sum(line.startswith("~") for line in lines),
+              "added": sum(line.startswith("+") for line in lines), "removed": len(removed)}
+    return ", ".join(f"{n} {what}" for what, n in counts.items() if n) or "reordered"
 
 
 class PlanReviewScreen(ModalScreen[Review | None]):
@@ -45,8 +69,10 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         with Vertical(id="review-dialog"):
             yield Label("The plan waits for your approval", id="review-title")
             yield OptionList(id="review-steps")
+            yield Label("", id="review-removed", markup=False)
             yield Label("", id="review-problem")
-            yield Input(id="review-input")
+            # Not selected on focus: a key typed to change a word must not replace the whole step.
+            yield Input(id="review-input", select_on_focus=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -57,11 +83,14 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         steps = self.query_one("#review-steps", OptionList)
         current = steps.highlighted if highlight is None else highlight
         steps.clear_options()
-        steps.add_options([f"{n}. {text}" for n, text in enumerate(self.steps, 1)])
+        lines, removed = changes(self.proposed, self.steps)
+        steps.add_options(lines)
         if self.steps:
             steps.highlighted = min(max(current or 0, 0), len(self.steps) - 1)
-        edited = " (edited)" if self.steps != self.proposed else ""
+        edited = f" (edited: {summary(lines, removed)})" if self.steps != self.proposed else ""
         self.query_one("#review-title", Label).update(f"The plan waits for your approval{edited}")
+        self.query_one("#review-removed", Label).update(
+            "\n".join(f"- {text}" for text in removed) if removed else "")
         steps.focus()
 
     @property
@@ -81,6 +110,7 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         self._editing = mode
         field = self.query_one("#review-input", Input)
         field.value, field.placeholder, field.display = value, placeholder, True
+        field.cursor_position = len(value)
         field.focus()
 
     def action_edit(self) -> None:

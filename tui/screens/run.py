@@ -21,7 +21,7 @@ from textual.widgets import Footer, Static
 from goalbot.agents.control import SessionControl
 from goalbot.agents.outcome import Run
 from goalbot.agents.session import SessionResult
-from goalbot.events import Bus
+from goalbot.events import Bus, EventType
 from goalbot.payloads import ApprovalData, QuestionData
 from tui.screens.consent import ConsentScreen
 from tui.screens.plan_review import PlanReviewScreen, Review
@@ -172,6 +172,10 @@ class RunScreen(Screen[None]):
             return
         self.board.apply(events)
         self.refresh_bindings()
+        for failed in (e for e in events if e.type is EventType.TASK_FAIL):
+            # The reason in full, where a log row would cut it at the panel's edge.
+            self.notify(failed.payload.reason, title="The task failed", severity="error", timeout=30,
+                        markup=False)
         state = self.board.state
         where = f"   {state.url}" if state.url not in state.goal else ""
         self.query_one("#goal", Static).update(f"Goal: {state.goal}{where}" + ("   (attached)" if self.attached else ""))

@@ -13,14 +13,14 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from goalbot.text import eventfmt
+from goalbot.text.severity import Severity, severity
 from goalbot.events import Event, EventType as T
 
+# The 16 ANSI colours by name: a terminal of 16 colours draws them in its own shades, and routine
+# lines stay dim instead of borrowing a warning's colour.
 STYLES = {
-    T.STEP_START: "bold", T.STEP_OK: "green", T.STEP_FAIL: "red", T.ACT_OK: "",
-    T.ACT_FAIL: "red", T.VALIDATE_OK: "green", T.VALIDATE_FAIL: "yellow", T.TASK_OK: "bold green",
-    T.TASK_FAIL: "bold red", T.TASK_CANCEL: "bold yellow", T.PLAN_PROPOSED: "cyan",
-    T.PLAN_APPROVED: "cyan", T.PLAN_REJECTED: "yellow", T.LLM_ERROR: "red", T.TASK_START: "bold",
-    T.POLICY: "yellow", T.APPROVAL_REQUEST: "bold magenta", T.ASK_USER: "bold magenta",
+    Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.SUCCESS: "green",
+    Severity.NOTICE: "cyan", Severity.ROUTINE: "dim",
 }
 # Chatter that the status line already sums up stays out of the log.
 QUIET = {T.ACT_START, T.LLM_CALL, T.GOAL_STATUS, T.OBSERVATION}
@@ -31,7 +31,7 @@ class StepLog(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._lines: list[tuple[str, T, str]] = []  # time, type, summary
+        self._lines: list[tuple[str, T, str, Severity]] = []  # time, type, summary, severity
         self._widest = 0
 
     @property
@@ -40,7 +40,7 @@ class StepLog(ScrollView, can_focus=True):
 
     def plain(self) -> list[str]:
         """The rows as text, oldest first."""
-        return [f"{time} {kind.value:<16} {summary}" for time, kind, summary in self._lines]
+        return [f"{time} {kind.value:<16} {summary}" for time, kind, summary, _ in self._lines]
 
     def add(self, events: list[Event]) -> None:
         following = self.scroll_y >= self.max_scroll_y
@@ -48,7 +48,7 @@ class StepLog(ScrollView, can_focus=True):
             if event.type in QUIET:
                 continue
             summary = " ".join(eventfmt.summary(event).split())  # one row per event
-            self._lines.append((f"{event.ts.astimezone():%H:%M:%S}", event.type, summary))
+            self._lines.append((f"{event.ts.astimezone():%H:%M:%S}", event.type, summary, severity(event)))
             self._widest = max(self._widest, len(summary) + 23)
         self.virtual_size = Size(self._widest, len(self._lines))
         if following:  # after the next layout, which knows the new height
@@ -67,11 +67,11 @@ class StepLog(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         if index >= len(self._lines):
             return Strip.blank(width, self.rich_style)
-        time, kind, summary = self._lines[index]
+        time, kind, summary, weight = self._lines[index]
         line = Text(no_wrap=True, end="")
         line.append(f"{time} ", style="dim")
-        line.append(f"{kind.value:<16} ", style=STYLES.get(kind, ""))
-        line.append(summary)
+        line.append(f"{kind.value:<16} ", style=STYLES[weight])
+        line.append(summary, style="dim" if weight is Severity.ROUTINE else "")
         segments = [Segment(s.text, self.rich_style + s.style if s.style else self.rich_style)
                     for s in line.render(self.app.console)]
         return Strip(segments).crop_extend(scroll_x, scroll_x + width, self.rich_style)
