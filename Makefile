@@ -44,6 +44,7 @@ bench: tools
 	$(BIN)/python bench/dashboard.py
 	$(BIN)/python bench/rerun.py
 	$(BIN)/python bench/startup.py
+	$(BIN)/python bench/first_screen.py
 
 # goalbot beside browser-use; browser-use lives in its own venv, never beside goalbot's packages.
 BROWSER_USE := .venv-browser-use/bin/python
