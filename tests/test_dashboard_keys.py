@@ -102,3 +102,21 @@ async def test_editing_a_step_keeps_its_text_and_the_plan_shows_what_changed(db_
         await pilot.press("down", "d")
         assert "(edited: 1 changed, 1 removed)" in screen_text(app, "#review-title")
         assert screen_text(app, "#review-removed") == "- Turn on the dark mode switch in the settings and save"
+
+
+async def test_the_sessions_say_why_each_ended_and_offer_enter(tmp_path: Path) -> None:
+    from test_unix_tool import store_with_sessions
+
+    db = tmp_path / "goalbot.db"
+    store_with_sessions(db, count=2, events_each=1)
+    app = GoalbotApp(db_path=db, opening="sessions")
+    async with app.run_test(size=(200, 20)) as pilot:
+        await until(pilot, lambda: on_top(app, "SessionsScreen") and len(app.screen.rows) == 2, "the sessions")
+        table = app.screen.query_one("#sessions-table")
+        labels = [str(column.label) for column in table.columns.values()]
+        assert labels[:4] == ["session", "status", "goal", "why it ended"]
+        assert str(table.get_row_at(0)[3]) == "net::ERR_UNSAFE_PORT"
+        assert table.get_row_at(0)[1].style == "bold red"  # failed, in words and in red
+        assert "Open" in offered(app)
+        await pilot.press("enter")
+        await until(pilot, lambda: on_top(app, "ReplayScreen"), "the session opened")

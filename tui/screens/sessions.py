@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -25,8 +26,11 @@ STATUSES = (None, *(status.value for status in RunStatus))
 # Rows drawn at most: the table measures every row it holds, and a person filters rather than
 # scrolls through hundreds.
 SHOWN = 200
-COLUMNS = (("session", 20), ("status", 11), ("steps", 5), ("calls", 5), ("tokens", 9), ("cost", 9),
-           ("started", 19), ("recipe", 22), ("goal", 60))
+COLUMNS = (("session", 20), ("status", 11), ("goal", 40), ("why it ended", 44), ("steps", 5), ("calls", 5),
+           ("tokens", 9), ("cost", 9), ("started", 19), ("recipe", 22))
+# The word is the status; the colour only repeats it (the 16 ANSI colours, drawn in the terminal's shades).
+STATUS_STYLES = {"ok": "green", "failed": "bold red", "cancelled": "yellow", "interrupted": "yellow",
+                 "running": "cyan"}
 
 
 class SessionsScreen(Screen[None]):
@@ -40,7 +44,8 @@ class SessionsScreen(Screen[None]):
             self.rows = rows
 
     BINDINGS = [
-        Binding("enter", "open", "Open", show=True),
+        # priority: the table's own Enter would hide this one from the footer
+        Binding("enter", "open", "Open", show=True, priority=True),
         Binding("f", "cycle_status", "Status filter"),
         Binding("slash", "focus_filter", "Search"),
         Binding("x", "export", "Export"),
@@ -112,8 +117,10 @@ class SessionsScreen(Screen[None]):
         for row in found:
             tokens = (row["tokens_in"] or 0) + (row["tokens_out"] or 0)
             cost = "–" if row["cost_usd"] is None else f"${row['cost_usd']:.4f}"
-            table.add_row(row["id"], row["status"], row["steps"], row["model_calls"], f"{tokens:,}", cost,
-                          (row["started_at"] or "")[:19].replace("T", " "), row["recipe"], row["goal"], key=row["id"])
+            status = Text(row["status"], style=STATUS_STYLES.get(row["status"], ""))
+            table.add_row(row["id"], status, row["goal"], row.get("finish_reason") or "", row["steps"],
+                          row["model_calls"], f"{tokens:,}", cost, (row["started_at"] or "")[:19].replace("T", " "),
+                          row["recipe"], key=row["id"])
         self.query_one("#sessions-status", Label).update(
             f"status: {self.status or 'all'} · {len(found)} shown"
             + (" (the newest: type to narrow)" if len(found) == SHOWN else ""))
@@ -220,6 +227,8 @@ class SessionsScreen(Screen[None]):
             self.app.pop_screen()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open":  # in the search, Enter searches
+            return not self.query_one("#sessions-filter", Input).has_focus
         if action == "back":
             return len(self.app.screen_stack) > 2 or self.query_one("#sessions-filter", Input).has_focus
         return True
