@@ -31,6 +31,9 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GOALBOT_MODEL", "GOALBOT_DB", "DISPLAY"):
         monkeypatch.delenv(name, raising=False)
+    # The dashboard takes its theme from the terminal's colours: tests draw as on a full-colour
+    # terminal whatever TERM the machine has, and a test of fewer colours says so itself.
+    monkeypatch.setenv("COLORTERM", "truecolor")
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kit import run_cli
-from goalbot.cli.settings import ConfigError, load_settings
+from goalbot.cli.settings import ConfigError, load_settings, remember_setting
 
 
 def test_flags_beat_environment_beat_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,3 +50,46 @@ def test_no_tui_without_yes_and_without_a_terminal_refuses_early(db_path: Path) 
     assert result.returncode == 2
     assert "nobody can approve the plan here: pass --yes" in result.stderr
     assert not db_path.exists()
+
+
+def test_a_remembered_setting_keeps_the_rest_of_the_file(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('# my endpoint\nmodel = "m"\ntheme = "old"\n\n[prices.m]\ninput = 1.0\noutput = 2.0\n')
+    remember_setting("theme", "nord", config)
+    text = config.read_text()
+    assert text.startswith('# my endpoint\nmodel = "m"\ntheme = "nord"\n') and "[prices.m]\ninput = 1.0" in text
+    assert load_settings({}, config).theme == "nord"
+
+    remember_setting("theme", "dracula", tmp_path / "new" / "config.toml")  # no file yet: one is made
+    assert load_settings({}, tmp_path / "new" / "config.toml").theme == "dracula"
+
+
+def test_a_file_that_cannot_be_kept_whole_is_left_untouched(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    broken = 'model = "m"\nmodel = "twice"\n'  # not TOML: nothing written could be read back
+    config.write_text(broken)
+    with pytest.raises(ConfigError, match="cannot keep theme"):
+        remember_setting("theme", "nord", config)
+    assert config.read_text() == broken
+
+
+async def test_the_theme_chosen_in_the_palette_is_the_next_dashboards(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from dashboard_kit import until
+    from goalbot.cli.dashboard import _app
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    config = tmp_path / "xdg" / "goalbot" / "config.toml"
+    app = _app(load_settings({"images": "none"}), tmp_path / "goalbot.db", opening="run")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", "the palette")
+        await pilot.press(*"theme")
+        await pilot.pause(0.5)
+        await pilot.press("enter")  # the palette's "Theme" command opens a palette of themes
+        await until(pilot, lambda: "theme" in getattr(app.screen.query("Input").first(), "placeholder", "")
+                    if app.screen.query("Input") else False, "the palette of themes")
+        await pilot.press(*"nord", "enter")
+        await until(pilot, lambda: config.exists() and 'theme = "nord"' in config.read_text(), "the theme kept")
+    again = _app(load_settings({"images": "none"}), tmp_path / "goalbot.db", opening="run")
+    assert again.theme == "nord"

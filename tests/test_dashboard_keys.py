@@ -120,3 +120,15 @@ async def test_the_sessions_say_why_each_ended_and_offer_enter(tmp_path: Path) -
         assert "Open" in offered(app)
         await pilot.press("enter")
         await until(pilot, lambda: on_top(app, "ReplayScreen"), "the session opened")
+
+
+async def test_a_dialog_opens_with_its_keys_in_the_footer_not_a_blank_line() -> None:
+    from tui.screens.plan_review import PlanReviewScreen
+
+    app = GoalbotApp()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: on_top(app, "RunScreen"), "the run screen")
+        await app.push_screen(PlanReviewScreen(["Open settings", "Turn on dark mode"]))
+        # The first frame the dialog is drawn in, before any later refresh could fill the footer.
+        shown = {str(key.description) for key in app.screen.query("FooterKey")}
+        assert {"Approve", "Edit step", "Reject"} <= shown

@@ -4,7 +4,7 @@ terminal will show it (Textual's own colour filter applied) and must read, not b
 from __future__ import annotations
 
 import pytest
-from rich.color import Color
+from rich.color import Color, ColorSystem
 from textual.app import App, ComposeResult
 
 from tui.state import DashboardState
@@ -47,3 +47,43 @@ async def test_the_status_badge_reads_in_every_state(colours: str, monkeypatch: 
             assert style is not None
             fore, back = _luminance(style.color, 1.0), _luminance(style.bgcolor, 0.0)
             assert abs(fore - back) > 0.4, f"{status!r} drawn as {style}"
+
+
+async def test_on_16_colours_warnings_are_yellow_errors_red_and_a_plan_is_neither(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default theme's orange accent comes out as the terminal's red on 16 colours: the plan
+    dialog looked like an error, the footer's keys were red on grey."""
+    from textual.widgets._footer import FooterKey
+
+    from tui.app import GoalbotApp
+    from tui.screens.consent import ConsentScreen
+    from tui.screens.plan_review import PlanReviewScreen
+
+    monkeypatch.delenv("COLORTERM")
+    monkeypatch.setenv("TERM", "xterm")
+    names = {1: "red", 2: "green", 3: "yellow"}
+
+    def shown(colour: object) -> str:
+        """The colour's name among the terminal's 16, as the terminal is told to draw it."""
+        ansi = getattr(colour, "ansi")
+        number = ansi if ansi is not None else getattr(colour, "rich_color").downgrade(ColorSystem.STANDARD).number
+        return names.get(number % 8, "other")
+
+    def frame(app: GoalbotApp, selector: str) -> str:
+        return shown(app.screen.query_one(selector).styles.border_top[1])
+
+    app = GoalbotApp()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.push_screen(PlanReviewScreen(["Open the settings"]))
+        await pilot.pause()
+        assert frame(app, "#review-dialog") not in ("red", "yellow")
+        key = app.screen.query(FooterKey).first()
+        assert shown(key.styles.color) != "red"
+        app.pop_screen()
+        await app.push_screen(ConsentScreen.confirm("Stop it and quit?"))
+        await pilot.pause()
+        assert frame(app, "#consent-dialog") == "yellow"
+        app.pop_screen()
+        await app.push_screen(ConsentScreen("GO / NOT GO?\nPay 10 000 won", risky=True))
+        await pilot.pause()
+        assert frame(app, "#consent-dialog") == "red"

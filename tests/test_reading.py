@@ -91,3 +91,58 @@ async def test_a_failed_task_says_its_whole_reason_in_a_toast(tmp_path: Path) ->
                     "the failure's toast")
         toast = next(n for n in app._notifications if "net::ERR_UNSAFE_PORT" in str(n.message))
         assert toast.severity == "error" and toast.title == "The task failed"
+
+
+async def test_a_row_cut_at_the_panel_edge_is_read_whole_and_found_with_slash(model_server, db_path: Path,
+                                                                               chromium: None) -> None:
+    from dashboard_kit import GOAL, dashboard_app, on_top
+
+    # Chromium refuses port 6000 (X11) whatever listens there: the reason is Chromium's own words.
+    app, recorder = dashboard_app("http://127.0.0.1:6000/", GOAL, model_server({}), db_path)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            log = app.run_screen.query_one("#log")
+            await until(pilot, lambda: app.result is not None and "TASK_FAIL" in log.plain()[-1], "the failure")
+            width = log.scrollable_content_region.width
+            assert "ERR_UNSAFE_PORT" not in "".join(s.text for s in log.render_line(log.cursor - int(log.scroll_y)))
+            assert len(log.plain()[-1]) > width  # the reason is past the panel's edge
+
+            await pilot.press("enter")  # the selected row, the newest, in full
+            await until(pilot, lambda: on_top(app, "EventScreen"), "the event's detail")
+            detail = str(app.screen.query_one("#event-summary").render())
+            assert "net::ERR_UNSAFE_PORT" in detail and "TASK_FAIL" in str(app.screen.query_one("#event-title").render())
+            await pilot.press("escape")
+            await until(pilot, lambda: on_top(app, "RunScreen"), "the run screen again")
+
+            await pilot.press("home")
+            assert log.cursor == 0
+            await pilot.press("slash")
+            await until(pilot, lambda: on_top(app, "FindScreen"), "the find dialog")
+            await pilot.press(*"unsafe_port", "enter")
+            await until(pilot, lambda: on_top(app, "RunScreen"), "the find dialog to close")
+            assert "ERR_UNSAFE_PORT" in log.plain()[log.cursor] and log.cursor > 0
+            await pilot.press("slash")
+            await until(pilot, lambda: on_top(app, "FindScreen"), "the find dialog, with the last search")
+            await pilot.press("ctrl+u", *"no such words", "enter")
+            await until(pilot, lambda: any("Not in the log" in str(n.message) for n in app._notifications),
+                        "a search that finds nothing says so")
+    finally:
+        recorder.close()
+
+
+async def test_enter_in_a_replay_opens_the_moment_shown(tmp_path: Path) -> None:
+    from dashboard_kit import on_top
+    from tui.app import GoalbotApp
+
+    db = tmp_path / "goalbot.db"
+    store_with_sessions(db, count=1, events_each=3)
+    app = GoalbotApp(db_path=db, session_id="s000", opening="replay")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: on_top(app, "ReplayScreen") and app.screen.ready, "the replay")
+        replay = app.screen
+        await pilot.press("end", "left")  # the moment before the end: the last pacing line
+        await pilot.press("enter")
+        await until(pilot, lambda: on_top(app, "EventScreen"), "the event's detail")
+        assert "waiting 2" in str(app.screen.query_one("#event-summary").render())
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is replay, "the replay again")

@@ -4,8 +4,11 @@ write put off for a moment) waits for one. The site's own log proves what never 
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
+
+from playwright.async_api import Route
 
 from kit import answer, call, element, finished, open_page, plan, run_goal, verdict, wait_until
 from goalbot import actions as A
@@ -75,6 +78,27 @@ async def test_a_write_put_off_for_a_moment_is_still_held(browser: BrowserOperat
     assert "sent POST" in released, released
     wait_until(lambda: hardsite.reached("/api/eager", "POST"), 30, "the released write")
     assert hardsite.reached("/api/eager", "POST") == ['{"text": "sent without asking"}']
+
+
+async def test_a_write_that_reaches_the_hold_late_is_still_held(browser: BrowserOperator, hardsite: HardSite) -> None:
+    """A request reaches the route a moment after the page makes it: on a loaded machine the next
+    action had begun, lifted the hold, and the write the page made under it went out."""
+    hardsite.reset()
+    text = await open_page(browser, hardsite.page("reply"))
+    browser.hold_writes()
+    assert (await browser.execute(A.Click(index=_reply_button(text, "Eve")))).ok
+
+    async def late(route: Route) -> None:  # asked before the hold: the write arrives there late
+        await asyncio.sleep(0.5)
+        await route.fallback()
+
+    await browser.page.context.route("**/api/eager", late)
+    await browser.page.wait_for_function("document.body.innerText.includes('Sending on its own')")
+    later = await browser.execute(A.Scroll(direction=A.Direction.DOWN))
+    assert later.held and "/api/eager" in later.held[0], later  # held, not let through
+    assert hardsite.reached("/api/eager") == []
+    await browser.release_held()
+    wait_until(lambda: hardsite.reached("/api/eager", "POST"), 30, "the released write")
 
 
 async def test_a_websocket_message_is_held_until_released(browser: BrowserOperator, hardsite: HardSite) -> None:

@@ -4,18 +4,21 @@ sessions and their replays, on one keyboard-first Textual app."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Callable, Literal
 
 from textual.app import App
 from textual.binding import Binding
+from textual.theme import Theme
 
 from goalbot.agents.session import SessionResult
 from tui.commands import GoalbotCommands
 from tui.screens.replay import ReplayScreen
 from tui.screens.run import LiveRun, RunScreen, Starter
 from tui.screens.sessions import SessionsScreen
+from tui.themes import SIXTEEN_COLOURS
 
 Opening = Literal["run", "sessions", "replay", "attach"]
+ThemeKeeper = Callable[[str], "str | None"]  # keeps a chosen theme; the problem if it could not
 
 
 class GoalbotApp(App[None]):
@@ -44,9 +47,22 @@ class GoalbotApp(App[None]):
         opening: Opening = "run",
         export_dir: Path | None = None,
         status: str | None = None,
+        theme: str | None = None,
+        remember_theme: ThemeKeeper | None = None,
     ) -> None:
-        """status: the sessions screen's first status filter."""
+        """status: the sessions screen's first status filter; theme: the one chosen last time,
+        and remember_theme keeps the next one chosen."""
         super().__init__()
+        self.register_theme(SIXTEEN_COLOURS)
+        self._theme_problem = ""
+        if theme is not None and theme in self.available_themes:
+            self.theme = theme
+        elif theme is not None:
+            self._theme_problem = f"No theme called {theme!r}: the default one is used"
+        if theme is None and self.console.color_system in ("standard", "windows"):  # 16 colours
+            self.theme = SIXTEEN_COLOURS.name
+        self.remember_theme = remember_theme
+        self._kept_theme = self.theme
         self.db_path = db_path
         self.session_id = session_id
         self.opening = opening
@@ -60,6 +76,9 @@ class GoalbotApp(App[None]):
         return self.run_screen.result
 
     def on_mount(self) -> None:
+        if self._theme_problem:
+            self.notify(self._theme_problem, severity="warning")
+        self.theme_changed_signal.subscribe(self, self._keep_theme)
         if self.opening == "replay" and self.db_path and self.session_id:
             self.push_screen(ReplayScreen(self.db_path, self.session_id))
             return
@@ -67,6 +86,17 @@ class GoalbotApp(App[None]):
             self.action_sessions()
         else:
             self.push_screen(self.run_screen)
+
+    def _keep_theme(self, theme: Theme) -> None:
+        if self.remember_theme is not None and theme.name != self._kept_theme:
+            self._kept_theme = theme.name
+            self.run_worker(lambda: self._write_theme(theme.name), thread=True, group="theme", exclusive=True)
+
+    def _write_theme(self, name: str) -> None:
+        assert self.remember_theme is not None
+        problem = self.remember_theme(name)
+        if problem:
+            self.call_from_thread(self.notify, f"The theme is not remembered: {problem}", severity="warning")
 
     def open_session(self, session_id: str, running: bool) -> None:
         """A running session is followed live; a finished one is replayed."""

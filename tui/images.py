@@ -26,11 +26,15 @@ def prepare_images(mode: ImageMode = "auto") -> None:
         return
     try:
         from textual_image import renderable, widget
+
+        from tui.sixel import SixelPicture
     except Exception as exc:  # any failure here only costs the picture, never the dashboard
         _unavailable_reason = f"terminal images unavailable ({type(exc).__name__})"
         return
+
     classes = {"auto": widget.Image, "sixel": widget.SixelImage, "halfcell": widget.HalfcellImage}
-    _image_class, _unavailable_reason = classes[mode], ""
+    chosen = classes[mode]
+    _image_class, _unavailable_reason = (SixelPicture if chosen is widget.SixelImage else chosen), ""
     _kind = mode if mode != "auto" else renderable.Image.__module__.rsplit(".", 1)[-1]
 
 

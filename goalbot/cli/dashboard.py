@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from goalbot.agents.session import SessionResult
 from goalbot.cli.options import run_options
 from goalbot.cli.request import RunRequest
-from goalbot.cli.settings import Settings
+from goalbot.cli.settings import ConfigError, Settings, remember_setting
 from goalbot.cli.terminal import fail, has_terminal
 from goalbot.cli.wiring import Wiring, WiringError, check_endpoint, wire_run
 from goalbot.llm.dialects import DialectError
@@ -30,7 +30,16 @@ def _app(settings: Settings, db_path: Path, **kwargs: Any) -> GoalbotApp:
     from tui.images import prepare_images
 
     prepare_images(settings.images)  # must happen before Textual owns the terminal
-    return GoalbotApp(db_path=db_path, **kwargs)
+    return GoalbotApp(db_path=db_path, theme=settings.theme, remember_theme=_remember_theme, **kwargs)
+
+
+def _remember_theme(name: str) -> str | None:
+    """Keeps the theme chosen in the palette for the next dashboard; says why it could not."""
+    try:
+        remember_setting("theme", name)
+    except ConfigError as exc:
+        return str(exc)
+    return None
 
 
 def run_dashboard(wiring: Wiring, db_path: Path, settings: Settings) -> SessionResult | None:

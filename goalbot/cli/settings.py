@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import tomllib
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -61,6 +63,7 @@ class Settings(BaseModel):
     images: Literal["auto", "sixel", "halfcell", "none"] = Field(
         "auto", description="How the dashboard draws screenshots: sixel where the terminal has it, else half-cell.")
     prices: dict[str, Price] = Field(default_factory=dict, description="Dollars per million tokens.")
+    theme: str | None = Field(None, description="The dashboard's theme: the one last chosen in its palette.")
 
     @field_validator("base_url")
     @classmethod
@@ -112,3 +115,36 @@ def load_settings(flags: dict[str, Any], path: Path | None = None) -> Settings:
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise ConfigError(f"bad setting: {problems}") from exc
+
+
+def remember_setting(name: str, value: str, path: Path | None = None) -> None:
+    """Keeps one top-level setting in the TOML file, the person's other lines and comments as they
+    were. The new text is read back before it replaces the file: a file it cannot keep whole is left
+    untouched (ConfigError)."""
+    path = path or config_path()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
+    entry = f"{name} = {json.dumps(value)}"
+    # Top-level keys come before the first table.
+    tables = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines))
+    at = next((i for i in range(tables) if re.match(rf"\s*{re.escape(name)}\s*=", lines[i])), None)
+    if at is None:
+        lines.insert(tables, entry)
+    else:
+        lines[at] = entry
+    text = "\n".join(lines) + "\n"
+    try:
+        kept = tomllib.loads(text).get(name) == value
+    except tomllib.TOMLDecodeError:
+        kept = False
+    if not kept:
+        raise ConfigError(f"{path}: cannot keep {name} in it without changing its other lines")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        draft = path.with_name(f".{path.name}.new")
+        draft.write_text(text, encoding="utf-8")
+        os.replace(draft, path)
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {exc}") from exc

@@ -179,9 +179,9 @@ class BrowserOperator:
         if handler is None:
             return ActionResult(outcome=Outcome.UNSUPPORTED, message=f"the browser cannot run {action.name}")
         # A hold stays on until the next action: a write the page puts off is still held.
-        self._writes.armed, self._hold_next = self._hold_next, False
+        hold, self._hold_next = self._hold_next, False
         try:
-            self.page  # a dead browser is the answer, whatever the action
+            await self._writes.arm(hold, self.page)  # a dead browser is the answer, whatever the action
             message = await handler(action)
             result = ActionResult(outcome=Outcome.OK, message=message)
         except ActionFailed as exc:

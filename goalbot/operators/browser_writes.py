@@ -7,18 +7,26 @@ reads) and every message the page sends over a WebSocket waits inside Playwright
 says GO. A press that only opens a form sends nothing and needs no GO. The hold stays on until the
 next action starts, so a write the page puts off for a moment is held too; what is never let
 through is never sent.
+
+A request reaches the route a moment after the page makes it. A hold lifted in that moment would
+let through a write the page made while it was on; so a hold is lifted only once every request the
+page has in flight (fetch and XMLHttpRequest, counted by watch.js) is one of those held.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from playwright.async_api import BrowserContext, Request, Route, WebSocketRoute
+from playwright.async_api import BrowserContext, Page, Request, Route, WebSocketRoute
 from playwright.async_api import Error as PlaywrightError
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 SHOWN_BODY = 120
+LIFT_WAIT_S = 1.0  # a read in flight longer than this (a long poll) does not keep the hold on
+IN_FLIGHT_JS = "() => window.__goalbotWatch ? window.__goalbotWatch.requests : 0"
 
 
 @dataclass
@@ -75,6 +83,18 @@ class WriteHold:
     def held(self) -> list[str]:
         return [write.what for write in self._held]
 
+    async def arm(self, on: bool, page: Page) -> None:
+        """Holds the page's writes from now on, or lifts the hold once nothing the page made while
+        it was on can still be on its way to the route."""
+        if self.armed and not on:
+            deadline = time.monotonic() + LIFT_WAIT_S
+            while time.monotonic() < deadline and await _in_flight(page) > self._held_requests():
+                await asyncio.sleep(0.02)
+        self.armed = on
+
+    def _held_requests(self) -> int:
+        return sum(write.route is not None for write in self._held)
+
     async def release(self) -> list[str]:
         """Lets every held write through, in the order the page made them; says which went."""
         taken, self._held = self._held, []
@@ -89,6 +109,16 @@ class WriteHold:
             except PlaywrightError:
                 continue  # the page or the socket went away while the write waited
         return sent
+
+
+async def _in_flight(page: Page) -> int:
+    counted = 0
+    for frame in page.frames:
+        try:
+            counted += int(await frame.evaluate(IN_FLIGHT_JS))
+        except PlaywrightError:
+            continue  # a frame going away has nothing on its way
+    return counted
 
 
 def _every_address(_url: str) -> bool:

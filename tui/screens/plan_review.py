@@ -10,9 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Label, OptionList
+from textual.widgets import Input, Label, OptionList
 
 from goalbot.text import plan_editing
+from tui.widgets.keys_footer import KeysFooter
 
 
 @dataclass
@@ -73,7 +74,7 @@ class PlanReviewScreen(ModalScreen[Review | None]):
             yield Label("", id="review-problem")
             # Not selected on focus: a key typed to change a word must not replace the whole step.
             yield Input(id="review-input", select_on_focus=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#review-input", Input).display = False

@@ -13,13 +13,14 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from goalbot.events import Event, EventType
 from storage import queries
 from storage.db import connect
 from tui.screens.jump import JumpScreen
 from tui.widgets.board import Board
+from tui.widgets.keys_footer import KeysFooter
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0)
 LOAD_CHUNK = 2_000  # events read from the store at a time, off the UI thread
@@ -72,7 +73,7 @@ class ReplayScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="replay-head", markup=False)
         yield Board(self._picture, id="board")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         self._head()

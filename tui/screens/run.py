@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from goalbot.agents.control import SessionControl
 from goalbot.agents.outcome import Run
@@ -31,6 +31,7 @@ from tui.sources import BusSource, EventSource, StoreSource
 from tui.steering import LocalSteering, Steering, SteeringError, StoreSteering
 from tui.widgets.board import Board
 from tui.widgets.goal_input import GoalInput
+from tui.widgets.keys_footer import KeysFooter
 
 @dataclass
 class LiveRun:
@@ -87,7 +88,7 @@ class RunScreen(Screen[None]):
         yield Static("", id="goal", markup=False)
         yield GoalInput(self.history, id="goal-input")
         yield Board(self._picture, id="board")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:
         live, follow = self._first

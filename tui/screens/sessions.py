@@ -14,13 +14,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Label
+from textual.widgets import DataTable, Input, Label
 
 from goalbot.events import RunStatus
 from storage import queries, recipes
 from storage.db import StoreError, connect
 from tui.exporting import export_session
 from tui.screens.consent import ConsentScreen
+from tui.widgets.keys_footer import KeysFooter
 
 STATUSES = (None, *(status.value for status in RunStatus))
 # Rows drawn at most: the table measures every row it holds, and a person filters rather than
@@ -69,7 +70,7 @@ class SessionsScreen(Screen[None]):
             yield Label("status: all", id="sessions-status")
         yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield Label("", id="sessions-recipe")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

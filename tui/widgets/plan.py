@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
+from textual.color import Color
 from textual.widgets import Static
 
 from tui.state import DashboardState, StepState
@@ -36,8 +38,11 @@ class PlanPanel(Static):
             text.append("\n")
         if state.awaiting_approval:
             text.append("\nApprove this plan? ", style="bold")
+            # Drawn as the footer draws its keys: reversed text vanished under a dialog's shade.
+            accent = Color.parse(self.app.current_theme.accent or "yellow").rich_color
+            key_style = Style(bold=True, color=accent)
             for key, what in (("a", "approve"), ("e", "edit"), ("r", "reject")):
-                text.append(key, style="bold reverse")
+                text.append(key, style=key_style)
                 text.append(f" {what}  ")
         self.border_title = f"Plan v{state.plan_revision}" if state.plan_revision else "Plan"
         self.update(text)

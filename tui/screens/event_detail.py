@@ -1,0 +1,43 @@
+"""One event of the log in full: its line unwrapped from the panel's edge, and all of its data."""
+
+from __future__ import annotations
+
+import json
+
+from rich.json import JSON
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from goalbot.events import Event
+from goalbot.text.eventfmt import printable, summary
+
+
+class EventScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,enter,q", "close", "Close")]
+
+    def __init__(self, event: Event) -> None:
+        super().__init__()
+        self.event = event
+
+    def compose(self) -> ComposeResult:
+        event = self.event
+        step = f" · step {event.step}" if event.step is not None else ""
+        with Vertical(id="event-dialog"):
+            yield Label(f"{event.type.value} · {event.actor.value.lower()}{step} · "
+                        f"{event.ts.astimezone():%Y-%m-%d %H:%M:%S} · #{event.seq}", id="event-title")
+            with VerticalScroll(id="event-body"):
+                # Page and model text is shown as text: no markup, no terminal escapes.
+                yield Static(Text(printable(summary(event))), id="event-summary")
+                data = json.loads(printable(json.dumps(event.data, ensure_ascii=False)))
+                yield Static(JSON.from_data(data, indent=2), id="event-data")
+            yield Label("↑ ↓ scroll · Esc or Enter closes", id="event-keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#event-body").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
