@@ -87,14 +87,20 @@ def test_a_sixel_picture_shows_the_colours_it_was_stored_with(site, model_server
              f"{sys.executable} -m goalbot --db {db_path} replay {session_id}"],
             env={**os.environ, "DISPLAY": display}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            with mss.MSS(display=display) as screen:
+            grabber = mss.MSS if hasattr(mss, "MSS") else mss.mss  # mss 10 renamed it
+            with grabber(display=display) as screen:
                 def picture() -> tuple[int, int, int, int] | None:
                     shot = screen.grab({"left": 0, "top": 0, "width": 1000, "height": 700})
                     return _page_region(Image.frombytes("RGB", shot.size, shot.rgb), background)
 
-                # The picture is drawn once the replay has opened; then its whole area is the page's.
-                wait_until(lambda: (box := picture()) and box[2] - box[0] > 200, 60, "the picture on the screen")
-                box = picture()
+                drawn: list[tuple[int, int, int, int] | None] = [None]
+
+                def steady() -> bool:  # the same wide picture on two grabs in a row: drawn, not drawing
+                    box, drawn[0] = drawn[0], picture()
+                    return box is not None and box == drawn[0] and box[2] - box[0] > 200
+
+                wait_until(steady, 60, "the picture on the screen")
+                box = drawn[0]
                 assert box is not None
                 width, height = box[2] - box[0], box[3] - box[1]
                 assert abs(height / width - stored.height / stored.width) < 0.03, (box, stored.size)

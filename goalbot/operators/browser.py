@@ -178,8 +178,7 @@ class BrowserOperator:
         handler: Callable[[Any], Awaitable[str]] | None = getattr(self, f"_do_{action.name}", None)
         if handler is None:
             return ActionResult(outcome=Outcome.UNSUPPORTED, message=f"the browser cannot run {action.name}")
-        # A hold stays on until the next action: a write the page puts off is still held.
-        hold, self._hold_next = self._hold_next, False
+        hold, self._hold_next = self._hold_next, False  # a hold lasts until the next action starts
         try:
             await self._writes.arm(hold, self.page)  # a dead browser is the answer, whatever the action
             message = await handler(action)
