@@ -33,7 +33,9 @@ class EventScreen(ModalScreen[None]):
                 # Page and model text is shown as text: no markup, no terminal escapes.
                 yield Static(Text(printable(summary(event))), id="event-summary")
                 data = json.loads(printable(json.dumps(event.data, ensure_ascii=False)))
-                yield Static(JSON.from_data(data, indent=2), id="event-data")
+                pretty = JSON.from_data(data, indent=2).text
+                pretty.no_wrap, pretty.overflow = False, "fold"  # a long value is read whole, wrapped
+                yield Static(pretty, id="event-data")
             yield Label("↑ ↓ scroll · Esc or Enter closes", id="event-keys")
 
     def on_mount(self) -> None:
