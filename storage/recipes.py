@@ -7,7 +7,13 @@ from typing import Any
 
 import sqlite_utils
 
+from pydantic import ValidationError
+
 from goalbot.recipes.model import Evidence, Metrics, Recipe
+
+
+class UnreadableRecipe(ValueError):
+    """A stored version that no longer reads as a recipe (kept by an older goalbot, or damaged)."""
 
 
 def _now() -> str:
@@ -33,7 +39,15 @@ def load(db: sqlite_utils.Database, name: str, version: int | None = None) -> Re
     """The recipe `name` at `version` (the latest when None); None when there is no such one."""
     version = version or latest_version(db, name)
     row = db.execute("select data from recipe_versions where name = ? and version = ?", [name, version]).fetchone()
-    return Recipe.model_validate_json(row[0]) if row else None
+    return _read(name, version, row[0]) if row else None
+
+
+def _read(name: str, version: int, data: str) -> Recipe:
+    try:
+        return Recipe.model_validate_json(data)
+    except (ValidationError, ValueError) as exc:
+        raise UnreadableRecipe(f"recipe {name} v{version} in the store is unreadable ({str(exc).splitlines()[0]}); "
+                               f"goalbot recipe delete {name} removes it") from exc
 
 
 def listed(db: sqlite_utils.Database) -> list[dict[str, Any]]:
@@ -44,7 +58,12 @@ def listed(db: sqlite_utils.Database) -> list[dict[str, Any]]:
         "on v.name = m.name and v.version = m.latest order by v.name").fetchall()
     found = []
     for name, version, created_at, data in rows:
-        recipe = Recipe.model_validate_json(data)
+        try:
+            recipe = _read(name, version, data)
+        except UnreadableRecipe:  # one bad version must not hide every other recipe
+            found.append({"name": name, "version": version, "created_at": created_at,
+                          "goal": "(unreadable: goalbot recipe delete removes it)", "steps": 0, "actions": 0})
+            continue
         found.append({"name": name, "version": version, "created_at": created_at, "goal": recipe.goal,
                       "steps": len(recipe.steps), "actions": len(recipe.actions)})
     return found
@@ -69,7 +88,13 @@ def remember_heals(db: sqlite_utils.Database, recipe: Recipe, heals: dict[int, E
 def heals_of(db: sqlite_utils.Database, recipe: Recipe) -> dict[int, Evidence]:
     rows = db.execute("select position, evidence from recipe_heals where name = ? and version = ?",
                       [recipe.name, recipe.version]).fetchall()
-    return {int(position): Evidence.model_validate_json(evidence) for position, evidence in rows}
+    healed: dict[int, Evidence] = {}
+    for position, evidence in rows:
+        try:
+            healed[int(position)] = Evidence.model_validate_json(evidence)
+        except (ValidationError, ValueError):
+            continue  # a damaged heal is a heal forgotten: the ladder finds the element again
+    return healed
 
 
 def kept_by(db: sqlite_utils.Database, session_id: str) -> tuple[list[str], int]:

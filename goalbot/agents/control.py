@@ -14,6 +14,7 @@ from typing import Any, Awaitable, Callable, Generic, TypeVar
 from pydantic import BaseModel
 
 T = TypeVar("T")
+STOP_GRACE_S = 5.0  # how long a stop lets an action under way finish before it is cut
 
 
 class PlanDecision(BaseModel):
@@ -148,7 +149,15 @@ class SessionControl:
             self._loop.call_soon_threadsafe(self._stop_now)
 
     def _stop_now(self) -> None:
-        if not self._acting and self._task is not None:
+        if self._task is None:
+            return
+        if not self._acting:
+            self._task.cancel()
+        elif self._loop is not None:  # an action that never ends (a frozen page) is cut after a grace
+            self._loop.call_later(STOP_GRACE_S, self._cut)
+
+    def _cut(self) -> None:
+        if self._acting and self._task is not None:
             self._task.cancel()
 
     async def carry_out(self, action: Awaitable[T], cuttable: bool = False) -> T:

@@ -4,6 +4,7 @@ GO / NOT GO gate. Every time one of them acts, a POLICY or APPROVAL event says s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from goalbot import actions as A
 from goalbot.actions import Action, ActionResult, Outcome
@@ -103,7 +104,12 @@ class ActionGuards:
             return result
         if not self.approved:
             what = " | ".join(result.held)
-            await self._go(Risk(kind=words_risk(what) or RiskKind.PAYMENT, where=observation.url, what=what), step)
+            try:
+                await self._go(Risk(kind=words_risk(what) or RiskKind.PAYMENT, where=observation.url, what=what), step)
+            except BaseException:  # NOT GO, or a stop while asking: nothing held may leave
+                with contextlib.suppress(Exception):  # a browser already gone sends nothing either
+                    await asyncio.shield(self.operator.drop_held())
+                raise
         released = await self.operator.release_held()
         return ActionResult(outcome=Outcome.OK, message=f"{result.message}; after the GO: {released}",
                             files=result.files)

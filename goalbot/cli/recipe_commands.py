@@ -11,11 +11,13 @@ from pathlib import Path
 
 import sqlite_utils
 
+from goalbot.agents.domains import host_of
 from goalbot.agents.secrets import SecretError
 from goalbot.cli.options import run_options
 from goalbot.cli.request import RunRequest, parse_variable
 from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail
+from goalbot.text.eventfmt import printable
 from goalbot.recipes import folder
 from goalbot.recipes.build import RecipeError, build
 from goalbot.recipes.model import Recipe
@@ -75,16 +77,18 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     try:
         if action == "list":
             return _list(db)
+        if action == "delete":  # an unreadable recipe can still be deleted
+            count = recipes.delete(db, args.name)
+            if not count:
+                return fail(f"no recipe {args.name} in {db_path} (goalbot recipe list)")
+            print(f"goalbot: deleted recipe {printable(args.name)} ({count} versions)")
+            return 0
         if action == "diff":
             return _diff(db, args.name, args.old, args.new)
         recipe = recipes.load(db, args.name, getattr(args, "version", None))
         if recipe is None:
             which = f" v{args.version}" if getattr(args, "version", None) else ""
             return fail(f"no recipe {args.name}{which} in {db_path} (goalbot recipe list)")
-        if action == "delete":
-            count = recipes.delete(db, args.name)
-            print(f"goalbot: deleted recipe {args.name} ({count} versions)")
-            return 0
         if action == "export":
             try:
                 written = folder.export(recipe, args.folder, show(recipe), _summary(db_path, recipe))
@@ -96,10 +100,12 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
         figures = recipes.metrics(db, recipe.name)
         if args.json:
             shown = {**recipe.model_dump(mode="json"), "metrics": figures.model_dump()}
-            print(json.dumps(shown, ensure_ascii=False, indent=2))
+            print(json.dumps(shown, ensure_ascii=True, indent=2))  # escapes stay escaped
         else:
             print(show(recipe) + "\n" + figures.line())
         return 0
+    except recipes.UnreadableRecipe as exc:
+        return fail(str(exc))
     finally:
         db.close()
 
@@ -121,7 +127,8 @@ def _import(db_path: Path, source: Path) -> int:
         kept = recipes.save(db, recipe)
     finally:
         db.close()
-    print(f"goalbot: imported recipe {kept.name} as v{kept.version} (goalbot recipe show {kept.name})")
+    print(f"goalbot: imported recipe {kept.name} as v{kept.version} (goalbot recipe show {kept.name}); "
+          "its secrets are typed only where --url or --allow-domain says, or after a GO")
     return 0
 
 
@@ -142,8 +149,8 @@ def _list(db: sqlite_utils.Database) -> int:
         print("no recipes yet: goalbot run GOAL --save-recipe NAME, or goalbot recipe save SESSION NAME")
         return 0
     for row in rows:
-        print(f"{row['name']:<24} v{row['version']:<4} {row['steps']:>3} steps {row['actions']:>4} actions  "
-              f"{row['goal'][:60]}")
+        print(printable(f"{row['name']:<24} v{row['version']:<4} {row['steps']:>3} steps {row['actions']:>4} "
+                        f"actions  {row['goal'][:60]}"))
     return 0
 
 
@@ -169,7 +176,17 @@ def show(recipe: Recipe) -> str:
             expect = action.expect.words()
             lines.append(f"     on a page at {action.fingerprint.url_contains!r}"
                          + (f"; expects: {'; '.join(expect)}" if expect else ""))
-    return "\n".join(lines)
+    return printable("\n".join(lines))  # a recipe file may carry terminal escapes
+
+
+def _recorded_at(db: sqlite_utils.Database, recipe: Recipe) -> str | None:
+    """The recipe's start address when this store saw it recorded there: the session it names
+    started on the same site. A file's own start_url is never trusted with secrets: an imported
+    recipe types them only where --url or --allow-domain says, or after a GO."""
+    row = db.execute("select url from sessions where id = ?", [recipe.source_session]).fetchone() \
+        if recipe.source_session and db["sessions"].exists() else None
+    recorded = host_of(row[0] or "") if row else ""
+    return recipe.start_url if recorded and recorded == host_of(recipe.start_url) else None
 
 
 def cmd_rerun(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
@@ -179,6 +196,9 @@ def cmd_rerun(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
     try:
         recipe = recipes.load(db, args.name, args.version)
         healed = recipes.heals_of(db, recipe) if recipe else {}
+        recorded_at = _recorded_at(db, recipe) if recipe else None
+    except recipes.UnreadableRecipe as exc:
+        return fail(str(exc))
     finally:
         db.close()
     if recipe is None:
@@ -194,7 +214,7 @@ def cmd_rerun(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
     missing = [name for name in recipe.secrets if name not in request.secrets]
     if missing:
         return fail(f"recipe {recipe.name} types secrets: pass " + " ".join(f"--secret {m}=…" for m in missing))
-    rerun = Rerun(recipe=recipe, values=request.variables, healed=healed)
+    rerun = Rerun(recipe=recipe, values=request.variables, healed=healed, secrets_at=args.url or recorded_at)
     for name, value in request.variables.items():
         recipe.start_url = recipe.start_url.replace(f"{{{{{name}}}}}", value)
     options = run_options(settings, recipe.goal, args.url or recipe.start_url)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import sys
 
+from goalbot.text.eventfmt import printable
+
 
 def fail(message: str) -> int:
     """Says what is wrong in one line; 2 is the exit status of bad flags, settings or store."""
-    print(f"goalbot: {message}", file=sys.stderr)
+    print(f"goalbot: {printable(message)}", file=sys.stderr)  # it may quote a file or a page
     return 2
 
 

@@ -73,7 +73,8 @@ def wire_run(
     else:
         _check_browser(request)
     try:
-        domains = Domains(options.allow_domains, resume.start_url if resume else options.url, options.allow_schemes)
+        secrets_at = resume.start_url if resume else rerun.secrets_at if rerun else options.url
+        domains = Domains(options.allow_domains, secrets_at, options.allow_schemes)
     except SchemeError as exc:
         raise WiringError(str(exc)) from exc
     if options.url and not domains.allows_scheme(options.url):

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from goalbot.actions import ACTION_ADAPTER, ACTIONS_BY_NAME, Action, present
 from goalbot.llm.client import ChatReply
-from goalbot.llm.repair import NoJson, find_json
+from goalbot.llm.repair import NoJson, find_json, whole_text
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -19,7 +19,7 @@ class AnswerError(Exception):
 
 def _loads(text: str, what: str) -> Any:
     try:
-        return json.loads(text) if text.strip() else {}
+        return whole_text(json.loads(text)) if text.strip() else {}
     except json.JSONDecodeError as exc:
         raise AnswerError(f"the arguments of `{what}` are not valid JSON ({exc.msg})") from exc
     except (ValueError, RecursionError) as exc:  # numbers too long, nesting too deep

@@ -22,6 +22,22 @@ class NoJson(ValueError):
     """No JSON value could be found or mended; the message says what was wrong, for the model."""
 
 
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def whole_text(value: Any) -> Any:
+    """`value` with every lone surrogate in its strings replaced by U+FFFD: JSON may write
+    "\\ud800" alone, and such a string can be neither stored as UTF-8 nor printed. (A pair
+    that makes one character was joined by the JSON reader before this looks.)"""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [whole_text(item) for item in value]
+    if isinstance(value, dict):
+        return {whole_text(key): whole_text(item) for key, item in value.items()}
+    return value
+
+
 def find_json(text: str) -> Any:
     """The first JSON object or list in `text`, mended when the damage is unambiguous."""
     fenced = _FENCE.search(text)
@@ -31,14 +47,14 @@ def find_json(text: str) -> Any:
         raise NoJson("there is no JSON object or list in the answer")
     candidate = _balanced_span(body, start)
     try:
-        return json.loads(candidate)
+        return whole_text(json.loads(candidate))
     except (RecursionError, ValueError) as exc:
         if not isinstance(exc, json.JSONDecodeError):  # nested too deep, a number too long
             raise NoJson(f"the JSON cannot be read ({type(exc).__name__})") from exc
         first = exc
     mended = _mend(candidate)
     try:
-        return json.loads(mended)
+        return whole_text(json.loads(mended))
     except (json.JSONDecodeError, RecursionError, ValueError):
         raise NoJson(f"the JSON is broken ({first.msg} at character {first.pos})") from first
 

@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from goalbot.llm.repair import whole_text
+
 MAX_TOKENS_A_CALL = 10**9  # beyond this a count is not a count
 
 
@@ -43,7 +45,7 @@ def read_completion(body: bytes, content_type: str = "") -> Completion:
     if "text/event-stream" in content_type or head.startswith(("data:", "event:")):
         return _from_stream(text)
     try:
-        value = json.loads(text)
+        value = whole_text(json.loads(text))
     except RecursionError as exc:
         raise BadBody("sent JSON nested too deeply to read") from exc
     except ValueError as exc:  # not JSON, cut off, or a number too long to read
@@ -150,7 +152,7 @@ def _from_stream(text: str) -> Completion:
         if not line.startswith("data:") or line[5:].strip() == "[DONE]":
             continue
         try:
-            chunk = json.loads(line[5:])
+            chunk = whole_text(json.loads(line[5:]))
         except (ValueError, RecursionError):
             continue
         if not isinstance(chunk, dict):

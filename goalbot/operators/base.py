@@ -250,13 +250,18 @@ class Operator(Protocol):
         ...
 
     def hold_writes(self) -> None:
-        """From the next action until the one after it starts, whatever the page sends (any
-        request that is not a read, any WebSocket message) waits for `release_held`."""
+        """From the next action on, while the page it starts on is shown, whatever the page sends
+        (any request that is not a read, any WebSocket message, any message to a worker) waits
+        for `release_held` or `drop_held`."""
         ...
 
     async def release_held(self) -> str:
         """Lets through what the page tried to submit and the operator held back for a GO;
         returns what happened, in words for the model."""
+        ...
+
+    async def drop_held(self) -> None:
+        """NOT GO: what was held is never sent, and an action left waiting on it ends."""
         ...
 
     async def signature(self) -> str:

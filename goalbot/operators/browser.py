@@ -36,7 +36,7 @@ from goalbot.operators.browser_guard import DomainGuard
 from goalbot.operators.browser_launch import BrowserOptions, Launched, launch, shut
 from goalbot.operators.browser_observe import PageObserver, Target
 from goalbot.operators.browser_watch import BrowserWatcher
-from goalbot.operators.browser_writes import WriteHold
+from goalbot.operators.browser_writes import WriteHold, held_back
 
 # One piece of page text keeps its end; the whole observation's budget drops plain text first.
 TEXT_BUDGET = 2_000
@@ -69,7 +69,7 @@ class BrowserOperator:
         self._guard = DomainGuard(allows) if allows else None
         self._held_words = held_words
         self._gate_token = secrets.token_hex(16)
-        self._writes = WriteHold()
+        self._writes = WriteHold(self._gate_token)
         self._hold_next = False
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -159,7 +159,7 @@ class BrowserOperator:
     async def _shoot(page: Page) -> bytes:
         # caret="initial": hiding the caret would add a style to the page, a change the next
         # look would wait out.
-        return await page.screenshot(type="jpeg", quality=70, caret="initial")
+        return await page.screenshot(type="jpeg", quality=70, caret="initial", timeout=10_000)
 
     async def _settle(self, page: Page) -> None:
         for _attempt in range(2):  # a page that navigates while settling gets one more wait
@@ -178,10 +178,12 @@ class BrowserOperator:
         handler: Callable[[Any], Awaitable[str]] | None = getattr(self, f"_do_{action.name}", None)
         if handler is None:
             return ActionResult(outcome=Outcome.UNSUPPORTED, message=f"the browser cannot run {action.name}")
-        hold, self._hold_next = self._hold_next, False  # a hold lasts until the next action starts
+        hold, self._hold_next = self._hold_next, False
         try:
-            await self._writes.arm(hold, self.page)  # a dead browser is the answer, whatever the action
-            message = await handler(action)
+            await self._writes.begin(hold, self.page)  # a dead browser is the answer, whatever the action
+            message = await self._writes.run(handler(action))
+            if message is None:  # frozen on a held write: only the person's answer ends it
+                return held_back("the page waits", await self._writes.held(self.page))
             result = ActionResult(outcome=Outcome.OK, message=message)
         except ActionFailed as exc:
             result = ActionResult(outcome=exc.outcome, message=str(exc))
@@ -192,23 +194,15 @@ class BrowserOperator:
             if result.outcome is Outcome.BROWSER_GONE:
                 return result
         held = await activation.held(self.page) if self._held_words else []
-        held += self._writes.held()
+        held += await self._writes.held(self.page)
         if held:
-            result = ActionResult(
-                outcome=Outcome.HELD, held=held,
-                message=f"{result.message}; the page tried to {' | '.join(held)}, held back until the "
-                        "person says GO",
-            )
+            result = held_back(f"{result.message}; the page tried", held)
         blocked = await self._guard.stopped(self.page) if self._guard else []
         if blocked:
-            result = ActionResult(
-                outcome=Outcome.NAVIGATION_FAILED,
-                message=f"{result.message}; stopped: {', '.join(blocked)} is outside the allowed domains",
-            )
+            result = ActionResult(outcome=Outcome.NAVIGATION_FAILED, message=f"{result.message}; stopped: "
+                                  f"{', '.join(blocked)} is outside the allowed domains")
         result.files = await self._watcher.collect_downloads()
-        news = self._watcher.notices()
-        if news:
-            result.message = "; ".join([result.message, *news])
+        result.message = "; ".join([result.message, *self._watcher.notices()])
         return result
 
     # -- elements and effects (`element`, `ready_for_pointer`, `after_input` serve the helpers) --
@@ -238,15 +232,18 @@ class BrowserOperator:
         return await activation.landing(self.page, action, self.element)
 
     def hold_writes(self) -> None:
-        self._hold_next = True
+        self._hold_next = True  # from the next action on, while the page it starts on is shown
 
     async def release_held(self) -> str:
+        sent = await self._writes.release(self.page)  # first: a page frozen on a write answers after
         submitted = await activation.release(self.page, self._gate_token) if self._held_words else []
-        sent = await self._writes.release()
         await self.after_input()
         done = [f"submitted {' | '.join(submitted)!r}"] if submitted else []
         done += [f"sent {' | '.join(sent)}"] if sent else []
         return "; ".join(done) or "what was held is gone (the page moved on)"
+
+    async def drop_held(self) -> None:
+        await self._writes.drop(self.page)
 
     async def signature(self) -> str:
         return str(await self._ask(None, "", js.SIGNATURE_JS, unsure=""))

@@ -37,7 +37,7 @@ def profiles_dir() -> Path:
 
 
 def profile_dir(name: str) -> Path:
-    if not PROFILE_NAME.match(name):
+    if not PROFILE_NAME.fullmatch(name):
         raise OperatorError(
             f"bad profile name {name!r}: use letters, digits, '.', '_' or '-' (it names a folder)"
         )

@@ -3,10 +3,17 @@
 A control whose words say it sends ("Reply", "Send", "Share") may only open a form, or it may
 post. Rather than ask the person before every such press, goalbot presses it with the page's
 writes held: every request that is not a read (HTTP's safe methods GET, HEAD and OPTIONS are
-reads) and every message the page sends over a WebSocket waits inside Playwright until the person
-says GO. A press that only opens a form sends nothing and needs no GO. The hold stays on until the
-next action starts, so a write the page puts off for a moment is held too; what is never let
-through is never sent.
+reads), every message the page sends over a WebSocket, and every message it hands to a worker
+(hold.js) waits until the person says GO. A press that only opens a form sends nothing and needs
+no GO; what is never let through is never sent.
+
+The hold belongs to the document that was pressed, not to the moment: a write that page puts off
+(a timer, a beacon as it is left) is held whatever action is running when it is made. It is
+lifted only when that tab shows another document, or is closed, and nothing is held.
+
+A press whose write is held may never end on its own (a form submitted into a held navigation,
+a synchronous XMLHttpRequest that freezes the page): the action is left waiting, the GO is asked
+at once, and the action ends when the write is let through or dropped.
 
 A request reaches the route a moment after the page makes it. A hold lifted in that moment would
 let through a write the page made while it was on; so a hold is lifted only once every request the
@@ -16,17 +23,32 @@ page has in flight (fetch and XMLHttpRequest, counted by watch.js) is one of tho
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import time
 from dataclasses import dataclass
+from importlib.resources import files
+from typing import Awaitable, TypeVar
 from urllib.parse import urlsplit
 
 from playwright.async_api import BrowserContext, Page, Request, Route, WebSocketRoute
 from playwright.async_api import Error as PlaywrightError
 
+from goalbot.actions import ActionResult, Outcome
+
+T = TypeVar("T")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 SHOWN_BODY = 120
 LIFT_WAIT_S = 1.0  # a read in flight longer than this (a long poll) does not keep the hold on
+HELD_GRACE_S = 0.5  # an action whose write is held and which has not ended by then waits for the GO
+SETTLE_AFTER_S = 10.0  # how long a waiting action may take to end once its write is let through
 IN_FLIGHT_JS = "() => window.__goalbotWatch ? window.__goalbotWatch.requests : 0"
+HOLD_JS = files("goalbot.operators").joinpath("hold.js").read_text(encoding="utf-8")
+PAGE_HELD_JS = "() => window.__goalbotHold ? window.__goalbotHold.held() : []"
+PAGE_ARM_JS = "([token, on]) => window.__goalbotHold ? window.__goalbotHold.arm(token, on) : false"
+PAGE_RELEASE_JS = "(token) => window.__goalbotHold ? window.__goalbotHold.release(token) : []"
+PAGE_DROP_JS = "(token) => window.__goalbotHold ? window.__goalbotHold.drop(token) : []"
+DOCUMENT_JS = "() => performance.timeOrigin"
 
 
 @dataclass
@@ -35,6 +57,12 @@ class _HeldWrite:
     route: Route | None = None
     socket: WebSocketRoute | None = None
     message: str | bytes = ""
+
+
+def held_back(said: str, held: list[str]) -> ActionResult:
+    """The result of an action whose writes wait for the person."""
+    return ActionResult(outcome=Outcome.HELD, held=held,
+                        message=f"{said} to {' | '.join(held)}, held back until the person says GO")
 
 
 def _where(url: str) -> str:
@@ -51,12 +79,16 @@ def _said(body: str | bytes | None) -> str:
 
 
 class WriteHold:
-    def __init__(self) -> None:
+    def __init__(self, token: str) -> None:
         self.armed = False
+        self._token = token
         self._held: list[_HeldWrite] = []
+        self._document: tuple[Page, object] | None = None  # the document the hold belongs to
+        self._waiting: asyncio.Task[object] | None = None  # an action that waits on a held write
 
     async def attach(self, context: BrowserContext) -> None:
         """Registered after every other route, so it is asked first; reads fall through."""
+        await context.add_init_script(HOLD_JS.replace("__TOKEN__", json.dumps(self._token)))
         await context.route("**/*", self._route)
         await context.route_web_socket(_every_address, self._socket)
 
@@ -80,22 +112,72 @@ class WriteHold:
 
         socket.on_message(from_page)
 
-    def held(self) -> list[str]:
-        return [write.what for write in self._held]
+    @property
+    def waiting(self) -> bool:
+        """An action is left waiting on a held write: the page may not answer until it is decided."""
+        return self._waiting is not None and not self._waiting.done()
 
-    async def arm(self, on: bool, page: Page) -> None:
-        """Holds the page's writes from now on, or lifts the hold once nothing the page made while
-        it was on can still be on its way to the route."""
-        if self.armed and not on:
-            deadline = time.monotonic() + LIFT_WAIT_S
-            while time.monotonic() < deadline and await _in_flight(page) > self._held_requests():
-                await asyncio.sleep(0.02)
+    async def begin(self, hold: bool, page: Page) -> None:
+        """At the start of an action: holds the page's writes from now on when `hold`; else lifts
+        a hold whose document is gone, once nothing it made can still be on its way."""
+        if hold:
+            self._document = (page, await _answer(page, DOCUMENT_JS))
+            await self._arm(True, page)
+        elif self.armed and not self._held and not await self._same_document():
+            await self._arrivals(page)
+            self._document = None
+            await self._arm(False, page)
+
+    async def _arrivals(self, page: Page) -> None:
+        """Waits (a little) for every request the page has in flight to reach the route."""
+        deadline = time.monotonic() + LIFT_WAIT_S
+        while time.monotonic() < deadline and await _in_flight(page) > self._held_requests():
+            await asyncio.sleep(0.02)
+
+    async def _same_document(self) -> bool:
+        if self._document is None:
+            return False
+        page, origin = self._document
+        if page.is_closed():
+            return False
+        # A page between documents, or frozen, is still the one that was pressed, for now.
+        now = await _answer(page, DOCUMENT_JS)
+        return now is None or now == origin
+
+    async def _arm(self, on: bool, page: Page) -> None:
         self.armed = on
+        await _each_frame(page, PAGE_ARM_JS, [self._token, on])
+
+    async def run(self, action: Awaitable[T]) -> T | None:
+        """The action's result; None when its write is held and it is left waiting for the GO."""
+        if not self.armed:
+            return await action
+        task: asyncio.Task[T] = asyncio.ensure_future(action)
+        seen: float | None = None
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=0.05)
+            if done:
+                return task.result()
+            if self._held_requests() and seen is None:
+                seen = time.monotonic()
+            if seen is not None and time.monotonic() - seen >= HELD_GRACE_S:
+                self._waiting = task  # type: ignore[assignment]
+                return None
 
     def _held_requests(self) -> int:
         return sum(write.route is not None for write in self._held)
 
-    async def release(self) -> list[str]:
+    async def held(self, page: Page) -> list[str]:
+        """What is held: the requests and socket messages, then (when the page can still be
+        asked) what its frames hold for workers."""
+        if self.armed and not self.waiting:
+            await self._arrivals(page)
+        said = [write.what for write in self._held]
+        if not self.waiting:
+            said += [str(text) for text in await _each_frame(page, PAGE_HELD_JS)]
+        return said
+
+    async def release(self, page: Page) -> list[str]:
         """Lets every held write through, in the order the page made them; says which went."""
         taken, self._held = self._held, []
         sent: list[str] = []
@@ -108,15 +190,58 @@ class WriteHold:
                 sent.append(write.what.removeprefix("send "))
             except PlaywrightError:
                 continue  # the page or the socket went away while the write waited
+        await self._end_waiting()
+        sent += [str(text) for text in await _each_frame(page, PAGE_RELEASE_JS, self._token)]
         return sent
+
+    async def drop(self, page: Page) -> None:
+        """NOT GO: nothing held is sent; a page frozen on a held request gets an error instead."""
+        taken, self._held = self._held, []
+        for write in taken:
+            if write.route is not None:
+                with contextlib.suppress(PlaywrightError):
+                    await write.route.abort("blockedbyclient")
+        await self._end_waiting()
+        await _each_frame(page, PAGE_DROP_JS, self._token)
+
+    async def _end_waiting(self) -> None:
+        task, self._waiting = self._waiting, None
+        if task is None:
+            return
+        try:
+            await asyncio.wait_for(task, SETTLE_AFTER_S)
+        except (asyncio.TimeoutError, PlaywrightError, Exception):  # noqa: BLE001 - it ran on; its end is not news
+            task.cancel()
+
+
+async def _each_frame(page: Page, script: str, arg: object = None) -> list[object]:
+    """`script`'s answers in every frame of every tab, flattened; a frame that cannot answer is
+    skipped (going away, or frozen by a held request)."""
+    answers: list[object] = []
+    for tab in page.context.pages:
+        for frame in tab.frames:
+            try:
+                answer = await asyncio.wait_for(frame.evaluate(script, arg), 2.0)
+            except (PlaywrightError, asyncio.TimeoutError):
+                continue
+            answers += answer if isinstance(answer, list) else []
+    return answers
+
+
+async def _answer(page: Page, script: str) -> object:
+    """The page's answer, or None when it cannot give one soon (going away, or frozen)."""
+    try:
+        return await asyncio.wait_for(page.evaluate(script), 2.0)
+    except (PlaywrightError, asyncio.TimeoutError):
+        return None
 
 
 async def _in_flight(page: Page) -> int:
     counted = 0
     for frame in page.frames:
         try:
-            counted += int(await frame.evaluate(IN_FLIGHT_JS))
-        except PlaywrightError:
+            counted += int(await asyncio.wait_for(frame.evaluate(IN_FLIGHT_JS), 2.0))
+        except (PlaywrightError, asyncio.TimeoutError):
             continue  # a frame going away has nothing on its way
     return counted
 

@@ -135,6 +135,9 @@ class DesktopOperator:
     async def release_held(self) -> str:
         return "nothing is held on the desktop"
 
+    async def drop_held(self) -> None:
+        return None
+
     async def _field_words(self) -> str:
         """The words by the field last clicked: a label is usually to its left or on it."""
         if self._last_point is None:

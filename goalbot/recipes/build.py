@@ -35,7 +35,7 @@ def _templated(text: str, variables: dict[str, str]) -> str:
 
 def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
     """The recipe `name` from a finished session's events; RecipeError when it did not succeed."""
-    if not NAME.match(name):
+    if not NAME.fullmatch(name):
         raise RecipeError(f"bad recipe name {name!r}: use letters, digits, '.', '_' or '-' (64 at most)")
     if not events or events[0].type is not EventType.TASK_START:
         raise RecipeError("the session has no start: nothing to make a recipe of")
@@ -45,24 +45,29 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
     start = events[0].payload
     steps: dict[int, RecipeStep] = {}
     page, title, announced = start.url or "", "", list[str]()
-    pending: tuple[Event, RecipeAction] | None = None
+    acting: tuple[Event, RecipeAction] | None = None  # started, not yet done
+    done: RecipeAction | None = None  # done, and the look that shows what it changed is still to come
     for event in events:
         if event.type is EventType.OBSERVATION:
-            if pending is not None:  # the first look after an action: what it changed
-                _expect_from(pending[1], event.payload.url, announced, event.payload.announced, variables)
-                pending = None
+            if done is not None:  # the first look after an action: what it changed
+                _expect_from(done, event.payload.url, announced, event.payload.announced, variables)
+                done = None
             page, title, announced = event.payload.url, event.payload.title, event.payload.announced
         elif event.type is EventType.STEP_START:
             steps.setdefault(event.step or 0, RecipeStep(description=event.payload.description))
         elif event.type is EventType.ACT_START and event.payload.action.get("name") not in NOT_REPLAYED:
-            pending = (event, _action(event, page, title, variables))
-        elif event.type is EventType.ACT_OK and pending is not None and pending[0].step == event.step:
-            steps.setdefault(event.step or 0, RecipeStep(description="")).actions.append(pending[1])
-            pending[1].expect.element_gone = event.payload.gone
-            if pending[1].action.get("name") == "type":
-                pending[1].expect.value = str(pending[1].action.get("text", ""))
+            acting = (event, _action(event, page, title, variables))
+        # Each start is kept once, at its own end: `finished` ends a step with an ACT_OK of its own
+        # and no start, and must not keep the action before it a second time.
+        elif (event.type is EventType.ACT_OK and acting is not None and acting[0].step == event.step
+              and event.payload.action.get("name") == acting[0].payload.action.get("name")):
+            done, acting = acting[1], None
+            steps.setdefault(event.step or 0, RecipeStep(description="")).actions.append(done)
+            done.expect.element_gone = event.payload.gone
+            if done.action.get("name") == "type":
+                done.expect.value = str(done.action.get("text", ""))
         elif event.type is EventType.ACT_FAIL:
-            pending = None
+            acting = None
     kept = [step for step in steps.values() if step.actions]
     if not kept:
         raise RecipeError("the session did nothing a rerun could repeat")

@@ -18,7 +18,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from goalbot.recipes.build import RecipeError
-from goalbot.recipes.model import Evidence, Expect, Fingerprint, Recipe, RecipeAction, RecipeStep
+from goalbot.recipes.model import MAX_ACTIONS, Evidence, Expect, Fingerprint, Recipe, RecipeAction, RecipeStep
+
+MAX_FILE_BYTES = 4_000_000  # a recipe of MAX_ACTIONS actions with their evidence fits well within
 
 KINDS = ("workflow", "actions", "selectors", "fingerprints", "policies")
 
@@ -67,41 +69,70 @@ def export(recipe: Recipe, folder: Path, readme: str, summary: str | None = None
     return written
 
 
-def _read(folder: Path, kind: str) -> Any:
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a recipe may hold")
+
+
+def _read(folder: Path, kind: str, shape: type) -> Any:
+    """One file of the folder, which is hostile input: a regular file, of bounded size, strict
+    JSON (no NaN or Infinity, no absurd depth or digits), of the `shape` expected."""
     path = folder / f"{kind}.json"
+    if not path.exists():
+        raise RecipeError(f"{folder} is not a recipe folder: it has no {kind}.json")
+    if not path.is_file():  # a FIFO would hang the import, a device would never end
+        raise RecipeError(f"{path} is not a regular file")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise RecipeError(f"{folder} is not a recipe folder: it has no {kind}.json") from exc
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise RecipeError(f"{path} is over {MAX_FILE_BYTES // 1_000_000} MB: not a recipe goalbot wrote")
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise RecipeError(f"cannot read {path}: {exc}") from exc
+    try:
+        content = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise RecipeError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from exc
+    except RecursionError as exc:
+        raise RecipeError(f"{path} is nested too deeply to be a recipe") from exc
+    except ValueError as exc:  # NaN, Infinity, a number of thousands of digits
+        raise RecipeError(f"{path}: {str(exc).splitlines()[0]}") from exc
+    if not isinstance(content, shape):
+        raise RecipeError(f"{path} holds {type(content).__name__}, not the {shape.__name__} of a recipe")
+    return content
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RecipeError(f"{where} is {type(value).__name__}, not an object")
+    return value
 
 
 def load(folder: Path) -> Recipe:
     """The recipe a folder holds; RecipeError, with one line for the person, when it holds none."""
     if not folder.is_dir():
         raise RecipeError(f"{folder} is not a folder")
-    workflow, selectors, fingerprints = (_read(folder, kind) for kind in ("workflow", "selectors", "fingerprints"))
+    workflow, selectors, fingerprints = (_read(folder, kind, dict) for kind in ("workflow", "selectors", "fingerprints"))
     try:
         steps = []
-        for step in workflow["steps"]:
+        for s, step in enumerate(workflow["steps"], 1):
             actions = []
-            for entry in step["actions"]:
-                expect = {item["kind"]: item["value"] for item in entry.get("expect", [])}
+            for a, entry in enumerate(_object(step, f"step {s}")["actions"], 1):
+                entry = _object(entry, f"step {s} action {a}")
+                expect = {_object(item, f"step {s} action {a} expect")["kind"]: item["value"]
+                          for item in entry.get("expect", [])}
                 target = entry.get("targetKey")
+                printed = _object(fingerprints.get(entry["id"], {}), f"fingerprints.json {entry['id']}")
                 actions.append(RecipeAction(
-                    action={"name": entry["op"], **entry.get("args", {})},
+                    action={"name": entry["op"], **_object(entry.get("args", {}), f"step {s} action {a} args")},
                     target=Evidence.model_validate(selectors[target]) if target else None,
                     expect=Expect.model_validate(expect),
-                    fingerprint=Fingerprint(url_contains=fingerprints.get(entry["id"], {}).get("urlContains", ""),
-                                            title=fingerprints.get(entry["id"], {}).get("title", "")),
+                    fingerprint=Fingerprint(url_contains=printed.get("urlContains", ""), title=printed.get("title", "")),
                 ))
+                if len(actions) > MAX_ACTIONS:
+                    raise RecipeError(f"{folder}: step {s} has over {MAX_ACTIONS} actions")
             steps.append(RecipeStep(description=step["description"], actions=actions))
         header = {key: value for key, value in workflow.items() if key != "steps"}
         return Recipe.model_validate({**header, "steps": steps})
-    except (KeyError, TypeError) as exc:
+    except (KeyError, TypeError, AttributeError) as exc:
         raise RecipeError(f"{folder}/workflow.json does not hold a recipe: missing or wrong {exc}") from exc
     except ValidationError as exc:
         first = exc.errors()[0]

@@ -3,16 +3,20 @@ that finds its element again, what it changed the first time, and the page it st
 
 from __future__ import annotations
 
+import math
 import re
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # whole names only: fullmatch
+MAX_ACTIONS = 2_000  # far beyond any recorded flow; a bigger file is an attack on every `recipe list`
 VARIABLE = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
 
 
 class Evidence(BaseModel):
     """What identified an element when the recipe was recorded."""
+
+    model_config = ConfigDict(allow_inf_nan=False)  # a NaN box would not survive the store's JSON
 
     role: str = ""
     name: str = ""
@@ -58,6 +62,23 @@ class RecipeAction(BaseModel):
     expect: Expect = Field(default_factory=Expect)
     fingerprint: Fingerprint = Field(default_factory=Fingerprint)
 
+    @field_validator("action")
+    @classmethod
+    def _flat(cls, action: dict[str, object]) -> dict[str, object]:
+        """An action's arguments are words, numbers and lists of them, as the navigator writes
+        them; anything deeper is not an action (and a deep one would break the store's JSON)."""
+        def plain(value: object) -> bool:
+            if isinstance(value, float):
+                return math.isfinite(value)
+            return value is None or isinstance(value, (str, int, bool))
+
+        for key, value in action.items():
+            if not (plain(value) or isinstance(value, list) and all(plain(item) for item in value)):
+                raise ValueError(f"argument {key!r} is not a word, a number or a list of them")
+        if not isinstance(action.get("name"), str):
+            raise ValueError("an action needs a name")
+        return action
+
     def words(self) -> str:
         """The action in plain words, for `recipe show` and the plan panel."""
         what = self.action.get("name", "?")
@@ -85,9 +106,17 @@ class Recipe(BaseModel):
     @field_validator("name")
     @classmethod
     def _named(cls, name: str) -> str:
-        if not NAME.match(name):
+        if not NAME.fullmatch(name):
             raise ValueError(f"bad recipe name {name!r}: use letters, digits, '.', '_' or '-' (64 at most)")
         return name
+
+    @field_validator("steps")
+    @classmethod
+    def _bounded(cls, steps: list[RecipeStep]) -> list[RecipeStep]:
+        count = sum(len(step.actions) for step in steps)
+        if count > MAX_ACTIONS:
+            raise ValueError(f"{count} actions: a recipe has at most {MAX_ACTIONS}")
+        return steps
 
     @property
     def actions(self) -> list[RecipeAction]:

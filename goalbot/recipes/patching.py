@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from goalbot.agents.context import untrusted_page, with_picture
+from goalbot.agents.domains import host_of
 from goalbot.llm.answers import ObjectAnswer
 from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.tools import PatchAnswer
@@ -57,6 +58,15 @@ def _action(recipe: Recipe, step: int) -> RecipeAction:
     if not 1 <= step <= len(actions):
         raise PatchError(f"there is no step {step}; the recipe has steps 1–{len(actions)}")
     return actions[step - 1]
+
+
+def new_hosts(recipe: Recipe, answer: PatchAnswer) -> list[str]:
+    """The sites the patch would send the recipe to that it never went to: a page's text may tell
+    the patcher to "go to <elsewhere> first", and a patch is kept for every later rerun."""
+    known = {host_of(recipe.start_url)} | {host_of(str(a.action.get("url", ""))) for a in recipe.actions}
+    wanted = [str(raw.get("url", "")) for op in answer.ops if op.op == "insert_actions" for raw in op.actions
+              if raw.get("name") == "navigate"]
+    return [host_of(url) or url[:80] for url in wanted if host_of(url) not in known or not host_of(url)]
 
 
 def _place(recipe: Recipe, wanted: RecipeAction) -> tuple[list[RecipeAction], int]:

@@ -29,7 +29,7 @@ from goalbot.operators.base import Observation, Operator, OperatorError
 from goalbot.recipes.expecting import announced_again, went_away
 from goalbot.recipes.locate import Found, locate
 from goalbot.recipes.model import VARIABLE, Evidence, Recipe, RecipeAction
-from goalbot.recipes.patching import PatchError, Patcher, apply
+from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts
 
 
 class Rerun(BaseModel):
@@ -37,6 +37,8 @@ class Rerun(BaseModel):
     values: dict[str, str] = Field(default_factory=dict, description="--var: the recipe's {{variables}}.")
     healed: dict[int, Evidence] = Field(default_factory=dict, description="Healing memory: the evidence "
                                         "earlier reruns found each action's element by (position → evidence).")
+    secrets_at: str | None = Field(None, description="The address whose site the secrets may be typed on "
+                                   "without a GO (with no --allow-domain): never one a recipe file names.")
 
 
 class RecipeRun:
@@ -224,8 +226,12 @@ class RecipeRun:
         except (AnswerError, ModelError):
             return False  # the checkpoint takes over, as when there is no model at all
         reshapes = any(op.op in ("insert_actions", "remove_step") for op in answer.ops)
-        if reshapes and not self.control.auto_approve:
-            what = f"apply the model's patch to step {position} of recipe {self.recipe.name}: {answer.reason}"
+        elsewhere = new_hosts(self.recipe, answer)
+        # A patch is kept for every later rerun: one that sends the recipe to a site it never
+        # visited is the person's call, --yes or not.
+        if elsewhere or reshapes and not self.control.auto_approve:
+            away = f" — it goes to {', '.join(elsewhere)}, where the recipe never went" if elsewhere else ""
+            what = f"apply the model's patch to step {position} of recipe {self.recipe.name}{away}: {answer.reason}"
             if not await self.person.checkpoint(what, step):
                 raise finish(Status.CANCELLED, f"NOT GO to the patch for step {position}")
         try:

@@ -13,11 +13,13 @@ from goalbot.payloads import LlmCallData
 # Terminal escape sequences (CSI, OSC and the rest) and other control characters: text from a model
 # or a page must never clear the screen, retitle the window or move the cursor of whoever reads it.
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|\x9b[0-?]*[ -/]*[@-~]")
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# A lone surrogate (a model may write "\ud800" in its JSON) cannot be written to any terminal.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def printable(text: str) -> str:
-    """`text` safe to print on a terminal: escape sequences dropped, other controls shown as ·."""
+    """`text` safe to print on a terminal: escape sequences dropped, other controls and lone
+    surrogates shown as ·."""
     return _CONTROLS.sub("·", _ESCAPES.sub("", text)).replace("\t", " ")
 
 

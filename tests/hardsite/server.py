@@ -139,7 +139,8 @@ class HardSite:
                                {"Content-Disposition": 'attachment; filename="report.csv"'})
                 elif (PAGES / path.lstrip("/")).is_file() and ".." not in path:
                     html = (PAGES / path.lstrip("/")).read_text(encoding="utf-8")
-                    self._send(html.replace("{{OTHER}}", other).encode(), "text/html")
+                    mime = "text/javascript" if path.endswith(".js") else "text/html"
+                    self._send(html.replace("{{OTHER}}", other).encode(), mime)
                 else:
                     self._send(b"not here", "text/plain", status=404)
 
