@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from kit import answer, call, element, plan, rows, run_cli, run_goal, verdict
 from hardsite.server import HardSite
 
@@ -41,3 +43,35 @@ def test_an_answer_ending_with_finished_records_its_action_once_and_reruns_with_
     session = rows(db_path, "select id from sessions order by started_at desc limit 1")[0]["id"]
     assert rows(db_path, "select model_calls from sessions where id = ?", session)[0]["model_calls"] == 0
     assert hardsite.reached("/api/settings", "POST") == ['{"user":"alice","dark":true}']
+
+
+def _cart_script() -> dict[str, object]:
+    return {
+        "planner": [plan("Search for Blue Kettle", "Open it and add it to the cart")],
+        "navigator": [
+            answer(call("type", index=element("Search"), text="Blue Kettle", submit=True),
+                   call("finished", success=True, summary="searched")),
+            answer(call("click", index=element("Blue Kettle"))),
+            answer(call("click", index=element("Add to cart")), call("finished", success=True, summary="added")),
+        ],
+        "validator": [verdict(True, "results shown"), verdict(True, "in the cart")],
+    }
+
+
+@pytest.mark.parametrize("product", ["Blue Kettle", "Copper Teapot"])
+def test_a_variable_reaches_every_place_its_value_did_and_reruns_with_another_value(
+        hardsite: HardSite, model_server, db_path: Path, product: str) -> None:
+    """The value is typed, names the link, is the next address as a slug and is announced."""
+    result, _ = run_goal(db_path, model_server(_cart_script()), hardsite.page("store"), "put Blue Kettle in the cart",
+                         "--save-recipe", "cart", "--var", "PRODUCT=Blue Kettle")
+    assert result.returncode == 0, result.stderr
+    shown = run_cli("--db", str(db_path), "recipe", "show", "cart").stdout
+    assert 'click link "{{PRODUCT}}"' in shown and "/product/{{PRODUCT|slug}}" in shown, shown
+    assert "page says '{{PRODUCT}} added to your cart'" in shown and "Blue" not in shown.split("\n", 1)[1], shown
+    hardsite.reset()
+    again = run_cli("--db", str(db_path), "rerun", "cart", "--var", f"PRODUCT={product}", "--no-tui", "--yes",
+                    "--base-url", DEAD_ENDPOINT)
+    assert again.returncode == 0, again.stderr
+    session = rows(db_path, "select id from sessions order by started_at desc limit 1")[0]["id"]
+    assert rows(db_path, "select model_calls from sessions where id = ?", session)[0]["model_calls"] == 0
+    assert hardsite.reached("/api/cart", "POST") == [json.dumps({"item": product}, separators=(",", ":"))]

@@ -21,6 +21,7 @@ from goalbot.text.eventfmt import printable
 from goalbot.recipes import folder
 from goalbot.recipes.build import RecipeError, build
 from goalbot.recipes.model import Recipe
+from goalbot.recipes.variables import fill
 from goalbot.recipes.runner import RecipeRun, Rerun
 from storage import queries, recipes
 from storage.db import connect
@@ -215,9 +216,8 @@ def cmd_rerun(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
     if missing:
         return fail(f"recipe {recipe.name} types secrets: pass " + " ".join(f"--secret {m}=…" for m in missing))
     rerun = Rerun(recipe=recipe, values=request.variables, healed=healed, secrets_at=args.url or recorded_at)
-    for name, value in request.variables.items():
-        recipe.start_url = recipe.start_url.replace(f"{{{{{name}}}}}", value)
-    options = run_options(settings, recipe.goal, args.url or recipe.start_url)
+    recipe.start_url = fill(recipe.start_url, request.variables)
+    options = run_options(settings, fill(recipe.goal, request.variables), args.url or recipe.start_url)
     print(f"goalbot: rerunning recipe {recipe.name} v{recipe.version} ({len(recipe.actions)} actions, "
           "no model)", file=sys.stderr)
     return run_goal(request, settings, db_path, options, rerun=rerun)

@@ -170,11 +170,10 @@ class WriteHold:
     async def held(self, page: Page) -> list[str]:
         """What is held: the requests and socket messages, then (when the page can still be
         asked) what its frames hold for workers."""
-        if self.armed and not self.waiting:
-            await self._arrivals(page)
         said = [write.what for write in self._held]
-        if not self.waiting:
-            said += [str(text) for text in await _each_frame(page, PAGE_HELD_JS)]
+        if self.armed and not self.waiting:  # a page holds for workers only while goalbot holds
+            await self._arrivals(page)
+            said = [write.what for write in self._held] + [str(text) for text in await _each_frame(page, PAGE_HELD_JS)]
         return said
 
     async def release(self, page: Page) -> list[str]:
@@ -208,10 +207,8 @@ class WriteHold:
         task, self._waiting = self._waiting, None
         if task is None:
             return
-        try:
-            await asyncio.wait_for(task, SETTLE_AFTER_S)
-        except (asyncio.TimeoutError, PlaywrightError, Exception):  # noqa: BLE001 - it ran on; its end is not news
-            task.cancel()
+        with contextlib.suppress(Exception):  # its end is not news: what it held was decided
+            await asyncio.wait_for(task, SETTLE_AFTER_S)  # cancelled when it does not end in time
 
 
 async def _each_frame(page: Page, script: str, arg: object = None) -> list[object]:

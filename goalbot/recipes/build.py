@@ -1,6 +1,7 @@
 """A recipe made from a session that reached its goal: every action that worked, in order, under
 the step it served, with the evidence of its element, what it changed and the page it started on.
-`--var K=V` turns each V in typed text, chosen options and element names into {{K}}."""
+`--var K=V` turns V, in each form a page writes it, into {{K}} wherever it was: typed text, chosen
+options, addresses, element evidence and expectations (see `variables`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from urllib.parse import urlsplit
 
 from goalbot.events import Event, EventType
 from goalbot.recipes.model import NAME, Evidence, Fingerprint, Recipe, RecipeAction, RecipeStep
+from goalbot.recipes.variables import each_text, loosen, names_in, template
 
 # Actions that change nothing a rerun could repeat, or need the model or a person to mean anything.
 NOT_REPLAYED = frozenset({"finished", "call_user", "save_data"})
@@ -25,14 +27,6 @@ def _path(url: str) -> str:
     return parts.path or "/"
 
 
-def _templated(text: str, variables: dict[str, str]) -> str:
-    # Longest values first, so "alice@example.com" wins over "alice".
-    for name, value in sorted(variables.items(), key=lambda item: -len(item[1])):
-        if value:
-            text = text.replace(value, f"{{{{{name}}}}}")
-    return text
-
-
 def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
     """The recipe `name` from a finished session's events; RecipeError when it did not succeed."""
     if not NAME.fullmatch(name):
@@ -45,18 +39,20 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
     start = events[0].payload
     steps: dict[int, RecipeStep] = {}
     page, title, announced = start.url or "", "", list[str]()
+    varying: dict[str, str] = {}  # pages reached through a value in a form not seen → their folder
     acting: tuple[Event, RecipeAction] | None = None  # started, not yet done
     done: RecipeAction | None = None  # done, and the look that shows what it changed is still to come
     for event in events:
         if event.type is EventType.OBSERVATION:
             if done is not None:  # the first look after an action: what it changed
-                _expect_from(done, event.payload.url, announced, event.payload.announced, variables)
+                _expect_from(done, event.payload.url, announced, event.payload.announced, variables, varying)
                 done = None
             page, title, announced = event.payload.url, event.payload.title, event.payload.announced
         elif event.type is EventType.STEP_START:
-            steps.setdefault(event.step or 0, RecipeStep(description=event.payload.description))
+            steps.setdefault(event.step or 0, RecipeStep(description=template(event.payload.description, variables)))
         elif event.type is EventType.ACT_START and event.payload.action.get("name") not in NOT_REPLAYED:
-            acting = (event, _action(event, page, title, variables))
+            acting = (event, _action(event, varying.get(_path(page)) or template(_path(page), variables),
+                                     title, variables))
         # Each start is kept once, at its own end: `finished` ends a step with an ACT_OK of its own
         # and no start, and must not keep the action before it a second time.
         elif (event.type is EventType.ACT_OK and acting is not None and acting[0].step == event.step
@@ -71,31 +67,35 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
     kept = [step for step in steps.values() if step.actions]
     if not kept:
         raise RecipeError("the session did nothing a rerun could repeat")
-    recipe = Recipe(name=name, goal=start.goal, start_url=_templated(start.url or "", variables), steps=kept,
+    recipe = Recipe(name=name, goal=template(start.goal, variables), start_url=template(start.url or "", variables), steps=kept,
                     variables=sorted(variables), source_session=events[0].session_id)
     texts = " ".join(str(action.action.get("text", "")) for action in recipe.actions)
     recipe.secrets = sorted(set(SECRET.findall(texts)))
     return recipe
 
 
-def _action(event: Event, page: str, title: str, variables: dict[str, str]) -> RecipeAction:
+def _action(event: Event, page_path: str, title: str, variables: dict[str, str]) -> RecipeAction:
     shown = {k: v for k, v in event.payload.action.items() if k not in ("index", "to_index")}
     for key in ("text", "option", "url"):
         if isinstance(shown.get(key), str):
-            shown[key] = _templated(str(shown[key]), variables)
+            shown[key] = template(str(shown[key]), variables)
     if shown.get("text") == HIDDEN:
         # A password typed by the model in the clear was never stored: the rerun asks for it.
         shown["text"] = "<secret:password>"
     target = None
     if event.payload.target:
-        target = Evidence.model_validate(event.payload.target)
-        target.name = _templated(target.name, variables)
-    return RecipeAction(action=shown, target=target, fingerprint=Fingerprint(url_contains=_path(page), title=title))
+        target = each_text(Evidence.model_validate(event.payload.target), lambda text: template(text, variables))
+    return RecipeAction(action=shown, target=target,
+                        fingerprint=Fingerprint(url_contains=page_path, title=template(title, variables)))
 
 
 def _expect_from(action: RecipeAction, url_after: str, announced_before: list[str], announced_after: list[str],
-                 variables: dict[str, str]) -> None:
-    if _path(url_after) != action.fingerprint.url_contains:
-        action.expect.url_contains = _path(url_after)
-    action.expect.text_appeared = [_templated(text, variables) for text in announced_after
+                 variables: dict[str, str], varying: dict[str, str]) -> None:
+    path = template(_path(url_after), variables)
+    if path != action.fingerprint.url_contains:
+        used = names_in(" ".join(str(v) for v in action.action.values()) + (action.target.name if action.target else ""))
+        if used and not names_in(path):  # the value may be in this address in a form not seen
+            varying[_path(url_after)] = path = loosen(path)
+        action.expect.url_contains = path
+    action.expect.text_appeared = [template(text, variables) for text in announced_after
                                    if text not in announced_before]

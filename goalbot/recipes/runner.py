@@ -5,6 +5,7 @@ each result checked against what it did the first time. The events are a run's e
 from __future__ import annotations
 
 import asyncio
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, ValidationError
@@ -28,8 +29,11 @@ from goalbot.llm.parsing import AnswerError
 from goalbot.operators.base import Observation, Operator, OperatorError
 from goalbot.recipes.expecting import announced_again, went_away
 from goalbot.recipes.locate import Found, locate
-from goalbot.recipes.model import VARIABLE, Evidence, Recipe, RecipeAction
+from goalbot.recipes.model import Evidence, Recipe, RecipeAction
 from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts
+from goalbot.recipes.variables import each_text, fill, template
+
+T = TypeVar("T")
 
 
 class Rerun(BaseModel):
@@ -97,7 +101,7 @@ class RecipeRun:
             options={**o.model_dump(mode="json", exclude={"goal", "url"}),
                      "recipe": recipe.name, "recipe_version": recipe.version},
         )
-        steps = [step.description for step in recipe.steps]
+        steps = [self._filled(step.description) for step in recipe.steps]
         self.emitter.emit(EventType.PLAN_PROPOSED, Actor.PLANNER, None, steps=steps, revision=1,
                           reasoning=f"recipe {recipe.name} v{recipe.version}", asks_approval=False)
         # The person chose these steps by naming the recipe.
@@ -112,14 +116,15 @@ class RecipeRun:
         observation = await self.camera.look(None, picture=True)
         for number, step in enumerate(self.recipe.steps, 1):
             await self.person.pause_point(number)
-            self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number, description=step.description)
+            self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number,
+                              description=self._filled(step.description))
             done = 0
             while done < len(step.actions):
                 position = sum(len(s.actions) for s in self.recipe.steps[:number - 1]) + done + 1
                 observation, again = await self._act(step.actions[done], position, number, observation)
                 done += 0 if again else 1  # a patch changed the recipe here: run what stands here now
             self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, number, index=number,
-                              description=step.description, reason="as recorded")
+                              description=self._filled(step.description), reason="as recorded")
             self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, number, achieved=number == len(self.recipe.steps),
                               progress_percent=100 * number // len(self.recipe.steps), confidence=1.0,
                               description=f"step {number} of {len(self.recipe.steps)} ran as recorded")
@@ -127,7 +132,7 @@ class RecipeRun:
     def _fail(self, step: int, error: str, message: str, shown: dict[str, object] | None = None) -> Finish:
         self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown or {}, message=message, error=error)
         self.emitter.emit(EventType.STEP_FAIL, Actor.VALIDATOR, step, index=step,
-                          description=self.recipe.steps[step - 1].description, reason=f"{error}: {message}")
+                          description=self._filled(self.recipe.steps[step - 1].description), reason=f"{error}: {message}")
         return finish(Status.FAILED, f"step {step}: {error}: {message}")
 
     async def _act(self, recorded: RecipeAction, position: int, step: int,
@@ -135,10 +140,10 @@ class RecipeRun:
         """Runs one recorded action; True with the page when a patch changed the recipe instead."""
         await self.person.pause_point(step)
         arguments = {key: self._filled(value) for key, value in recorded.action.items()}
-        page = urlsplit(observation.url).path or "/"
-        if recorded.fingerprint.url_contains and recorded.fingerprint.url_contains not in page:
+        page, printed = urlsplit(observation.url).path or "/", self._filled(recorded.fingerprint.url_contains)
+        if printed and printed not in page:
             raise self._fail(step, "ExpectationFailed", f"the page is {observation.url}, not the one the recipe "
-                             f"expects ({recorded.fingerprint.url_contains})", arguments)
+                             f"expects ({printed})", arguments)
         found: Found | None = None
         if recorded.target is not None:
             found, observation = await self._find(recorded, position, step, observation, arguments)
@@ -151,8 +156,10 @@ class RecipeRun:
             raise self._fail(step, "BadRecipe", f"the recorded action cannot be run: {exc}", arguments) from exc
         target = await target_of(action, observation, self.operator)
         if found is not None and found.rung == "refind" and target:
-            # Remembered for the next rerun of this version, and kept in a version a patch makes.
-            self.heals[position] = recorded.target = Evidence.model_validate(target)
+            # Remembered for the next rerun of this version, and kept in a version a patch makes,
+            # with today's values written back as the recipe's {{variables}}.
+            self.heals[position] = recorded.target = each_text(
+                Evidence.model_validate(target), lambda text: template(text, self.rerun.values))
         self.emitter.emit(EventType.ACT_START, Actor.NAVIGATOR, step, action=arguments, target=target)
         before = await self.operator.signature()
         refusal = await self.guards.admit(action, observation, before, step)
@@ -175,7 +182,7 @@ class RecipeRun:
             raise self._fail(step, "ExpectationFailed", f"{recorded.words()} is still on the page; the first "
                              "time the action made it go away", arguments)
         after = await self.camera.look(step, picture=self._last_of_run(recorded))
-        expected = recorded.expect.url_contains
+        expected = self._filled(recorded.expect.url_contains or "")
         if expected and expected not in (urlsplit(after.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"after it the page is {after.url}; the recipe "
                              f"expects {expected}", arguments)
@@ -199,7 +206,7 @@ class RecipeRun:
         the page right (opened the menu, say) looks again; NOT GO or silence stops."""
         assert recorded.target is not None
         healed = None if self.patches else self.rerun.healed.get(position)  # a patch moves the places
-        found = await locate(recorded.target, observation, self.operator, healed)
+        found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed))
         if found is not None:
             return found, observation
         if await self._patch(recorded, position, step, observation):
@@ -211,7 +218,8 @@ class RecipeRun:
             raise finish(Status.CANCELLED, f"NOT GO at the checkpoint: step {step} could not surely find "
                                            f"{recorded.words()}")
         observation = await self.camera.look(step, picture=self.options.vision)
-        found = await locate(recorded.target, observation, self.operator, self.rerun.healed.get(position))
+        found = await locate(self._named(recorded.target), observation, self.operator,
+                             self._named(self.rerun.healed.get(position)))
         if found is None:
             raise self._fail(step, "TargetNotFound", f"no element on the page is surely {recorded.words()}", arguments)
         return found.model_copy(update={"rung": "person"}), observation
@@ -246,7 +254,9 @@ class RecipeRun:
                           message=f"patched: {'; '.join(changed)} ({answer.reason})")
         return True
 
-    def _filled(self, value: object) -> object:
-        if not isinstance(value, str):
-            return value
-        return VARIABLE.sub(lambda m: self.rerun.values.get(m.group(1), m.group(0)), value)
+    def _filled(self, value: T) -> T:
+        return fill(value, self.rerun.values) if isinstance(value, str) else value  # type: ignore[return-value]
+
+    def _named(self, evidence: Evidence | None) -> Evidence | None:
+        """The evidence with today's values in it: a link named by the product is found by today's."""
+        return each_text(evidence, self._filled) if evidence is not None else None

@@ -132,6 +132,8 @@ class HardSite:
                 elif path == "/slow.png":  # a picture that arrives `ms` milliseconds late
                     time.sleep(int(parse_qs(urlsplit(self.path).query).get("ms", ["500"])[0]) / 1000)
                     self._send(_picture(), "image/png")
+                elif path.startswith("/product/"):  # one page for every product, named by its slug
+                    self._send((PAGES / "product.html").read_bytes(), "text/html")
                 elif path == "/table.html":
                     self._send(table_page().encode(), "text/html")
                 elif path == "/files/report.csv":
