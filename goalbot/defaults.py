@@ -14,3 +14,4 @@ CLICKS_PER_MINUTE = 20
 MODEL_TIMEOUT_S = 120.0
 MODEL_RETRIES = 4
 OBSERVATION_BUDGET = 8_000  # characters an observation may take
+DEMO_PORT = 8765  # `goalbot demo --serve-only`: the site here, its model on the next port

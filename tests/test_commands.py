@@ -48,7 +48,7 @@ def test_demo_serve_only_serves_the_site_and_the_model_until_ctrl_c(tmp_path: Pa
 
     from kit import REPO
 
-    server = subprocess.Popen([sys.executable, "-m", "goalbot", "demo", "--serve-only"], cwd=REPO,
+    server = subprocess.Popen([sys.executable, "-m", "goalbot", "demo", "--serve-only", "--port", "0"], cwd=REPO,
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None

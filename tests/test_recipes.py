@@ -62,6 +62,9 @@ def test_a_recorded_run_reruns_with_no_model(hardsite: HardSite, model_server, d
     assert hardsite.reached("/api/signin", "POST") == ['{"user":"bob"}']
     assert hardsite.reached("/api/settings", "POST") == ['{"user":"bob","dark":true}']
     assert _rungs(events) == ["cached"] * 5, _rungs(events)
+    # Its first line says it runs a recipe with no model; its last, that it ran as recorded.
+    assert "(recipe darkmode v1, no model)" in result.stdout and "(model )" not in result.stdout, result.stdout
+    assert events[-1]["reason"] == "every step of recipe darkmode v1 ran as recorded", events[-1]
     stored = rows(db_path, "select data from events")
     assert not [r for r in stored if "s3cret" in (r["data"] or "") or "hunter2" in (r["data"] or "")]
 
@@ -78,6 +81,8 @@ def test_a_redesigned_site_is_healed_from_evidence_and_remembered(hardsite: Hard
     # The fields keep their labels (strict); "Log in" and "Save changes" are found by their evidence.
     assert rungs == ["strict", "strict", "refind", "strict", "refind"], rungs
     assert "2 healed elements remembered" in result.stderr
+    assert events[-1]["reason"] == ("every step of recipe darkmode v1 ran with 2 elements found again "
+                                    "(refind 2)"), events[-1]  # not "as recorded"
     report = run_cli("--db", str(db_path), "report").stdout
     assert "- Input recipe: darkmode v1\n- Output recipe: unchanged" in report and "refind 2" in report, report
     assert 'found by refind as button "Log in" (' in report, report
@@ -89,6 +94,7 @@ def test_a_redesigned_site_is_healed_from_evidence_and_remembered(hardsite: Hard
     # Two reruns, both good, no model; of the four elements needing a heal, memory found two.
     assert "reruns: 2 · succeeded 100% · model calls per run 0.0 · patched 0%" in shown, shown
     assert "healing memory hits 50%" in shown, shown
+    assert "healed: now found by" in shown and "(button 'Log in')" in shown, shown  # the heals, not only the old locators
 
 
 async def test_the_sessions_screen_says_which_recipe_each_session_made_or_reran_and_how_it_goes(
@@ -97,11 +103,16 @@ async def test_the_sessions_screen_says_which_recipe_each_session_made_or_reran_
     assert _rerun(db_path)[0].returncode == 0
     recorded, rerun = [r["id"] for r in rows(db_path, "select id from sessions order by started_at")]
     app = GoalbotApp(db_path=db_path, opening="sessions", export_dir=db_path.parent)
-    async with app.run_test(size=(180, 30)) as pilot:
+    async with app.run_test(size=(160, 30)) as pilot:
         await until(pilot, lambda: on_top(app, "SessionsScreen") and len(app.screen.rows) == 2, "both sessions")
         screen = app.screen
         assert screen.rows[recorded]["recipe"] == "saved darkmode v1" and screen.rows[rerun]["recipe"] == \
             "rerun darkmode v1", screen.rows
+        table = screen.query_one("#sessions-table")
+        columns = table.ordered_columns
+        upto = [column.label.plain for column in columns].index("recipe") + 1
+        assert sum(column.get_render_width(table) for column in columns[:upto]) <= table.size.width, \
+            "the recipe column is on screen at 160 columns"
         screen.query_one("#sessions-table").move_cursor(row=list(screen.rows).index(rerun))
         await until(pilot, lambda: "reruns: 1 · succeeded 100% · model calls per run 0.0" in
                     screen_text(app, "#sessions-recipe"), "the recipe's figures")
@@ -135,6 +146,11 @@ def test_recipes_are_listed_shown_and_deleted_and_bad_input_is_one_line(hardsite
                                                       "policies.json", "selectors.json", "summary.md",
                                                       "workflow.json"]
     # The recording run's report: what it set out to do, and that it made this recipe.
+    readme = (folder / "README.md").read_text()
+    assert "goalbot recipe import THIS_FOLDER" in readme and "goalbot rerun darkmode --var user=… --secret PW=…" \
+        in readme, readme
+    helped = run_cli("rerun", "--help").stdout
+    assert "--patcher-model" in helped and "--planner-model" not in helped and "--navigator-model" not in helped
     summary = (folder / "summary.md").read_text()
     assert "- Goal: sign in and turn on dark mode" in summary and "Saved as recipe darkmode v1" in summary, summary
     assert json.loads((folder / "selectors.json").read_text())["s1a3"]["name"] == "Sign in"
@@ -173,6 +189,8 @@ def test_an_action_that_no_longer_does_what_it_did_is_an_expectation_failure(har
     assert [e["error"] for e in failed] == ["ExpectationFailed"], failed
     assert "did not say 'Saved'" in failed[0]["message"], failed
     assert events[-1]["type"] == "TASK_FAIL" and "ExpectationFailed" in events[-1]["reason"], events[-1]
+    report = run_cli("--db", str(db_path), "report").stdout
+    assert "failed: ExpectationFailed" in report and "re-planned" not in report, report  # a rerun never re-plans
 
 
 def test_between_two_likely_elements_the_rerun_asks_rather_than_guesses(hardsite: HardSite, model_server,

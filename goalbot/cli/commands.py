@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 from typing import Callable
 
+from goalbot import defaults as D
 from goalbot.cli.flags import (
     add_browser_flags, add_model_flags, add_observe_parser, add_operator_flags,
     add_person_flags, add_recipe_flags, add_run_flags, add_secret_flags,
@@ -63,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="watch goalbot sign in and turn on dark mode on a bundled site")
     demo.add_argument("--serve-only", action="store_true",
                       help="only serve the demo site and its scripted model, printing their addresses, until Ctrl-C")
+    demo.add_argument("--port", type=int, default=D.DEMO_PORT, metavar="N",
+                      help=f"with --serve-only: the site on port N, the model on N+1 (default {D.DEMO_PORT}, so a "
+                           "recipe recorded on it reruns at the same address; 0: any free ports)")
     add_browser_flags(demo)
     add_run_flags(demo)
 
@@ -136,7 +140,7 @@ def add_recipe_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     rerun.add_argument("--version", type=int, metavar="N", help="default: the latest")
     rerun.add_argument("--url", help="start here instead of the recorded page")
     add_recipe_flags(rerun, saving=False)
-    add_model_flags(rerun)  # for a patch when evidence is not enough; an unchanged site needs none
+    add_model_flags(rerun, roles=("patcher",))  # a patch when evidence is not enough; an unchanged site needs none
     add_browser_flags(rerun)
     add_run_flags(rerun)
 

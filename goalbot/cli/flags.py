@@ -18,12 +18,14 @@ def add_image_flag(p: argparse._ActionsContainer) -> None:
                    help="how screenshots are drawn: sixel where the terminal has it, else half-cell (default auto)")
 
 
-def add_model_flags(p: argparse.ArgumentParser) -> None:
+def add_model_flags(p: argparse.ArgumentParser,
+                    roles: tuple[str, ...] = ("planner", "navigator", "validator", "patcher")) -> None:
+    """The endpoint and model flags, with a model flag for each of `roles` the command asks."""
     g = p.add_argument_group("model")
     g.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
     g.add_argument("--model", metavar="NAME", help="model name (env GOALBOT_MODEL)")
     g.add_argument("--api-key", metavar="KEY", help="API key (env OPENAI_API_KEY; never stored)")
-    for role in ("planner", "navigator", "validator", "patcher"):
+    for role in roles:
         g.add_argument(f"--{role}-model", metavar="MODEL", help=f"a different model for the {role}")
     g.add_argument(
         "--dialect", action="append", metavar="[ROLE=]DIALECT",

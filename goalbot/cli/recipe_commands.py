@@ -20,7 +20,7 @@ from goalbot.cli.terminal import fail
 from goalbot.text.eventfmt import printable
 from goalbot.recipes import folder
 from goalbot.recipes.build import RecipeError, build
-from goalbot.recipes.model import Recipe
+from goalbot.recipes.model import Evidence, Recipe
 from goalbot.recipes.variables import fill
 from goalbot.recipes.runner import RecipeRun, Rerun
 from storage import queries, recipes
@@ -92,7 +92,7 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
             return fail(f"no recipe {args.name}{which} in {db_path} (goalbot recipe list)")
         if action == "export":
             try:
-                written = folder.export(recipe, args.folder, show(recipe), _summary(db_path, recipe))
+                written = folder.export(recipe, args.folder, _readme(recipe), _summary(db_path, recipe))
             except RecipeError as exc:
                 return fail(str(exc))
             print(f"goalbot: wrote recipe {recipe.name} v{recipe.version} to {args.folder} "
@@ -103,7 +103,7 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
             shown = {**recipe.model_dump(mode="json"), "metrics": figures.model_dump()}
             print(json.dumps(shown, ensure_ascii=True, indent=2))  # escapes stay escaped
         else:
-            print(show(recipe) + "\n" + figures.line())
+            print(show(recipe, recipes.heals_of(db, recipe)) + "\n" + figures.line())
         return 0
     except recipes.UnreadableRecipe as exc:
         return fail(str(exc))
@@ -155,8 +155,22 @@ def _list(db: sqlite_utils.Database) -> int:
     return 0
 
 
-def show(recipe: Recipe) -> str:
-    """The recipe in plain words: each step, each action with its locators, expectations and page."""
+def _locators(target: Evidence) -> list[str]:
+    return [f"{key}={value!r}" for key, value in (("test id", target.test_id), ("id", target.id),
+            ("label", target.label), ("placeholder", target.placeholder), ("css", target.css)) if value]
+
+
+def _readme(recipe: Recipe) -> str:
+    """An exported recipe's README: the recipe in words, and how to use the folder."""
+    needs = [f"--var {name}=…" for name in recipe.variables] + [f"--secret {name}=…" for name in recipe.secrets]
+    return "\n".join([show(recipe), "", "To use it:", "", "    goalbot recipe import THIS_FOLDER",
+                      "    " + " ".join(["goalbot rerun", recipe.name, *needs, "[--url START_PAGE]"]), "",
+                      "Its secrets are typed without asking only on the site of --url or of --allow-domain."])
+
+
+def show(recipe: Recipe, healed: dict[int, Evidence] | None = None) -> str:
+    """The recipe in plain words: each step, each action with its locators (and what reruns found
+    it by since, when it was healed), expectations and page."""
     lines = [f"recipe {recipe.name} v{recipe.version}: {recipe.goal}", f"starts at {recipe.start_url}"]
     if recipe.variables:
         lines.append("variables: " + ", ".join(f"{{{{{name}}}}}" for name in recipe.variables))
@@ -170,10 +184,11 @@ def show(recipe: Recipe) -> str:
             lines.append(f"   [{position}] {action.words()}")
             target = action.target
             if target is not None:
-                found_by = [f"{key}={value!r}" for key, value in (
-                    ("test id", target.test_id), ("id", target.id), ("label", target.label),
-                    ("placeholder", target.placeholder), ("css", target.css)) if value]
+                found_by = _locators(target)
                 lines.append(f"     found by: {', '.join(found_by) or 'role and name only'}")
+            if healed and position in healed:
+                lines.append(f"     healed: now found by {', '.join(_locators(healed[position])) or 'role and name'}"
+                             f" ({healed[position].role} {healed[position].name!r})")
             expect = action.expect.words()
             lines.append(f"     on a page at {action.fingerprint.url_contains!r}"
                          + (f"; expects: {'; '.join(expect)}" if expect else ""))

@@ -59,7 +59,7 @@ def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
         request.auto_approve = True
     script = Script.load(str(files("goalbot.demo").joinpath("script.json")))
     if args.serve_only:
-        return _serve_demo(script)
+        return _serve_demo(script, args.port)
     with DemoSite() as site, ScriptedModelServer(script) as model:
         print(f"goalbot demo: site {site.url}, scripted model {model.base_url}", flush=True)
         demo_settings = settings.model_copy(
@@ -70,17 +70,23 @@ def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
         return code
 
 
-def _serve_demo(script: Script) -> int:
+def _serve_demo(script: Script, port: int) -> int:
     """The demo's site and scripted model, and nothing else, until Ctrl-C: to try `run`,
-    `attach`, `observe` and `tail` on something that is always there."""
+    `attach`, `observe`, `tail` and recipes on something that is always there, at the same
+    address each time (a recipe recorded on it reruns as it is)."""
     from goalbot.demo.site import DemoSite
     from goalbot.scripted.server import ScriptedModelServer
 
-    with DemoSite() as site, ScriptedModelServer(script) as model:
+    try:
+        site, model = DemoSite(port), ScriptedModelServer(script, port + 1 if port else 0)
+    except OSError as exc:
+        return fail(f"cannot serve the demo on ports {port} and {port + 1}: {exc.strerror} "
+                    "(goalbot demo --serve-only --port N picks others)")
+    with site, model:
         print(f"goalbot demo: site {site.url}/login (sign in as demo@example.com)\n"
-              f"goalbot demo: scripted model {model.base_url} (it answers one run of the demo goal)\n"
+              f"goalbot demo: scripted model {model.base_url} (it answers the demo goal, run after run)\n"
               f"goalbot demo: try  goalbot run '{DEMO_GOAL}' --url {site.url}/login "
-              f"--base-url {model.base_url} --model scripted-demo\n"
+              f"--base-url {model.base_url} --model scripted-demo --save-recipe darkmode\n"
               "goalbot demo: Ctrl-C stops them", flush=True)
         try:
             threading.Event().wait()

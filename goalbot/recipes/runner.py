@@ -34,6 +34,7 @@ from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts
 from goalbot.recipes.variables import each_text, fill, template
 
 T = TypeVar("T")
+AS_RECORDED = frozenset({"cached", "strict", "direct"})  # rungs that find what the recipe recorded
 
 
 class Rerun(BaseModel):
@@ -68,6 +69,7 @@ class RecipeRun:
         self.guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
         self.heals: dict[int, Evidence] = {}  # what this rerun found by re-finding: tomorrow's memory
         self.patches: list[str] = []  # what the model's patches changed, in words
+        self.found_by: dict[str, int] = {}  # how many actions each rung of the ladder found
         self._patched: RecipeAction | None = None  # the action the latest patch was for
         self.client = ModelClient(model.config, self.emitter, model.prices, model.limits,
                                   ask_budget=self.person.allow_more, redact=self.secrets.scrub) if model else None
@@ -84,7 +86,7 @@ class RecipeRun:
         try:
             await self._drive()
             result = SessionResult(status=Status.OK, reason=f"every step of recipe {self.recipe.name} "
-                                                             f"v{self.recipe.version} ran as recorded")
+                                                             f"v{self.recipe.version} ran {_how(self.found_by)}")
         except BaseException as exc:
             result = ended_by(exc)
         finally:
@@ -118,16 +120,17 @@ class RecipeRun:
             await self.person.pause_point(number)
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number,
                               description=self._filled(step.description))
-            done = 0
+            done, before = 0, dict(self.found_by)
             while done < len(step.actions):
                 position = sum(len(s.actions) for s in self.recipe.steps[:number - 1]) + done + 1
                 observation, again = await self._act(step.actions[done], position, number, observation)
                 done += 0 if again else 1  # a patch changed the recipe here: run what stands here now
+            how = _how({rung: count - before.get(rung, 0) for rung, count in self.found_by.items()})
             self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, number, index=number,
-                              description=self._filled(step.description), reason="as recorded")
+                              description=self._filled(step.description), reason=how)
             self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, number, achieved=number == len(self.recipe.steps),
                               progress_percent=100 * number // len(self.recipe.steps), confidence=1.0,
-                              description=f"step {number} of {len(self.recipe.steps)} ran as recorded")
+                              description=f"step {number} of {len(self.recipe.steps)} ran {how}")
 
     def _fail(self, step: int, error: str, message: str, shown: dict[str, object] | None = None) -> Finish:
         self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown or {}, message=message, error=error)
@@ -175,6 +178,7 @@ class RecipeRun:
         if not result.ok:
             raise self._fail(step, result.outcome.value, result.message, arguments)
         rung = "patch" if recorded is self._patched else found.rung if found else "direct"
+        self.found_by[rung] = self.found_by.get(rung, 0) + 1
         self.emitter.emit(EventType.ACT_OK, Actor.NAVIGATOR, step, action=arguments, message=result.message,
                           resolved_by=rung)
         self.guards.ran(action, observation, before, await self.operator.signature())
@@ -260,3 +264,13 @@ class RecipeRun:
     def _named(self, evidence: Evidence | None) -> Evidence | None:
         """The evidence with today's values in it: a link named by the product is found by today's."""
         return each_text(evidence, self._filled) if evidence is not None else None
+
+
+def _how(found_by: dict[str, int]) -> str:
+    """"as recorded", or what it took: "with 2 elements found again (refind 1, memory 1)"."""
+    again = {rung: count for rung, count in found_by.items() if count and rung not in AS_RECORDED}
+    if not again:
+        return "as recorded"
+    rungs = ", ".join(f"{rung} {count}" for rung, count in sorted(again.items()))
+    total = sum(again.values())
+    return f"with {total} element{'s' if total > 1 else ''} found again ({rungs})"

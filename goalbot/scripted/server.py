@@ -54,7 +54,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 
 class ScriptError(Exception):
@@ -89,6 +89,9 @@ class ServerRules(BaseModel):
     tool_choice: bool = True
     context_chars: int | None = None
     latency_s: float = 0.0
+    models: list[str] = Field(default_factory=lambda: ["scripted"], description="What /models lists.")
+    repeat: bool = Field(False, description="A role that has given every answer starts over: a server "
+                                            "that answers one run after another (the demo's).")
 
 
 def _latest_observation(request: dict[str, Any]) -> str:
@@ -135,6 +138,7 @@ class Script:
         unknown = set(answers) - {"planner", "navigator", "validator", "patcher"}
         if unknown:
             raise ScriptError(f"unknown roles in script: {sorted(unknown)}")
+        self._scripted = {role: list(items) for role, items in answers.items()}
         self._queues = {role: list(items) for role, items in answers.items()}
         self._lock = threading.Lock()
 
@@ -145,6 +149,8 @@ class Script:
     def next_answer(self, role: str) -> dict[str, Any] | None:
         with self._lock:
             queue = self._queues.get(role, [])
+            if not queue and self.rules.repeat:
+                queue = self._queues[role] = list(self._scripted.get(role, []))
             return queue.pop(0) if queue else None
 
     def remaining(self) -> dict[str, int]:
@@ -234,7 +240,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
-            self._send(Reply(body={"object": "list", "data": [{"id": "scripted", "object": "model"}]}))
+            listed = [{"id": name, "object": "model"} for name in self.server.script.rules.models]
+            self._send(Reply(body={"object": "list", "data": listed}))
         else:
             self._send(_error(HTTPStatus.NOT_FOUND, "not found"))
 

@@ -46,7 +46,10 @@ def summary(event: Event) -> str:
     match event.type:
         case T.TASK_START:
             where = f" at {p.url}" if p.url and p.url not in p.goal else ""  # a typed goal often holds it
-            return f"goal: {p.goal}{where} (model {p.model})"
+            recipe = p.options.get("recipe")
+            how = (f"recipe {recipe} v{p.options.get('recipe_version')}, no model" if recipe
+                   else f"model {p.model}" if p.model else "no model")
+            return f"goal: {p.goal}{where} ({how})"
         case T.TASK_OK | T.TASK_FAIL | T.TASK_CANCEL:
             return f"{p.reason}{f' — {p.answer}' if p.answer else ''}"
         case T.PLAN_PROPOSED:

@@ -104,12 +104,14 @@ def _locator(target: dict[str, Any]) -> str:
 
 def _steps(events: list[Event]) -> list[str]:
     out: list[str] = []
-    for e in events:
+    for n, e in enumerate(events):
         p = e.payload
         if e.type is T.STEP_OK:
             out.append(f"{len(out) + 1}. {p.description} — done: {p.reason}")
         elif e.type is T.STEP_FAIL:
-            out.append(f"{len(out) + 1}. {p.description} — failed: {p.reason}; re-planned")
+            # Only a run whose planner planned again re-planned; a rerun's failure ends it.
+            replanned = any(later.type is T.PLAN_PROPOSED for later in events[n + 1:])
+            out.append(f"{len(out) + 1}. {p.description} — failed: {p.reason}" + ("; re-planned" if replanned else ""))
         elif e.type is T.TASK_RESUME and p.resumed:
             out.append(f"{len(out) + 1}. (the run was cut off here and resumed with `goalbot resume`)")
     return out

@@ -43,7 +43,7 @@ class ConsentScreen(ModalScreen[bool | None]):
         if request.risky:
             return cls(f"GO / NOT GO?\n{request.what}\non {request.where}", risky=True, picture=picture,
                        where=request.where)
-        return cls(request.what)
+        return cls(request.what, picture=picture)  # a checkpoint is about the page as it is
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "later":

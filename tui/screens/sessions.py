@@ -27,8 +27,9 @@ STATUSES = (None, *(status.value for status in RunStatus))
 # Rows drawn at most: the table measures every row it holds, and a person filters rather than
 # scrolls through hundreds.
 SHOWN = 200
-COLUMNS = (("session", 20), ("status", 11), ("goal", 40), ("why it ended", 44), ("steps", 5), ("calls", 5),
-           ("tokens", 9), ("cost", 9), ("started", 19), ("recipe", 22))
+# The recipe before the figures: at 160 columns it is still on screen.
+COLUMNS = (("session", 20), ("status", 11), ("goal", 36), ("recipe", 22), ("why it ended", 40), ("steps", 5),
+           ("calls", 5), ("tokens", 9), ("cost", 9), ("started", 19))
 # The word is the status; the colour only repeats it (the 16 ANSI colours, drawn in the terminal's shades).
 STATUS_STYLES = {"ok": "green", "failed": "bold red", "cancelled": "yellow", "interrupted": "yellow",
                  "running": "cyan"}
@@ -119,9 +120,9 @@ class SessionsScreen(Screen[None]):
             tokens = (row["tokens_in"] or 0) + (row["tokens_out"] or 0)
             cost = "–" if row["cost_usd"] is None else f"${row['cost_usd']:.4f}"
             status = Text(row["status"], style=STATUS_STYLES.get(row["status"], ""))
-            table.add_row(row["id"], status, row["goal"], row.get("finish_reason") or "", row["steps"],
+            table.add_row(row["id"], status, row["goal"], row["recipe"], row.get("finish_reason") or "", row["steps"],
                           row["model_calls"], f"{tokens:,}", cost, (row["started_at"] or "")[:19].replace("T", " "),
-                          row["recipe"], key=row["id"])
+                          key=row["id"])
         self.query_one("#sessions-status", Label).update(
             f"status: {self.status or 'all'} · {len(found)} shown"
             + (" (the newest: type to narrow)" if len(found) == SHOWN else ""))

@@ -1,0 +1,51 @@
+"""A question the run waits for is read whole, at any width, with the screen it is about: a
+recipe's checkpoint ("put the page right, then GO") says what to do at its end, so a cut question
+is a question never understood."""
+
+from __future__ import annotations
+
+from io import BytesIO
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from textual.app import App
+from textual.geometry import Region
+
+from goalbot.payloads import ApprovalData
+from tui.screens.consent import ConsentScreen
+from tui.widgets.screenshot import ScreenshotPanel
+
+CHECKPOINT = ("recipe step 2: no element on the page is surely click switch \"Dark mode\" (found by: "
+              "label='Dark mode', css='#settings > form > label:nth-of-type(3) > input'). Put the page "
+              "right and say GO to look again, or NOT GO to stop")
+
+
+class _Host(App[None]):
+    CSS_PATH = str(Path(__file__).resolve().parent.parent / "tui" / "goalbot.tcss")
+
+
+def _jpeg() -> bytes:
+    out = BytesIO()
+    Image.new("RGB", (320, 200), "navy").save(out, "JPEG")
+    return out.getvalue()
+
+
+def _seen(widget: object) -> str:
+    """The words a widget shows on the screen, as drawn (what is cut off is not there)."""
+    width, height = widget.size  # type: ignore[attr-defined]
+    strips = widget.render_lines(Region(0, 0, width, height))  # type: ignore[attr-defined]
+    return " ".join(" ".join(strip.text.split()) for strip in strips)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_a_checkpoint_is_read_whole_with_its_screen(size: tuple[int, int]) -> None:
+    request = ApprovalData(kind="checkpoint", what=CHECKPOINT, screenshot="a1")
+    app = _Host()
+    async with app.run_test(size=size) as pilot:
+        app.push_screen(ConsentScreen.for_request(request, _jpeg()))
+        await pilot.pause()
+        question = app.screen.query_one("#consent-question")
+        assert question.region.right <= size[0] and question.region.bottom <= size[1], question.region
+        assert " ".join(CHECKPOINT.split()) in _seen(question), _seen(question)
+        assert app.screen.query(ScreenshotPanel), "the checkpoint shows the screen it is about"
