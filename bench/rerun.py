@@ -1,13 +1,20 @@
 """Record once, rerun for free: how long a recipe's rerun takes next to the same flow written by
 hand in Playwright (the physical limit), and next to the run that recorded it.
 
-    python bench/rerun.py [--runs 3] [--latency 1.5]
+    python bench/rerun.py [--runs 3] [--latency 1.5] [--slo-runs 5]
 
 The flow is the test site's sign-in and dark mode (tests/hardsite/pages/darkmode.html): five
 actions. The recording run asks the scripted model, whose every answer takes `--latency` seconds
 as a real model's does. Each figure is a median over `--runs`, from the browser's start to the
 flow's end, in this process; the rerun is timed with the default --min-interval (0.5 s between
-actions, seed 000 §4) and with none. Prints figures; nothing here asserts.
+actions, seed 000 §4) and with none.
+
+Then seed 002's SLOs, over `--slo-runs` reruns on each of three sites: unchanged, restyled and
+reworded (healed from evidence), and with the settings moved behind a menu (which evidence cannot
+carry: a scripted patcher answers with the patch, and the patched recipe is kept, as `goalbot
+rerun` keeps it). Model calls per normal rerun (every rerun but the first on a changed site;
+target ≤ 0.2), success from the second run on (≥ 95%), recovery within one patch (≥ 80%).
+Prints figures; nothing here asserts.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from goalbot.operators.browser_launch import BrowserOptions  # noqa: E402
 from goalbot.operators.browser_locate import LAUNCH_ARGS, find_browser  # noqa: E402
 from goalbot.recipes.build import build  # noqa: E402
 from goalbot.recipes.runner import RecipeRun, Rerun  # noqa: E402
+from storage import recipes  # noqa: E402
 from goalbot.scripted.server import Script, ScriptedModelServer  # noqa: E402
 from hardsite.server import HardSite  # noqa: E402
 from kit import darkmode_script  # noqa: E402
@@ -81,6 +89,62 @@ async def rerun(db: Path, session_id: str, url: str, min_interval: float) -> flo
     return elapsed
 
 
+MENU_PATCH = {"server": {"repeat": True}, "patcher": [{"tool_calls": [{"name": "patch", "arguments": {
+    "reason": "the settings are behind a menu now",
+    "ops": [{"op": "insert_actions", "before_step": 4, "actions": [{"name": "click", "index": {"$element": "Menu"}}]}],
+}}]}]}
+SITES = {"unchanged": "", "restyled and reworded": "?variant=cosmetic", "settings behind a menu": "?variant=menu"}
+
+
+async def rerun_as_goalbot_does(db: Path, url: str, patcher: ScriptedModelServer) -> tuple[bool, int]:
+    """One rerun of the latest version with its healing memory, a patcher at hand, and what it
+    heals or patches kept, as `goalbot rerun` keeps it; whether it ended well, and its model calls."""
+    recorder = Recorder(db)
+    recipe = recipes.load(recorder.db, "darkmode")
+    assert recipe is not None
+    bus = Bus()
+    recorder.attach(bus)
+    asked = len(patcher.requests)
+    run = RecipeRun(Rerun(recipe=recipe, healed=recipes.heals_of(recorder.db, recipe)),
+                    RunOptions(goal=GOAL, url=url, policy=SafetyPolicy(min_interval_s=0), pictures="paced"),
+                    BrowserOperator(BrowserOptions(headless=True)), bus, SessionControl(auto_approve=True),
+                    Secrets({"PW": "hunter2"}), model=ModelSetup(ModelConfig(base_url=patcher.base_url, model="scripted")))
+    ok = (await run.run()).status.value == "ok"
+    if ok and run.heals:
+        recipes.remember_heals(recorder.db, run.recipe, run.heals, run.session_id)
+    if ok and run.patches:
+        recipes.save(recorder.db, run.recipe.model_copy(update={"source_session": run.session_id}))
+    recorder.close()
+    return ok, len(patcher.requests) - asked
+
+
+async def slos(site: HardSite, runs: int, latency: float) -> None:
+    with tempfile.TemporaryDirectory() as tmp, ScriptedModelServer(Script(MENU_PATCH)) as patcher:
+        db = Path(tmp) / "slo.db"
+        _, session_id, _ = await record(db, site.page("darkmode"), latency)
+        recorder = Recorder(db)
+        recipes.save(recorder.db, build("darkmode", queries.session_events(recorder.db, session_id), {}))
+        recorder.close()
+        normal_calls, later_ok, patched, recovered = [], [], 0, 0
+        for name, variant in SITES.items():
+            results = [await rerun_as_goalbot_does(db, site.page("darkmode") + variant, patcher) for _ in range(runs)]
+            print(f"  {name:<24} " + " ".join(f"{'ok' if ok else 'FAIL'}/{calls}" for ok, calls in results)
+                  + "   (ended / model calls, run by run)")
+            normal_calls += [calls for _, calls in (results if not variant else results[1:])]
+            later_ok += [ok for ok, _ in results[1:]]
+            for ok, calls in results:
+                patched += calls > 0
+                recovered += ok and calls == 1
+    per_run = sum(normal_calls) / len(normal_calls)
+    success = sum(later_ok) / len(later_ok)
+    recovery = recovered / patched if patched else 1.0
+    for label, value, target, met in (
+            ("model calls per normal rerun", f"{per_run:.2f}", "≤ 0.2", per_run <= 0.2),
+            ("success from the second run on", f"{success:.0%}", "≥ 95%", success >= 0.95),
+            ("recovery within one patch", f"{recovery:.0%} ({recovered}/{patched})", "≥ 80%", recovery >= 0.8)):
+        print(f"  {label:<32} {value:>12}  target {target}: {'met' if met else 'NOT met'}")
+
+
 async def by_hand(url: str) -> float:
     """The same five actions in plain Playwright: no observation, no checks, no events."""
     started = time.perf_counter()
@@ -98,8 +162,15 @@ async def by_hand(url: str) -> float:
     return time.perf_counter() - started
 
 
-async def main(runs: int, latency: float) -> None:
-    with HardSite() as site, tempfile.TemporaryDirectory() as tmp:
+async def main(runs: int, latency: float, slo_runs: int) -> None:
+    with HardSite() as site:
+        await timings(site, runs, latency)
+        print(f"seed 002 SLOs, {slo_runs} reruns on each site:")
+        await slos(site, slo_runs, latency)
+
+
+async def timings(site: HardSite, runs: int, latency: float) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
         url = site.page("darkmode")
         db = Path(tmp) / "bench.db"
         recorded = [await record(db, url, latency) for _ in range(runs)]
@@ -123,5 +194,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--latency", type=float, default=1.5)
+    parser.add_argument("--slo-runs", type=int, default=5)
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.runs, arguments.latency))
+    asyncio.run(main(arguments.runs, arguments.latency, arguments.slo_runs))
