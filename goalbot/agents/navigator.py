@@ -5,18 +5,16 @@ Its context lives only for the step: a fresh list of what it did, dropped when t
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pydantic import BaseModel, Field
 
 from goalbot import actions as A
 from goalbot import defaults as D
-from goalbot.actions import Action, Outcome, SavedFile
-from goalbot.agents.guards import ActionGuards
+from goalbot.actions import Action, Outcome
+from goalbot.agents.acting import Ended, Hands
 from goalbot.agents.context import bullet_list, geometry_of, recent, untrusted_page, with_picture
 from goalbot.agents.observing import Camera, picture_of
 from goalbot.agents.person import Person
-from goalbot.agents.secrets import REFERENCE, SecretError, Secrets
+from goalbot.agents.secrets import REFERENCE, Secrets
 from goalbot.events import Actor, EventType
 from goalbot.llm.answers import ActionsAnswer
 from goalbot.llm.coordinates import Convention
@@ -24,7 +22,7 @@ from goalbot.llm.dialects import Dialect
 from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
 from goalbot.llm.vision import user_message
-from goalbot.operators.base import Observation, Operator, OperatorError
+from goalbot.operators.base import Observation, Operator
 
 HIDDEN = "•••"
 
@@ -80,14 +78,14 @@ class NavigatorSettings(BaseModel):
 
 class Navigator:
     def __init__(
-        self, dialogue: Dialogue, operator: Operator, camera: Camera, guards: ActionGuards, person: Person,
+        self, dialogue: Dialogue, operator: Operator, camera: Camera, hands: Hands, person: Person,
         saved_data: dict[str, str], settings: NavigatorSettings | None = None,
     ) -> None:
         self.dialogue = dialogue
         self.operator = operator
         self.camera = camera
         self.emitter = camera.emitter
-        self.guards = guards
+        self.hands = hands
         self.person = person
         self.secrets = person.secrets
         self.saved_data = saved_data
@@ -158,26 +156,22 @@ class Navigator:
                 )
                 return action
             await self.person.pause_point(step)
+            shown = await _shown(action, self.operator, self.secrets)
             if isinstance(action, (A.SaveData, A.CallUser)):  # nothing happens to the page
-                ok, line = await self._act(action, step, observation)
-                done.append(line)
+                done.append(await self._note(action, shown, step))
                 continue
-            before = await self.operator.signature()
-            refusal = await self.guards.admit(action, observation, before, step)
-            if refusal is not None:
-                shown = await _shown(action, self.operator, self.secrets)
-                self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown,
-                                  message=refusal, error="Refused")
-                done.append(f"{_describe(shown)} -> REFUSED: {refusal}")
+            acted = await self.hands.act(action, observation, step, shown,
+                                         await target_of(action, observation, self.operator))
+            if acted.ended is Ended.REFUSED:
+                done.append(f"{_describe(shown)} -> REFUSED: {acted.message}")
                 return None  # a refusal is the guard working, not an error of the page
-            ok, line = await self._act(action, step, observation)
-            after = await self.operator.signature()
-            self.guards.ran(action, observation, before, after)
-            done.append(line)
-            self._count(ok)
-            if not ok:
+            status = "ok" if acted.ok else f"FAILED ({acted.error})"
+            done.append(f"{_describe(shown)} -> {status}: {acted.message}")
+            self._count(acted.ok)
+            if not acted.ok:
                 return None  # the page is not what the rest of the batch assumed
             left = len(actions) - position - 1
+            before, after = acted.before, acted.after
             if left and (not after or after != before) and not isinstance(actions[position + 1], A.Finished):
                 done.append(f"(the page changed; the {left} remaining actions of that answer were not run, "
                             "look at the page again)")
@@ -189,42 +183,14 @@ class Navigator:
         if self.failures_in_a_row >= self.settings.max_failures:
             raise TooManyFailures(f"{self.failures_in_a_row} actions failed in a row (--max-failures)")
 
-    async def _act(self, action: Action, step: int, observation: Observation) -> tuple[bool, str]:
-        shown = await _shown(action, self.operator, self.secrets)
-        target = await target_of(action, observation, self.operator)
-        self.emitter.emit(EventType.ACT_START, Actor.NAVIGATOR, step, action=shown, target=target)
-        if isinstance(action, A.SaveData):
-            self.saved_data[action.key] = action.value
-            self.emitter.emit(EventType.ACT_OK, Actor.NAVIGATOR, step, action=shown,
-                              message=f"saved {action.key}")
-            return True, f"{_describe(shown)} -> saved"
+    async def _note(self, action: A.SaveData | A.CallUser, shown: dict[str, object], step: int) -> str:
+        """An action that touches no page: data kept for the run, or a question to the person."""
+        self.emitter.emit(EventType.ACT_START, Actor.NAVIGATOR, step, action=shown, target=None)
         if isinstance(action, A.CallUser):
-            return await self._call_user(action, shown, step)
-        try:
-            result = await self.person.control.carry_out(self.operator.execute(self._with_secrets(action)),
-                                                         cuttable=isinstance(action, A.Wait))
-        except SecretError as exc:
-            self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown,
-                              message=str(exc), error="BadAnswer")
-            return False, f"{_describe(shown)} -> FAILED: {exc}"
-        result = await self.guards.held(result, observation, step)
-        files = [self._keep(saved) for saved in result.files]
-        kind = EventType.ACT_OK if result.ok else EventType.ACT_FAIL
-        gone = result.ok and target is not None and await self.operator.gone(getattr(action, "index", 0))
-        self.emitter.emit(kind, Actor.NAVIGATOR, step, action=shown, message=result.message,
-                          error=None if result.ok else result.outcome.value,
-                          **({"files": files} if files else {}), **({"gone": True} if gone else {}))
-        if result.outcome is Outcome.BROWSER_GONE:
-            raise OperatorError(result.message)
-        label = _describe(shown)
-        status = "ok" if result.ok else f"FAILED ({result.outcome.value})"
-        return result.ok, f"{label} -> {status}: {result.message}"
-
-    def _with_secrets(self, action: Action) -> Action:
-        """Typing `<secret:NAME>` types the value; nothing else ever holds it."""
-        if isinstance(action, A.Type) and "<secret:" in action.text:
-            return action.model_copy(update={"text": self.secrets.reveal(action.text)})
-        return action
+            return (await self._call_user(action, shown, step))[1]
+        self.saved_data[action.key] = action.value
+        self.emitter.emit(EventType.ACT_OK, Actor.NAVIGATOR, step, action=shown, message=f"saved {action.key}")
+        return f"{_describe(shown)} -> saved"
 
     async def _call_user(self, action: A.CallUser, shown: dict[str, object], step: int) -> tuple[bool, str]:
         answer = await self.person.answer(action.question, step)
@@ -236,11 +202,6 @@ class Navigator:
         message = f"the person answered: {answer}"
         self.emitter.emit(EventType.ACT_OK, Actor.NAVIGATOR, step, action=shown, message=message)
         return True, f"{_describe(shown)} -> {message}"
-
-    def _keep(self, saved: SavedFile) -> dict[str, object]:
-        """A downloaded file goes into the store with the session, under its own name."""
-        artifact = self.emitter.artifact("download", saved.mime, Path(saved.path).read_bytes(), saved.name)
-        return {"name": saved.name, "size": saved.size, "artifact": artifact}
 
     def _brief(self, description: str, done: list[str], observation: Observation, level: int) -> str:
         # Only the newest page is shown in full; the ones before it live on as one-line summaries.

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from goalbot import defaults as D
 
+from goalbot.agents.acting import Hands
 from goalbot.agents.control import SessionControl
 from goalbot.agents.domains import Domains
 from goalbot.agents.ending import ended_by
@@ -92,8 +93,9 @@ class Session:
         self.planner = Planner(self.dialogue)
         self.validator = Validator(self.dialogue)
         guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
+        hands = Hands(operator, guards, control, self.secrets, self.emitter)
         self.navigator = Navigator(
-            self.dialogue, operator, self.camera, guards, self.person, self.state.saved_data,
+            self.dialogue, operator, self.camera, hands, self.person, self.state.saved_data,
             NavigatorSettings(max_turns=options.max_turns_per_step, max_actions=options.max_actions_per_step,
                               max_failures=options.max_failures, vision=options.vision, coords=options.coords),
         )

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, Field, ValidationError
 
 from goalbot import actions as A
+from goalbot.agents.acting import Hands
 from goalbot.agents.control import SessionControl
 from goalbot.agents.domains import Domains
 from goalbot.agents.ending import ended_by
@@ -66,7 +67,8 @@ class RecipeRun:
         self.camera = Camera(operator, self.emitter, every=options.vision or options.pictures == "every")
         self.person = Person(self.emitter, control, self.secrets, self.camera, options.approval_timeout_s,
                              options.allow_risky)
-        self.guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
+        guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
+        self.hands = Hands(operator, guards, control, self.secrets, self.emitter)
         self.heals: dict[int, Evidence] = {}  # what this rerun found by re-finding: tomorrow's memory
         self.patches: list[str] = []  # what the model's patches changed, in words
         self.found_by: dict[str, int] = {}  # how many actions each rung of the ladder found
@@ -134,6 +136,10 @@ class RecipeRun:
 
     def _fail(self, step: int, error: str, message: str, shown: dict[str, object] | None = None) -> Finish:
         self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown or {}, message=message, error=error)
+        return self._ended(step, error, message)
+
+    def _ended(self, step: int, error: str, message: str) -> Finish:
+        """The step failed (its ACT_FAIL said why): the rerun ends, rather than go on blindly."""
         self.emitter.emit(EventType.STEP_FAIL, Actor.VALIDATOR, step, index=step,
                           description=self._filled(self.recipe.steps[step - 1].description), reason=f"{error}: {message}")
         return finish(Status.FAILED, f"step {step}: {error}: {message}")
@@ -163,25 +169,12 @@ class RecipeRun:
             # with today's values written back as the recipe's {{variables}}.
             self.heals[position] = recorded.target = each_text(
                 Evidence.model_validate(target), lambda text: template(text, self.rerun.values))
-        self.emitter.emit(EventType.ACT_START, Actor.NAVIGATOR, step, action=arguments, target=target)
-        before = await self.operator.signature()
-        refusal = await self.guards.admit(action, observation, before, step)
-        if refusal is not None:
-            raise self._fail(step, "Refused", refusal, arguments)
-        try:
-            if isinstance(action, A.Type):
-                action = action.model_copy(update={"text": self.secrets.reveal(action.text)})
-        except SecretError as exc:
-            raise self._fail(step, "BadRecipe", str(exc), arguments) from exc
-        done = await self.control.carry_out(self.operator.execute(action), cuttable=isinstance(action, A.Wait))
-        result = await self.guards.held(done, observation, step)
-        if not result.ok:
-            raise self._fail(step, result.outcome.value, result.message, arguments)
         rung = "patch" if recorded is self._patched else found.rung if found else "direct"
+        acted = await self.hands.act(action, observation, step, arguments, target, bad_secret="BadRecipe",
+                                     resolved_by=rung)
+        if not acted.ok:
+            raise self._ended(step, acted.error or "Failed", acted.message)
         self.found_by[rung] = self.found_by.get(rung, 0) + 1
-        self.emitter.emit(EventType.ACT_OK, Actor.NAVIGATOR, step, action=arguments, message=result.message,
-                          resolved_by=rung)
-        self.guards.ran(action, observation, before, await self.operator.signature())
         if recorded.expect.element_gone and found is not None and not await went_away(self.operator, found.index):
             raise self._fail(step, "ExpectationFailed", f"{recorded.words()} is still on the page; the first "
                              "time the action made it go away", arguments)
