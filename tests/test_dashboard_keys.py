@@ -114,8 +114,8 @@ async def test_the_sessions_say_why_each_ended_and_offer_enter(tmp_path: Path) -
         await until(pilot, lambda: on_top(app, "SessionsScreen") and len(app.screen.rows) == 2, "the sessions")
         table = app.screen.query_one("#sessions-table")
         labels = [str(column.label) for column in table.columns.values()]
-        assert labels[:4] == ["session", "status", "goal", "why it ended"]
-        assert str(table.get_row_at(0)[3]) == "net::ERR_UNSAFE_PORT"
+        assert labels[:5] == ["session", "status", "goal", "recipe", "why it ended"]
+        assert str(table.get_row_at(0)[4]) == "net::ERR_UNSAFE_PORT"
         assert table.get_row_at(0)[1].style == "bold red"  # failed, in words and in red
         assert "Open" in offered(app)
         await pilot.press("enter")
