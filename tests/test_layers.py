@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from import_graph import circles
 from kit import REPO
 
 LINT = Path(sys.executable).with_name("lint-imports")
@@ -65,3 +66,16 @@ def test_light_commands_load_no_browser_model_or_dashboard(tmp_path: Path, comma
     result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120,
                             stdin=subprocess.DEVNULL)
     assert "HEAVY []" in result.stderr, result.stderr
+
+
+def test_no_two_modules_import_each_other_round_and_round() -> None:
+    assert circles(REPO) == []
+
+
+def test_a_deliberate_circle_is_found(tmp_path: Path) -> None:
+    for part in ("goalbot", "tui", "storage"):
+        shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
+    # The circle this house once had: running a goal keeps recipes through the recipe commands.
+    (tmp_path / "goalbot/cli/recipe_keeping.py").write_text("from goalbot.cli import recipe_commands\n")
+    found = circles(tmp_path)
+    assert any({"goalbot.cli.recipe_commands", "goalbot.cli.recipe_keeping"} <= set(group) for group in found), found

@@ -14,7 +14,7 @@ from goalbot.agents.acting import Ended, Hands
 from goalbot.agents.context import bullet_list, geometry_of, recent, untrusted_page, with_picture
 from goalbot.agents.observing import Camera, picture_of
 from goalbot.agents.person import Person
-from goalbot.agents.secrets import REFERENCE, Secrets
+from goalbot.agents.secrets import HIDDEN, REFERENCE, Secrets
 from goalbot.events import Actor, EventType
 from goalbot.llm.answers import ActionsAnswer
 from goalbot.llm.coordinates import Convention
@@ -23,8 +23,6 @@ from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
 from goalbot.llm.vision import user_message
 from goalbot.operators.base import Observation, Operator
-
-HIDDEN = "•••"
 
 
 class StepReport(BaseModel):

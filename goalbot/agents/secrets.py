@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 REFERENCE = re.compile(r"<secret:([A-Za-z0-9_.-]+)>")
+HIDDEN = "•••"  # what events show for text typed into a password field
 _NAME = re.compile(r"[A-Za-z0-9_.-]+")
 # A question asking for one of these is answered as a secret (hidden input, never stored).
 _ASKS_FOR_SECRET = re.compile(

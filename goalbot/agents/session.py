@@ -8,57 +8,28 @@ concern single actions live in `guards`.
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
 
-from pydantic import BaseModel, Field
-
-from goalbot import defaults as D
-
-from goalbot.agents.acting import Hands
 from goalbot.agents.control import SessionControl
+from goalbot.agents.crew import Crew
 from goalbot.agents.domains import Domains
-from goalbot.agents.ending import ended_by
-from goalbot.agents.guards import ActionGuards
 from goalbot.agents.navigator import Navigator, NavigatorSettings
-from goalbot.agents.observing import Camera, picture_of
-from goalbot.agents.outcome import Finish, SessionResult, Status, finish, record_end
-from goalbot.agents.person import Person
+from goalbot.agents.observing import picture_of
+from goalbot.agents.options import RunOptions
+from goalbot.agents.outcome import Finish, SessionResult, Status, finish
 from goalbot.agents.planner import Planner
-from goalbot.agents.policies import SafetyPolicy, Streak
+from goalbot.agents.policies import Streak
 from goalbot.agents.progress import ResumePoint, RunState
 from goalbot.agents.secrets import Secrets
 from goalbot.agents.validator import Validator
-from goalbot.events import Actor, Bus, Emitter, EventType, new_session_id
-from goalbot.llm.client import ROLES, ModelClient, ModelSetup
-from goalbot.llm.coordinates import Convention
-from goalbot.llm.dialects import Dialect, DialectChoice
+from goalbot.events import Actor, Bus, EventType
+from goalbot.llm.client import ROLES, ModelSetup
+from goalbot.llm.dialects import DialectChoice
 from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
 from goalbot.llm.tools import PlanAnswer, VerdictAnswer
 from goalbot.operators.base import Observation, Operator, OperatorError
 
 __all__ = ["ModelSetup", "ResumePoint", "RunOptions", "Session", "SessionResult", "Status"]
-
-
-class RunOptions(BaseModel):
-    goal: str
-    url: str | None = None
-    max_steps: int = Field(D.MAX_STEPS, ge=1)
-    max_failures: int = Field(D.MAX_FAILURES, ge=1)
-    max_turns_per_step: int = 6
-    max_actions_per_step: int = Field(D.MAX_ACTIONS_PER_STEP, ge=1, description="Actions run from one navigator answer.")
-    planning_interval: int = Field(0, ge=0, description="Re-plan every N steps; 0: only on failure.")
-    vision: bool = Field(False, description="Send screenshots to the model.")
-    coords: Convention | None = Field(None, description="How the model writes coordinates.")
-    dialects: dict[str, Dialect] = Field(default_factory=dict, description="Per role; auto if absent.")
-    answer_retries: int = Field(2, ge=0, description="Corrections asked for per unusable answer.")
-    allow_domains: list[str] = Field(default_factory=list, description="Globs; empty: anywhere.")
-    allow_schemes: list[str] = Field(default_factory=list, description="Schemes beyond http(s) pages may use.")
-    allow_risky: bool = Field(False, description="GO to risky actions without asking.")
-    approval_timeout_s: float | None = Field(D.APPROVAL_TIMEOUT_S, description="No answer in time is NOT GO.")
-    policy: SafetyPolicy = Field(default_factory=SafetyPolicy)
-    pictures: Literal["every", "paced"] = Field(
-        "every", description="Every look with a screenshot (someone watches live), or paced for the store's replay.")
 
 
 class Session:
@@ -70,32 +41,20 @@ class Session:
         control: SessionControl, secrets: Secrets | None = None, domains: Domains | None = None,
         resume: ResumePoint | None = None,
     ) -> None:
-        self.options = options
-        self.operator = operator
-        self.control = control
+        self.crew = Crew(options, operator, bus, control, secrets, domains, model, resume)
+        self.options, self.operator, self.control = options, operator, control
+        self.secrets, self.emitter, self.camera, self.person = (self.crew.secrets, self.crew.emitter,
+                                                                self.crew.camera, self.crew.person)
+        assert self.crew.client is not None  # a run of a goal always has its model
+        self.client = self.crew.client
         self.resumed = resume is not None
         self.state = resume.state if resume else RunState()
         self.failures = 0
-        self.secrets = secrets or Secrets()
-        self.domains = domains or Domains(options.allow_domains, options.url, options.allow_schemes)
-        # Nothing that leaves the process — events, prompts — may carry a secret's value.
-        if resume is not None:
-            self.emitter = Emitter(bus, resume.session_id, start_seq=resume.last_seq,
-                                   start_artifact=resume.last_artifact, scrub=self.secrets.scrub)
-        else:
-            self.emitter = Emitter(bus, new_session_id(), scrub=self.secrets.scrub)
-        self.camera = Camera(operator, self.emitter, every=options.vision or options.pictures == "every")
-        self.person = Person(self.emitter, control, self.secrets, self.camera, options.approval_timeout_s,
-                             options.allow_risky)
-        self.client = ModelClient(model.config, self.emitter, model.prices, model.limits,
-                                  ask_budget=self.person.allow_more, redact=self.secrets.scrub)
         self.dialogue = Dialogue(self.client, DialectChoice(options.dialects), options.answer_retries)
         self.planner = Planner(self.dialogue)
         self.validator = Validator(self.dialogue)
-        guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
-        hands = Hands(operator, guards, control, self.secrets, self.emitter)
         self.navigator = Navigator(
-            self.dialogue, operator, self.camera, hands, self.person, self.state.saved_data,
+            self.dialogue, operator, self.camera, self.crew.hands, self.person, self.state.saved_data,
             NavigatorSettings(max_turns=options.max_turns_per_step, max_actions=options.max_actions_per_step,
                               max_failures=options.max_failures, vision=options.vision, coords=options.coords),
         )
@@ -104,7 +63,7 @@ class Session:
 
     @property
     def session_id(self) -> str:
-        return self.emitter.session_id
+        return self.crew.session_id
 
     @property
     def history(self) -> list[str]:
@@ -115,16 +74,7 @@ class Session:
         return self.state.saved_data
 
     async def run(self) -> SessionResult:
-        self.control.bind()
-        self._announce()
-        try:
-            result = await self._drive()
-        except BaseException as exc:
-            result = ended_by(exc)
-        finally:
-            await asyncio.shield(self.operator.close())
-            await asyncio.shield(self.client.close())
-        return record_end(self.emitter, self.secrets.scrub, result)
+        return await self.crew.live(self._announce, self._drive)
 
     def _announce(self) -> None:
         o = self.options

@@ -14,51 +14,18 @@ import sqlite_utils
 from goalbot.agents.domains import host_of
 from goalbot.agents.secrets import SecretError
 from goalbot.cli.options import run_options
+from goalbot.cli.recipe_keeping import save_from_session
 from goalbot.cli.request import RunRequest, parse_variable
 from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail
-from goalbot.text.eventfmt import printable
 from goalbot.recipes import folder
-from goalbot.recipes.build import RecipeError, build
+from goalbot.recipes.build import RecipeError
 from goalbot.recipes.model import Evidence, Recipe
+from goalbot.recipes.runner import Rerun
 from goalbot.recipes.variables import fill
-from goalbot.recipes.runner import RecipeRun, Rerun
-from storage import queries, recipes
+from goalbot.text.eventfmt import printable
+from storage import recipes
 from storage.db import connect
-
-
-def save_from_session(db_path: Path, session_id: str, name: str, variables: dict[str, str]) -> Recipe:
-    """Raises RecipeError with a line for the person."""
-    db = connect(db_path)
-    try:
-        if queries.session_row(db, session_id) is None:
-            raise RecipeError(f"no session {session_id} in {db_path} (see goalbot sessions)")
-        return recipes.save(db, build(name, queries.session_events(db, session_id), variables))
-    finally:
-        db.close()
-
-
-def remember_heals(db_path: Path, run: RecipeRun) -> None:
-    """What the rerun found by re-finding is healing memory: the next rerun takes a cheaper rung."""
-    if not run.heals:
-        return
-    db = connect(db_path)
-    try:
-        recipes.remember_heals(db, run.recipe, run.heals, run.session_id)
-    finally:
-        db.close()
-    print(f"goalbot: {len(run.heals)} healed elements remembered for recipe {run.recipe.name}", file=sys.stderr)
-
-
-def keep_patched(db_path: Path, run: RecipeRun) -> None:
-    """A rerun the model patched and that then ended well is the recipe's next version."""
-    db = connect(db_path)
-    try:
-        kept = recipes.save(db, run.recipe.model_copy(update={"source_session": run.session_id}))
-    finally:
-        db.close()
-    print(f"goalbot: the patched recipe is kept as {kept.name} v{kept.version} "
-          f"({'; '.join(run.patches)})", file=sys.stderr)
 
 
 def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
@@ -206,7 +173,7 @@ def _recorded_at(db: sqlite_utils.Database, recipe: Recipe) -> str | None:
 
 
 def cmd_rerun(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
-    from goalbot.cli.run_commands import run_goal
+    from goalbot.cli.run_commands import run_goal  # the browser's modules load only for a rerun
 
     db = connect(db_path)
     try:

@@ -151,7 +151,7 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
 def _keep_recipe(request: RunRequest, db_path: Path, wiring: Wiring, status: Status) -> None:
     """What a run leaves for later runs: the recipe it was asked to save, or a rerun's heals or
     patched version. The report, written as the run ended, is written again to say so."""
-    from goalbot.cli.recipe_commands import keep_patched, remember_heals, save_from_session
+    from goalbot.cli.recipe_keeping import keep_patched, remember_heals, save_from_session
     from goalbot.recipes.build import RecipeError
 
     if isinstance(wiring.session, RecipeRun):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from playwright.async_api import Error as PlaywrightError
 
 if TYPE_CHECKING:
-    from goalbot.operators.browser import BrowserOperator
+    from goalbot.operators.browser_hands import BrowserHands
 
 TEST_ID_ATTRIBUTES = ("data-testid", "data-test-id", "data-test", "data-qa", "data-cy")
 
@@ -60,7 +60,7 @@ LISTED_BY_SELECTOR_JS = """([selector]) => {
 }"""
 
 
-async def evidence_of(op: BrowserOperator, index: int) -> dict[str, str]:
+async def evidence_of(op: BrowserHands, index: int) -> dict[str, str]:
     """The evidence of element `[index]` of the latest observation, and the address of its frame."""
     element = await op.element(index)
     found = await element.evaluate(EVIDENCE_JS)
@@ -68,7 +68,7 @@ async def evidence_of(op: BrowserOperator, index: int) -> dict[str, str]:
     return {**{k: str(v) for k, v in found.items()}, "frame": frame.url if frame else ""}
 
 
-async def listed_by_selector(op: BrowserOperator, selector: str) -> int | None:
+async def listed_by_selector(op: BrowserHands, selector: str) -> int | None:
     """The index, in the latest observation, of the one element `selector` matches on the page
     (in any of its frames); None when it matches none, several, or one that is not listed."""
     frames = list(dict.fromkeys(target.frame for target in op.targets))
@@ -94,7 +94,7 @@ GONE_JS = """(i) => {
 }"""
 
 
-async def gone(op: BrowserOperator, index: int) -> bool:
+async def gone(op: BrowserHands, index: int) -> bool:
     """Whether element `[index]` of the latest observation has left a page that is still there."""
     if not 1 <= index <= len(op.targets):
         return False

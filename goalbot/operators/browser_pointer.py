@@ -9,10 +9,10 @@ from goalbot.actions import Outcome
 from goalbot.operators.base import ActionFailed
 
 if TYPE_CHECKING:
-    from goalbot.operators.browser import BrowserOperator
+    from goalbot.operators.browser_hands import BrowserHands
 
 
-async def centre(op: BrowserOperator, index: int) -> tuple[float, float]:
+async def centre(op: BrowserHands, index: int) -> tuple[float, float]:
     element = await op.ready_for_pointer(index)
     box = await element.bounding_box()
     if box is None:
@@ -20,7 +20,7 @@ async def centre(op: BrowserOperator, index: int) -> tuple[float, float]:
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
-async def drag(op: BrowserOperator, action: A.Drag) -> str:
+async def drag(op: BrowserHands, action: A.Drag) -> str:
     if action.index is not None and action.to_index is not None:
         start = await centre(op, action.index)
         end = await centre(op, action.to_index)

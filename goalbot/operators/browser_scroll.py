@@ -10,7 +10,7 @@ from goalbot.actions import Outcome
 from goalbot.operators.base import ActionFailed
 
 if TYPE_CHECKING:
-    from goalbot.operators.browser import BrowserOperator
+    from goalbot.operators.browser_hands import BrowserHands
 
 # The share of the scrolled box's visible size one default scroll moves; the rest stays in view.
 KEEP_IN_VIEW = 0.25
@@ -46,7 +46,7 @@ STEP_AT_JS = f"""([x, y, across]) => {{ {_SCROLLER}
 }}"""
 
 
-async def scroll(op: BrowserOperator, action: A.Scroll) -> str:
+async def scroll(op: BrowserHands, action: A.Scroll) -> str:
     across = action.direction in (A.Direction.LEFT, A.Direction.RIGHT)
     sign = -1 if action.direction in (A.Direction.UP, A.Direction.LEFT) else 1
     if action.index is not None:

@@ -14,7 +14,7 @@ from goalbot.operators.base import ActionFailed
 from goalbot.operators.browser_pages import ACTION_TIMEOUT_MS
 
 if TYPE_CHECKING:
-    from goalbot.operators.browser import BrowserOperator
+    from goalbot.operators.browser_hands import BrowserHands
 
 # A field that offers suggestions of its own: a combobox, a list, a page's own autocomplete (pages
 # that draw their own switch the browser's off), or one that says it controls a popup.
@@ -25,7 +25,7 @@ SUGGESTS_JS = """(e) => !!e && e.nodeType === 1 && (
   || (e.getAttribute("autocomplete") || "").toLowerCase() === "off")"""
 
 
-async def type_text(op: BrowserOperator, action: A.Type) -> str:
+async def type_text(op: BrowserHands, action: A.Type) -> str:
     if action.index is None:
         where = await into_focus(op.page, action)
         suggests = await op.page.evaluate(f"() => ({SUGGESTS_JS})(document.activeElement)")

@@ -15,7 +15,7 @@ from goalbot.operators.base import ActionFailed
 from goalbot.operators.browser_pages import ACTION_TIMEOUT_MS
 
 if TYPE_CHECKING:
-    from goalbot.operators.browser import BrowserOperator
+    from goalbot.operators.browser_hands import BrowserHands
 
 CHOOSER_TIMEOUT_MS = 3_000
 
@@ -32,7 +32,7 @@ SELECTABLE_JS = """e => ["combobox", "listbox", "menu", "menubar", "tree", "radi
   .includes(e.getAttribute("role")) || e.hasAttribute("aria-haspopup") || e.hasAttribute("aria-controls")"""
 
 
-async def select_option(op: BrowserOperator, action: A.SelectOption) -> str:
+async def select_option(op: BrowserHands, action: A.SelectOption) -> str:
     element = await op.element(action.index)
     if await element.evaluate("e => e.tagName") == "SELECT":
         match = await element.evaluate(NATIVE_OPTION_JS, action.option)
@@ -55,7 +55,7 @@ async def select_option(op: BrowserOperator, action: A.SelectOption) -> str:
     return await _select_custom(op, action)
 
 
-async def _select_custom(op: BrowserOperator, action: A.SelectOption) -> str:
+async def _select_custom(op: BrowserHands, action: A.SelectOption) -> str:
     """A listbox or combobox made of ARIA roles: open it if needed, click the option, check."""
     element = await op.element(action.index)
     if not await element.evaluate(SELECTABLE_JS):
@@ -86,7 +86,7 @@ async def _select_custom(op: BrowserOperator, action: A.SelectOption) -> str:
     return f"selected {action.option!r} in [{action.index}]"
 
 
-async def upload_file(op: BrowserOperator, action: A.UploadFile) -> str:
+async def upload_file(op: BrowserHands, action: A.UploadFile) -> str:
     path = Path(action.path).expanduser()
     if not path.is_file():
         raise ActionFailed(Outcome.TARGET_NOT_FOUND, f"there is no file {path} on this machine")

@@ -5,17 +5,15 @@ options, addresses, element evidence and expectations (see `variables`)."""
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlsplit
 
+from goalbot.agents.secrets import HIDDEN, REFERENCE
 from goalbot.events import Event, EventType
 from goalbot.recipes.model import NAME, Evidence, Fingerprint, Recipe, RecipeAction, RecipeStep
 from goalbot.recipes.variables import each_text, loosen, names_in, template
 
 # Actions that change nothing a rerun could repeat, or need the model or a person to mean anything.
 NOT_REPLAYED = frozenset({"finished", "call_user", "save_data"})
-HIDDEN = "•••"
-SECRET = re.compile(r"<secret:([A-Za-z0-9_.-]+)>")
 
 
 class RecipeError(Exception):
@@ -70,7 +68,7 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
     recipe = Recipe(name=name, goal=template(start.goal, variables), start_url=template(start.url or "", variables), steps=kept,
                     variables=sorted(variables), source_session=events[0].session_id)
     texts = " ".join(str(action.action.get("text", "")) for action in recipe.actions)
-    recipe.secrets = sorted(set(SECRET.findall(texts)))
+    recipe.secrets = sorted(set(REFERENCE.findall(texts)))
     return recipe
 
 

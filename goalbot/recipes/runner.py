@@ -4,26 +4,22 @@ each result checked against what it did the first time. The events are a run's e
 
 from __future__ import annotations
 
-import asyncio
 from typing import TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, ValidationError
 
 from goalbot import actions as A
-from goalbot.agents.acting import Hands
 from goalbot.agents.control import SessionControl
 from goalbot.agents.domains import Domains
-from goalbot.agents.ending import ended_by
-from goalbot.agents.guards import ActionGuards
+from goalbot.agents.crew import Crew
 from goalbot.agents.navigator import target_of
-from goalbot.agents.observing import Camera, picture_of
-from goalbot.agents.outcome import Finish, SessionResult, Status, finish, record_end
-from goalbot.agents.person import Person
+from goalbot.agents.observing import picture_of
+from goalbot.agents.outcome import Finish, SessionResult, Status, finish
 from goalbot.agents.secrets import SecretError, Secrets
-from goalbot.agents.session import RunOptions
-from goalbot.events import Actor, Bus, Emitter, EventType, new_session_id
-from goalbot.llm.client import ModelClient, ModelError, ModelSetup
+from goalbot.agents.options import RunOptions
+from goalbot.events import Actor, Bus, EventType
+from goalbot.llm.client import ModelError, ModelSetup
 from goalbot.llm.dialects import DialectChoice
 from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
@@ -60,42 +56,29 @@ class RecipeRun:
             raise SecretError(f"the recipe needs --var {' --var '.join(f'{m}=…' for m in missing)}")
         # A working copy: a patch changes it, and a run that ends well keeps it as the next version.
         self.rerun, self.recipe, self.options = rerun, rerun.recipe.model_copy(deep=True), options
-        self.operator, self.control = operator, control
-        self.secrets = secrets or Secrets()
-        self.domains = domains or Domains(options.allow_domains, options.url, options.allow_schemes)
-        self.emitter = Emitter(bus, new_session_id(), scrub=self.secrets.scrub)
-        self.camera = Camera(operator, self.emitter, every=options.vision or options.pictures == "every")
-        self.person = Person(self.emitter, control, self.secrets, self.camera, options.approval_timeout_s,
-                             options.allow_risky)
-        guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
-        self.hands = Hands(operator, guards, control, self.secrets, self.emitter)
+        self.crew = Crew(options, operator, bus, control, secrets, domains, model)
+        self.operator, self.control, self.hands = operator, control, self.crew.hands
+        self.secrets, self.emitter, self.camera, self.person = (self.crew.secrets, self.crew.emitter,
+                                                                self.crew.camera, self.crew.person)
         self.heals: dict[int, Evidence] = {}  # what this rerun found by re-finding: tomorrow's memory
         self.patches: list[str] = []  # what the model's patches changed, in words
         self.found_by: dict[str, int] = {}  # how many actions each rung of the ladder found
         self._patched: RecipeAction | None = None  # the action the latest patch was for
-        self.client = ModelClient(model.config, self.emitter, model.prices, model.limits,
-                                  ask_budget=self.person.allow_more, redact=self.secrets.scrub) if model else None
+        self.client = self.crew.client
         self.patcher = Patcher(Dialogue(self.client, DialectChoice(options.dialects), options.answer_retries)) \
             if self.client else None
 
     @property
     def session_id(self) -> str:
-        return self.emitter.session_id
+        return self.crew.session_id
 
     async def run(self) -> SessionResult:
-        self.control.bind()
-        self._announce()
-        try:
-            await self._drive()
-            result = SessionResult(status=Status.OK, reason=f"every step of recipe {self.recipe.name} "
-                                                             f"v{self.recipe.version} ran {_how(self.found_by)}")
-        except BaseException as exc:
-            result = ended_by(exc)
-        finally:
-            await asyncio.shield(self.operator.close())
-            if self.client is not None:
-                await asyncio.shield(self.client.close())
-        return record_end(self.emitter, self.secrets.scrub, result)
+        return await self.crew.live(self._announce, self._ran)
+
+    async def _ran(self) -> SessionResult:
+        await self._drive()
+        return SessionResult(status=Status.OK, reason=f"every step of recipe {self.recipe.name} "
+                                                      f"v{self.recipe.version} ran {_how(self.found_by)}")
 
     def _announce(self) -> None:
         o, recipe = self.options, self.recipe

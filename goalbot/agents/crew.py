@@ -1,0 +1,71 @@
+"""One crew: what every run is made of, built in one place, and the life every run has.
+
+A `Session` (a goal with the model) and a `RecipeRun` (a recipe with no model) differ in what they
+drive; they are made of the same collaborators — the emitter with the secrets' scrubber in front
+of it from the start, the camera, the person, the guards and the hands, the model client when
+there is one — and they begin and end the same way: bound to the person's control, announced,
+driven, the browser and the client closed whatever happened, and one closing event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Awaitable, Callable
+
+from goalbot.agents.acting import Hands
+from goalbot.agents.control import SessionControl
+from goalbot.agents.domains import Domains
+from goalbot.agents.ending import ended_by
+from goalbot.agents.guards import ActionGuards
+from goalbot.agents.observing import Camera
+from goalbot.agents.options import RunOptions
+from goalbot.agents.outcome import SessionResult, record_end
+from goalbot.agents.person import Person
+from goalbot.agents.progress import ResumePoint
+from goalbot.agents.secrets import Secrets
+from goalbot.events import Bus, Emitter, new_session_id
+from goalbot.llm.client import ModelClient, ModelSetup
+from goalbot.operators.base import Operator
+
+
+class Crew:
+    def __init__(self, options: RunOptions, operator: Operator, bus: Bus, control: SessionControl,
+                 secrets: Secrets | None = None, domains: Domains | None = None, model: ModelSetup | None = None,
+                 resume: ResumePoint | None = None) -> None:
+        """`model`: the endpoint the run may ask (a rerun without one asks the person instead);
+        `resume`: the cut-off session this run continues, under the same id."""
+        self.options, self.operator, self.control = options, operator, control
+        self.secrets = secrets or Secrets()
+        self.domains = domains or Domains(options.allow_domains, options.url, options.allow_schemes)
+        # Nothing that leaves the process — events, prompts — may carry a secret's value.
+        if resume is not None:
+            self.emitter = Emitter(bus, resume.session_id, start_seq=resume.last_seq,
+                                   start_artifact=resume.last_artifact, scrub=self.secrets.scrub)
+        else:
+            self.emitter = Emitter(bus, new_session_id(), scrub=self.secrets.scrub)
+        self.camera = Camera(operator, self.emitter, every=options.vision or options.pictures == "every")
+        self.person = Person(self.emitter, control, self.secrets, self.camera, options.approval_timeout_s,
+                             options.allow_risky)
+        self.client = ModelClient(model.config, self.emitter, model.prices, model.limits,
+                                  ask_budget=self.person.allow_more, redact=self.secrets.scrub) if model else None
+        guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
+        self.hands = Hands(operator, guards, control, self.secrets, self.emitter)
+
+    @property
+    def session_id(self) -> str:
+        return self.emitter.session_id
+
+    async def live(self, announce: Callable[[], None], drive: Callable[[], Awaitable[SessionResult]]) -> SessionResult:
+        """The run's life: bound to the person's control (so a stop reaches it), announced, driven
+        to its end — whatever ends it — then the browser and the client closed and the end stored."""
+        self.control.bind()
+        announce()
+        try:
+            result = await drive()
+        except BaseException as exc:
+            result = ended_by(exc)
+        finally:
+            await asyncio.shield(self.operator.close())
+            if self.client is not None:
+                await asyncio.shield(self.client.close())
+        return record_end(self.emitter, self.secrets.scrub, result)
