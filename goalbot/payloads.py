@@ -6,9 +6,45 @@ name. A field an older store lacks has a default that means what that store mean
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+
+class PolicyName(StrEnum):
+    """The safety policies and gates a POLICY event names (seed 000 §4, seed 002)."""
+
+    REPEAT_CLICK = "repeat_click"
+    MIN_INTERVAL = "min_interval"
+    CLICKS_PER_MINUTE = "clicks_per_minute"
+    LOW_CONFIDENCE = "low_confidence"
+    NO_PROGRESS = "no_progress"
+    MAX_FAILURES = "max_failures"
+    MAX_STEPS = "max_steps"
+    SCHEME = "scheme"
+    HELD_WRITES = "held_writes"
+    RECIPE_PATCH = "recipe_patch"
+
+
+class Rung(StrEnum):
+    """How a rerun found an element: the ladder's rungs, cheapest first, then who else helped."""
+
+    CACHED = "cached"
+    STRICT = "strict"
+    MEMORY = "memory"
+    REFIND = "refind"
+    PATCH = "patch"  # the model's patch named it
+    PERSON = "person"  # the person put the page right at a checkpoint
+    DIRECT = "direct"  # the action has no element (a key, a navigation)
+
+    @property
+    def as_recorded(self) -> bool:
+        """Found by what the recipe recorded, not found again."""
+        return self in AS_RECORDED
+
+
+AS_RECORDED = frozenset({Rung.CACHED, Rung.STRICT, Rung.DIRECT})
 
 
 class EventData(BaseModel):
@@ -68,8 +104,28 @@ class StepData(EventData):
     reason: str = ""
 
 
+class ShownAction(BaseModel):
+    """An action as events show it and recipes keep it: its tool name and its arguments as the
+    navigator wrote them (text typed into a password field shows as •••; a recipe's may hold
+    {{variables}} and <secret:NAME> references). Empty when no usable action came."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str = ""
+
+    def args(self) -> dict[str, Any]:
+        """The arguments, without the name."""
+        return dict(self.__pydantic_extra__ or {})
+
+    def arg(self, key: str, default: Any = None) -> Any:
+        return (self.__pydantic_extra__ or {}).get(key, default)
+
+    def without(self, *keys: str) -> ShownAction:
+        return ShownAction(name=self.name, **{k: v for k, v in self.args().items() if k not in keys})
+
+
 class ActionData(EventData):
-    action: dict[str, Any]
+    action: ShownAction
     message: str = ""
     error: str | None = None
     files: list[dict[str, Any]] = Field(default_factory=list, description="Downloads it caused.")
@@ -151,6 +207,5 @@ class ApprovalData(EventData):
 
 
 class PolicyData(EventData):
-    policy: str = Field(description="repeat_click, min_interval, clicks_per_minute, low_confidence, "
-                                    "no_progress, max_failures, max_steps, scheme")
+    policy: str = Field(description="One of PolicyName's values (a store may hold others: kept as they are).")
     message: str

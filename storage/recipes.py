@@ -10,6 +10,7 @@ import sqlite_utils
 from pydantic import ValidationError
 
 from goalbot.recipes.model import Evidence, Metrics, Recipe
+from goalbot.payloads import Rung
 
 
 class UnreadableRecipe(ValueError):
@@ -153,12 +154,12 @@ def metrics(db: sqlite_utils.Database, name: str) -> Metrics:
         "(select session_id from events where type = 'TASK_START' and json_extract(data, '$.options.recipe') = ?)",
         [name, name])}
     after_patch = [row for row in runs if row[3] in made_by_patch]
-    healing = sum(rungs.get(rung, 0) for rung in ("memory", "refind", "patch", "person"))
+    healing = sum(rungs.get(rung.value, 0) for rung in Rung if not rung.as_recorded)
     return Metrics(
         runs=len(runs),
         success_rate=sum(row[1] == "ok" for row in runs) / len(runs),
         model_calls_per_run=sum(row[2] or 0 for row in runs) / len(runs),
         patch_rate=len(patched) / len(runs),
         refail_after_patch=(sum(row[1] != "ok" for row in after_patch) / len(after_patch)) if after_patch else 0.0,
-        memory_hit_rate=rungs.get("memory", 0) / healing if healing else 0.0,
+        memory_hit_rate=rungs.get(Rung.MEMORY.value, 0) / healing if healing else 0.0,
     )

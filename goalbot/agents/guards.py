@@ -14,6 +14,7 @@ from goalbot.agents.policies import ClickAt, RateLimiter, RepeatGuard, SafetyPol
 from goalbot.agents.risk import Risk, RiskKind, assess, target_of, words_risk
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.operators.base import Observation, Operator
+from goalbot.payloads import PolicyName
 
 _POINTER = (A.Click, A.DoubleClick, A.RightClick)
 
@@ -47,7 +48,7 @@ class ActionGuards:
         self.rate = RateLimiter(policy)
         self.approved = False  # the person said GO to the action now running
 
-    def fired(self, policy: str, step: int | None, message: str, **data: object) -> None:
+    def fired(self, policy: PolicyName, step: int | None, message: str, **data: object) -> None:
         self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=policy, message=message, **data)
 
     async def admit(self, action: Action, observation: Observation, page: str, step: int) -> str | None:
@@ -58,19 +59,19 @@ class ActionGuards:
         if isinstance(action, A.Navigate) and not self.domains.allows_scheme(action.url):
             message = (f"refused: {action.url[:80]!r} is not a web page; only http(s) addresses are "
                        "opened (the person can allow another scheme with --allow-scheme)")
-            self.fired("scheme", step, message, action=action.name)
+            self.fired(PolicyName.SCHEME, step, message, action=action.name)
             return message
         click = click_of(action, observation)
         if click is not None and self.repeats.refuses(click, page):
             message = (f"refused: this would be the same click {self.policy.repeat_limit} times on a page "
                        "that did not change; try something else (another element, scroll, another way)")
-            self.fired("repeat_click", step, message, action=action.name, index=click.index)
+            self.fired(PolicyName.REPEAT_CLICK, step, message, action=action.name, index=click.index)
             return message
         self.approved = False
         risk = assess(action, observation, self.domains, await self.operator.landing(action))
         if risk is not None and self._judged_by_effect(action, risk):
             self.operator.hold_writes()
-            self.fired("held_writes", step, f"{risk.what}: judged by what it does; anything the page "
+            self.fired(PolicyName.HELD_WRITES, step, f"{risk.what}: judged by what it does; anything the page "
                        "sends waits for a GO", action=action.name)
         elif risk is not None:
             await self._go(risk, step)

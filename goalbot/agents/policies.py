@@ -21,6 +21,7 @@ from typing import Callable
 from pydantic import BaseModel, Field
 
 from goalbot import defaults as D
+from goalbot.payloads import PolicyName
 
 
 class SafetyPolicy(BaseModel):
@@ -99,9 +100,9 @@ class RateLimiter:
         waits: list[tuple[float, str]] = []
         if self._filled_at is not None:
             short = 1.0 - self._tokens_at(now)
-            waits.append((short * self.policy.min_interval_s, "min_interval"))
+            waits.append((short * self.policy.min_interval_s, PolicyName.MIN_INTERVAL))
         if click and len(self._clicks) >= self.policy.clicks_per_minute:
-            waits.append((self._clicks[0] + 60.0 - now, "clicks_per_minute"))
+            waits.append((self._clicks[0] + 60.0 - now, PolicyName.CLICKS_PER_MINUTE))
         seconds, why = max(waits, default=(0.0, ""))
         return max(0.0, seconds), why
 

@@ -28,8 +28,8 @@ def state_from_events(events: list[Event]) -> RunState:
                 state.history.append(f"step {event.step} '{d.description}': FAILED ({d.reason})")
                 state.plan = state.plan[:state.plan_done]  # a failed step always led to a new plan
                 open_step = None
-            case T.ACT_OK if d.action.get("name") == "save_data":
-                state.saved_data[str(d.action["key"])] = str(d.action["value"])
+            case T.ACT_OK if d.action.name == "save_data":
+                state.saved_data[str(d.action.arg("key"))] = str(d.action.arg("value"))
             case T.ASK_USER if event.actor is Actor.PLANNER:
                 question = d.question
             case T.USER_REPLY if question and not d.declined:

@@ -28,6 +28,7 @@ from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
 from goalbot.llm.tools import PlanAnswer, VerdictAnswer
 from goalbot.operators.base import Observation, Operator, OperatorError
+from goalbot.payloads import PolicyName
 
 __all__ = ["ModelSetup", "ResumePoint", "RunOptions", "Session", "SessionResult", "Status"]
 
@@ -209,7 +210,7 @@ class Session:
             await self.person.pause_point(self.state.steps_run or None)
             if self.state.steps_run >= self.options.max_steps:
                 message = f"reached --max-steps ({self.options.max_steps})"
-                self._fired("max_steps", message)
+                self._fired(PolicyName.MAX_STEPS, message)
                 raise finish(Status.FAILED, message)
             description = self.state.remaining[0]
             position = self.state.plan_done + 1
@@ -278,7 +279,7 @@ class Session:
         if len(last) < limit or not last[0] or len(set(last)) != 1:
             return
         message = f"{limit} steps in a row failed and the page did not change"
-        self._fired("no_progress", message, step)
+        self._fired(PolicyName.NO_PROGRESS, message, step)
         self.stuck_pages.clear()
         if not await self.person.keep_trying(message, step):
             raise finish(Status.FAILED, f"no progress: {message}; stopped")
@@ -289,13 +290,13 @@ class Session:
         policy = self.options.policy
         if not self.low_confidence.note(confidence < policy.low_confidence):
             return False
-        self._fired("low_confidence", f"confidence below {policy.low_confidence} "
+        self._fired(PolicyName.LOW_CONFIDENCE, f"confidence below {policy.low_confidence} "
                     f"{policy.low_confidence_limit} times in a row; waiting "
                     f"{policy.low_confidence_wait_s:g} s and looking again", step)
         await asyncio.sleep(policy.low_confidence_wait_s)
         return True
 
-    def _fired(self, policy: str, message: str, step: int | None = None) -> None:
+    def _fired(self, policy: PolicyName, message: str, step: int | None = None) -> None:
         self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=policy, message=message)
 
     async def _judge(
@@ -334,5 +335,5 @@ class Session:
         self.failures += 1
         if self.failures >= self.options.max_failures:
             message = f"{self.failures} failures in a row (--max-failures); last: {reason}"
-            self._fired("max_failures", message, self.state.steps_run or None)
+            self._fired(PolicyName.MAX_FAILURES, message, self.state.steps_run or None)
             raise finish(Status.FAILED, message)

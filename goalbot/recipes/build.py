@@ -48,18 +48,18 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
             page, title, announced = event.payload.url, event.payload.title, event.payload.announced
         elif event.type is EventType.STEP_START:
             steps.setdefault(event.step or 0, RecipeStep(description=template(event.payload.description, variables)))
-        elif event.type is EventType.ACT_START and event.payload.action.get("name") not in NOT_REPLAYED:
+        elif event.type is EventType.ACT_START and event.payload.action.name not in NOT_REPLAYED:
             acting = (event, _action(event, varying.get(_path(page)) or template(_path(page), variables),
                                      title, variables))
         # Each start is kept once, at its own end: `finished` ends a step with an ACT_OK of its own
         # and no start, and must not keep the action before it a second time.
         elif (event.type is EventType.ACT_OK and acting is not None and acting[0].step == event.step
-              and event.payload.action.get("name") == acting[0].payload.action.get("name")):
+              and event.payload.action.name == acting[0].payload.action.name):
             done, acting = acting[1], None
             steps.setdefault(event.step or 0, RecipeStep(description="")).actions.append(done)
             done.expect.element_gone = event.payload.gone
-            if done.action.get("name") == "type":
-                done.expect.value = str(done.action.get("text", ""))
+            if done.action.name == "type":
+                done.expect.value = str(done.action.arg("text", ""))
         elif event.type is EventType.ACT_FAIL:
             acting = None
     kept = [step for step in steps.values() if step.actions]
@@ -67,13 +67,13 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
         raise RecipeError("the session did nothing a rerun could repeat")
     recipe = Recipe(name=name, goal=template(start.goal, variables), start_url=template(start.url or "", variables), steps=kept,
                     variables=sorted(variables), source_session=events[0].session_id)
-    texts = " ".join(str(action.action.get("text", "")) for action in recipe.actions)
+    texts = " ".join(str(action.action.arg("text", "")) for action in recipe.actions)
     recipe.secrets = sorted(set(REFERENCE.findall(texts)))
     return recipe
 
 
 def _action(event: Event, page_path: str, title: str, variables: dict[str, str]) -> RecipeAction:
-    shown = {k: v for k, v in event.payload.action.items() if k not in ("index", "to_index")}
+    shown = event.payload.action.without("index", "to_index").model_dump()
     for key in ("text", "option", "url"):
         if isinstance(shown.get(key), str):
             shown[key] = template(str(shown[key]), variables)
@@ -91,7 +91,8 @@ def _expect_from(action: RecipeAction, url_after: str, announced_before: list[st
                  variables: dict[str, str], varying: dict[str, str]) -> None:
     path = template(_path(url_after), variables)
     if path != action.fingerprint.url_contains:
-        used = names_in(" ".join(str(v) for v in action.action.values()) + (action.target.name if action.target else ""))
+        used = names_in(" ".join(str(v) for v in action.action.args().values())
+                        + (action.target.name if action.target else ""))
         if used and not names_in(path):  # the value may be in this address in a form not seen
             varying[_path(url_after)] = path = loosen(path)
         action.expect.url_contains = path

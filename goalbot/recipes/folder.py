@@ -40,14 +40,14 @@ def export(recipe: Recipe, folder: Path, readme: str, summary: str | None = None
         entries = []
         for a, action in enumerate(step.actions, 1):
             key = _key(s, a)
-            args = {k: v for k, v in action.action.items() if k != "name"}
+            args = action.action.args()
             expect = [{"kind": kind, "value": value}
                       for kind, value in action.expect.model_dump(exclude_defaults=True).items()]
-            entries.append({"id": key, "op": action.action.get("name"), "targetKey": key if action.target else None,
+            entries.append({"id": key, "op": action.action.name, "targetKey": key if action.target else None,
                             "args": args, "expect": expect})
             fingerprints[key] = {"urlContains": action.fingerprint.url_contains, "title": action.fingerprint.title}
             if action.target is not None:
-                actions[key] = {"description": action.words(), "method": action.action.get("name"),
+                actions[key] = {"description": action.words(), "method": action.action.name,
                                 "preferred": {"selector": action.target.css}}
                 selectors[key] = action.target.model_dump(mode="json")
         workflow["steps"].append({"id": f"s{s}", "description": step.description, "actions": entries})

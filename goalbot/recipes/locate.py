@@ -15,6 +15,7 @@ from difflib import SequenceMatcher
 from pydantic import BaseModel
 
 from goalbot.operators.base import Element, Observation, Operator
+from goalbot.payloads import Rung
 from goalbot.recipes.model import Evidence
 
 ACCEPT = 0.62
@@ -26,7 +27,7 @@ ALIKE = [{"button", "link", "clickable", "menuitem", "tab"}, {"textbox", "search
 
 class Found(BaseModel):
     index: int
-    rung: str
+    rung: Rung
     score: float = 1.0
 
 
@@ -93,7 +94,7 @@ def refind(evidence: Evidence, observation: Observation) -> Found | None:
         return None
     if len(ranked) > 1 and ranked[0][0] - ranked[1][0] < MARGIN:
         return None
-    return Found(index=ranked[0][1], rung="refind", score=round(ranked[0][0], 3))
+    return Found(index=ranked[0][1], rung=Rung.REFIND, score=round(ranked[0][0], 3))
 
 
 async def locate(evidence: Evidence, observation: Observation, operator: Operator,
@@ -104,12 +105,12 @@ async def locate(evidence: Evidence, observation: Observation, operator: Operato
         element = observation.elements.get(found) if found is not None else None
         if element is not None and _role_fits(element, evidence) \
                 and (similarity(element.name, evidence.name) >= ACCEPT or not evidence.name):
-            return Found(index=element.index, rung="cached")
+            return Found(index=element.index, rung=Rung.CACHED)
     index = await strictly(evidence, observation, operator)
     if index is not None:
-        return Found(index=index, rung="strict")
+        return Found(index=index, rung=Rung.STRICT)
     if healed is not None:
         index = await strictly(healed, observation, operator)
         if index is not None:
-            return Found(index=index, rung="memory")
+            return Found(index=index, rung=Rung.MEMORY)
     return refind(evidence, observation)

@@ -8,6 +8,8 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from goalbot.payloads import ShownAction
+
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # whole names only: fullmatch
 MAX_ACTIONS = 2_000  # far beyond any recorded flow; a bigger file is an attack on every `recipe list`
 
@@ -55,15 +57,15 @@ class Fingerprint(BaseModel):
 
 
 class RecipeAction(BaseModel):
-    action: dict[str, object] = Field(description="As the navigator wrote it, without its index; text "
-                                                  "may hold {{variables}} and <secret:NAME> references.")
+    action: ShownAction = Field(description="As the navigator wrote it, without its index; text "
+                                            "may hold {{variables}} and <secret:NAME> references.")
     target: Evidence | None = None
     expect: Expect = Field(default_factory=Expect)
     fingerprint: Fingerprint = Field(default_factory=Fingerprint)
 
     @field_validator("action")
     @classmethod
-    def _flat(cls, action: dict[str, object]) -> dict[str, object]:
+    def _flat(cls, action: ShownAction) -> ShownAction:
         """An action's arguments are words, numbers and lists of them, as the navigator writes
         them; anything deeper is not an action (and a deep one would break the store's JSON)."""
         def plain(value: object) -> bool:
@@ -71,19 +73,19 @@ class RecipeAction(BaseModel):
                 return math.isfinite(value)
             return value is None or isinstance(value, (str, int, bool))
 
-        for key, value in action.items():
+        for key, value in action.args().items():
             if not (plain(value) or isinstance(value, list) and all(plain(item) for item in value)):
                 raise ValueError(f"argument {key!r} is not a word, a number or a list of them")
-        if not isinstance(action.get("name"), str):
+        if not action.name:
             raise ValueError("an action needs a name")
         return action
 
     def words(self) -> str:
         """The action in plain words, for `recipe show` and the plan panel."""
-        what = self.action.get("name", "?")
+        what = self.action.name
         target = f' "{self.target.name}"' if self.target and self.target.name else ""
         role = f" {self.target.role}" if self.target and self.target.role else ""
-        extra = [f"{key}={value!r}" for key, value in self.action.items() if key not in ("name",)]
+        extra = [f"{key}={value!r}" for key, value in self.action.args().items()]
         return f"{what}{role}{target}" + (f" ({', '.join(extra)})" if extra else "")
 
 

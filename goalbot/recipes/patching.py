@@ -14,6 +14,7 @@ from goalbot.llm.answers import ObjectAnswer
 from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.tools import PatchAnswer
 from goalbot.llm.vision import Picture, user_message
+from goalbot.payloads import ShownAction
 from goalbot.operators.base import Observation, Operator
 from goalbot.recipes.model import Evidence, Expect, Fingerprint, Recipe, RecipeAction
 
@@ -24,7 +25,7 @@ MAX_PATCHES = 2  # model calls a rerun may spend on patches (seed 002 §6.4: max
 def failure_line(position: int, recorded: RecipeAction, error: str, observation: Observation) -> str:
     """The request's first line: one JSON object that says what failed, where."""
     target = {"role": recorded.target.role, "name": recorded.target.name} if recorded.target else None
-    return json.dumps({"failed_step": position, "action": recorded.action.get("name"), "target": target,
+    return json.dumps({"failed_step": position, "action": recorded.action.name, "target": target,
                        "error": error, "url": observation.url, "title": observation.title}, ensure_ascii=False)
 
 
@@ -63,9 +64,9 @@ def _action(recipe: Recipe, step: int) -> RecipeAction:
 def new_hosts(recipe: Recipe, answer: PatchAnswer) -> list[str]:
     """The sites the patch would send the recipe to that it never went to: a page's text may tell
     the patcher to "go to <elsewhere> first", and a patch is kept for every later rerun."""
-    known = {host_of(recipe.start_url)} | {host_of(str(a.action.get("url", ""))) for a in recipe.actions}
-    wanted = [str(raw.get("url", "")) for op in answer.ops if op.op == "insert_actions" for raw in op.actions
-              if raw.get("name") == "navigate"]
+    known = {host_of(recipe.start_url)} | {host_of(str(a.action.arg("url", ""))) for a in recipe.actions}
+    inserted = [ShownAction.model_validate(raw) for op in answer.ops if op.op == "insert_actions" for raw in op.actions]
+    wanted = [str(action.arg("url", "")) for action in inserted if action.name == "navigate"]
     return [host_of(url) or url[:80] for url in wanted if host_of(url) not in known or not host_of(url)]
 
 
@@ -111,6 +112,6 @@ async def _evidence(index: int, observation: Observation, operator: Operator) ->
 async def _recorded(raw: dict[str, Any], observation: Observation, operator: Operator) -> RecipeAction:
     index = raw.get("index")
     target = await _evidence(int(index), observation, operator) if isinstance(index, int) else None
-    return RecipeAction(action={k: v for k, v in raw.items() if k != "index"}, target=target,
+    return RecipeAction(action=ShownAction.model_validate(raw).without("index"), target=target,
                         fingerprint=Fingerprint(url_contains=urlsplit(observation.url).path or "/",
                                                 title=observation.title))

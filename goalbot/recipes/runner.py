@@ -24,6 +24,7 @@ from goalbot.llm.dialects import DialectChoice
 from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
 from goalbot.operators.base import Observation, Operator, OperatorError
+from goalbot.payloads import PolicyName, Rung
 from goalbot.recipes.expecting import announced_again, went_away
 from goalbot.recipes.locate import Found, locate
 from goalbot.recipes.model import Evidence, Recipe, RecipeAction
@@ -31,7 +32,6 @@ from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts
 from goalbot.recipes.variables import each_text, fill, template
 
 T = TypeVar("T")
-AS_RECORDED = frozenset({"cached", "strict", "direct"})  # rungs that find what the recipe recorded
 
 
 class Rerun(BaseModel):
@@ -62,7 +62,7 @@ class RecipeRun:
                                                                 self.crew.camera, self.crew.person)
         self.heals: dict[int, Evidence] = {}  # what this rerun found by re-finding: tomorrow's memory
         self.patches: list[str] = []  # what the model's patches changed, in words
-        self.found_by: dict[str, int] = {}  # how many actions each rung of the ladder found
+        self.found_by: dict[Rung, int] = {}  # how many actions each rung of the ladder found
         self._patched: RecipeAction | None = None  # the action the latest patch was for
         self.client = self.crew.client
         self.patcher = Patcher(Dialogue(self.client, DialectChoice(options.dialects), options.answer_retries)) \
@@ -131,7 +131,7 @@ class RecipeRun:
                    observation: Observation) -> tuple[Observation, bool]:
         """Runs one recorded action; True with the page when a patch changed the recipe instead."""
         await self.person.pause_point(step)
-        arguments = {key: self._filled(value) for key, value in recorded.action.items()}
+        arguments = {key: self._filled(value) for key, value in recorded.action.model_dump().items()}
         page, printed = urlsplit(observation.url).path or "/", self._filled(recorded.fingerprint.url_contains)
         if printed and printed not in page:
             raise self._fail(step, "ExpectationFailed", f"the page is {observation.url}, not the one the recipe "
@@ -147,12 +147,12 @@ class RecipeRun:
         except ValidationError as exc:
             raise self._fail(step, "BadRecipe", f"the recorded action cannot be run: {exc}", arguments) from exc
         target = await target_of(action, observation, self.operator)
-        if found is not None and found.rung == "refind" and target:
+        if found is not None and found.rung is Rung.REFIND and target:
             # Remembered for the next rerun of this version, and kept in a version a patch makes,
             # with today's values written back as the recipe's {{variables}}.
             self.heals[position] = recorded.target = each_text(
                 Evidence.model_validate(target), lambda text: template(text, self.rerun.values))
-        rung = "patch" if recorded is self._patched else found.rung if found else "direct"
+        rung = Rung.PATCH if recorded is self._patched else found.rung if found else Rung.DIRECT
         acted = await self.hands.act(action, observation, step, arguments, target, bad_secret="BadRecipe",
                                      resolved_by=rung)
         if not acted.ok:
@@ -202,7 +202,7 @@ class RecipeRun:
                              self._named(self.rerun.healed.get(position)))
         if found is None:
             raise self._fail(step, "TargetNotFound", f"no element on the page is surely {recorded.words()}", arguments)
-        return found.model_copy(update={"rung": "person"}), observation
+        return found.model_copy(update={"rung": Rung.PERSON}), observation
 
     async def _patch(self, recorded: RecipeAction, position: int, step: int, observation: Observation) -> bool:
         """Asks the model for a patch and applies it; False when there is none to apply."""
@@ -225,12 +225,12 @@ class RecipeRun:
         try:
             changed = await apply(self.recipe, answer, observation, self.operator)
         except PatchError as exc:
-            self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy="recipe_patch",
+            self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_PATCH,
                               message=f"the model's patch could not be applied: {exc}")
             return False
         self.patches += changed
         self._patched = recorded
-        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy="recipe_patch",
+        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_PATCH,
                           message=f"patched: {'; '.join(changed)} ({answer.reason})")
         return True
 
@@ -242,9 +242,9 @@ class RecipeRun:
         return each_text(evidence, self._filled) if evidence is not None else None
 
 
-def _how(found_by: dict[str, int]) -> str:
+def _how(found_by: dict[Rung, int]) -> str:
     """"as recorded", or what it took: "with 2 elements found again (refind 1, memory 1)"."""
-    again = {rung: count for rung, count in found_by.items() if count and rung not in AS_RECORDED}
+    again = {rung.value: count for rung, count in found_by.items() if count and not rung.as_recorded}
     if not again:
         return "as recorded"
     rungs = ", ".join(f"{rung} {count}" for rung, count in sorted(again.items()))

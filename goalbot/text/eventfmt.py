@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from goalbot.events import Event, EventType as T
-from goalbot.payloads import LlmCallData
+from goalbot.payloads import LlmCallData, ShownAction
 
 
 # Terminal escape sequences (CSI, OSC and the rest) and other control characters: text from a model
@@ -23,10 +22,9 @@ def printable(text: str) -> str:
     return _CONTROLS.sub("·", _ESCAPES.sub("", text)).replace("\t", " ")
 
 
-def _action(action: dict[str, Any]) -> str:
-    args = {k: v for k, v in action.items() if k != "name"}
-    listed = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items())
-    return f"{action.get('name', '?')}({listed})"
+def _action(action: ShownAction) -> str:
+    listed = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in action.args().items())
+    return f"{action.name or '?'}({listed})"
 
 
 def _usage(call: LlmCallData) -> str:
@@ -68,7 +66,7 @@ def summary(event: Event) -> str:
         case T.ACT_OK:  # a rerun says which rung of its ladder found the element
             return f"{_action(p.action)} → {p.message}" + (f" [found: {p.resolved_by}]" if p.resolved_by else "")
         case T.ACT_FAIL:
-            return f"{_action(p.action) if p.action else 'answer'} → {p.error}: {p.message}"
+            return f"{_action(p.action) if p.action.name else 'answer'} → {p.error}: {p.message}"
         case T.VALIDATE_OK | T.VALIDATE_FAIL:
             return f"{p.reason} (confidence {p.confidence:.2f})"
         case T.OBSERVATION:

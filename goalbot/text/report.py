@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from goalbot.events import ENDINGS, Actor, Event, EventType as T
+from goalbot.payloads import AS_RECORDED, PolicyName
 from goalbot.tally import Tally
 
 _RESULT = {kind: status.value for kind, status in ENDINGS.items()}
@@ -73,12 +74,12 @@ def _recipe(events: list[Event], kept: Kept) -> list[str]:
     for e in events:
         if e.type is T.ACT_START:
             target = e.payload.target or {}
-        elif e.type is T.POLICY and e.payload.policy == "recipe_patch":
+        elif e.type is T.POLICY and e.payload.policy == PolicyName.RECIPE_PATCH:
             heals.append(f"- step {e.step}: the model's patch — {e.payload.message}")
         elif e.type is T.ACT_OK and e.payload.resolved_by:
             rungs[e.payload.resolved_by] = rungs.get(e.payload.resolved_by, 0) + 1
-            if e.payload.resolved_by in ("refind", "memory", "person", "patch"):
-                heals.append(f"- step {e.step}: {e.payload.action.get('name')} found by {e.payload.resolved_by} as "
+            if e.payload.resolved_by not in AS_RECORDED:
+                heals.append(f"- step {e.step}: {e.payload.action.name} found by {e.payload.resolved_by} as "
                              f"{target.get('role', '')} \"{target.get('name', '')}\"{_locator(target)}")
     found = ", ".join(f"{rung} {count}" for rung, count in rungs.items()) or "none"
     calls = sum(1 for e in events if e.type is T.LLM_CALL)
@@ -125,8 +126,8 @@ def _detours(events: list[Event]) -> list[str]:
     for e in events:
         p = e.payload
         if e.type is T.ACT_FAIL:
-            out.append(f"- step {e.step}: {p.action.get('name', 'answer')} failed ({p.error}): {p.message}")
-        elif e.type is T.POLICY and p.policy not in ("min_interval", "recipe_patch"):
+            out.append(f"- step {e.step}: {p.action.name or 'answer'} failed ({p.error}): {p.message}")
+        elif e.type is T.POLICY and p.policy not in (PolicyName.MIN_INTERVAL, PolicyName.RECIPE_PATCH):
             out.append(f"- safety policy {p.policy}: {p.message}")
         elif e.type is T.VALIDATE_FAIL:
             out.append(f"- the validator rejected: {p.reason}")
@@ -155,7 +156,7 @@ def _decisions(events: list[Event]) -> list[str]:
 def _saved(events: list[Event]) -> list[str]:
     saved: dict[str, str] = {}
     for e in events:
-        if e.type is T.ACT_OK and e.payload.action.get("name") == "save_data":
+        if e.type is T.ACT_OK and e.payload.action.name == "save_data":
             action = e.payload.action
-            saved[str(action.get("key"))] = str(action.get("value"))
+            saved[str(action.arg("key"))] = str(action.arg("value"))
     return [f"- {key}: {value}" for key, value in saved.items()]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from goalbot.events import Event, EventType as T
+from goalbot.payloads import PolicyName
 
 
 class Severity(StrEnum):
@@ -18,7 +19,7 @@ class Severity(StrEnum):
 
 
 # A policy that only paces the run is routine; one that refuses or stops something is a warning.
-ROUTINE_POLICIES = {"min_interval", "clicks_per_minute", "held_writes"}
+ROUTINE_POLICIES = {PolicyName.MIN_INTERVAL, PolicyName.CLICKS_PER_MINUTE, PolicyName.HELD_WRITES}
 
 _BY_TYPE = {
     T.TASK_FAIL: Severity.ERROR, T.STEP_FAIL: Severity.ERROR, T.ACT_FAIL: Severity.ERROR,
