@@ -132,3 +132,30 @@ async def test_a_dialog_opens_with_its_keys_in_the_footer_not_a_blank_line() -> 
         # The first frame the dialog is drawn in, before any later refresh could fill the footer.
         shown = {str(key.description) for key in app.screen.query("FooterKey")}
         assert {"Approve", "Edit step", "Reject"} <= shown
+
+
+async def test_quitting_during_a_run_holds_it_until_answered_and_yes_stops_it(site, model_server,
+                                                                             db_path: Path) -> None:
+    """The question "Stop it and quit?" stays up while the run's events come in, and the run
+    takes no action while it waits for the answer."""
+    script = {"server": {"latency_s": 0.3}, **demo_script()}
+    app, recorder = dashboard_app(f"{site.url}/login", GOAL, model_server(script), db_path)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await until(pilot, lambda: on_top(app, "PlanReviewScreen"), "the plan dialog")
+            await pilot.press("a")
+            await until(pilot, lambda: rows(db_path, "select 1 from events where type = 'ACT_OK'"), "an action done")
+            await pilot.press("q")
+            await until(pilot, lambda: on_top(app, "ConsentScreen"), "are you sure")
+            paused = "select seq from events where type = 'TASK_PAUSE'"
+            await until(pilot, lambda: rows(db_path, paused), "the run to hold before its next action")
+            since = rows(db_path, paused)[0]["seq"]
+            await pilot.pause(2.0)  # a run that went on would act in this time: the model answers in 0.3 s
+            assert on_top(app, "ConsentScreen"), "the question closed by itself"
+            assert not rows(db_path, "select 1 from events where type = 'ACT_START' and seq > ?", since)
+            await pilot.press("y")
+            await until(pilot, lambda: not app.is_running, "the app to quit once the run stopped")
+        assert app.result is not None and app.result.status is Status.CANCELLED
+        assert not rows(db_path, "select 1 from events where type = 'ACT_START' and seq > ?", since)
+    finally:
+        recorder.close()

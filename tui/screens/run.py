@@ -193,7 +193,7 @@ class RunScreen(Screen[None]):
         state = self.board.state
         top = self.app.screen
         settled = ((isinstance(top, PlanReviewScreen) and not state.awaiting_approval)
-                   or (isinstance(top, ConsentScreen) and state.consent is None)
+                   or (isinstance(top, ConsentScreen) and top.can_wait and state.consent is None)
                    or (isinstance(top, QuestionScreen) and state.question is None))
         if settled:
             top.dismiss(None)
@@ -310,12 +310,17 @@ class RunScreen(Screen[None]):
             self.app.exit()
             return
 
+        # A question is modal: the run waits for its answer, before its next action.
+        held = not (self._pause_asked or self.board.state.status == "paused") and self._send("pause")
+
         def quit_if_sure(sure: bool | None) -> None:
             if sure and self.running_here:
                 self._quit_when_done = True
                 self._send("stop")
             elif sure:
                 self.app.exit()
+            elif held and self.running_here:
+                self._send("resume")
 
         self.app.push_screen(ConsentScreen.confirm("A run is going on here. Stop it and quit?"), quit_if_sure)
 
