@@ -25,7 +25,7 @@ tools: install
 	command -v tesseract >/dev/null || missing="$$missing tesseract-ocr tesseract-ocr-kor"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+			apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq $$missing >/dev/null; \
 		else echo "not installed: $$missing (their tests will be skipped)"; fi; \
 	fi
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -133,6 +134,9 @@ def test_goalbot_attach_in_a_real_terminal(site, model_server, db_path: Path, tm
         assert "progress 100%" in screen and "(attached)" in screen
         tmux("send-keys", "-t", session, "q")
         assert exit_code(marker) == "0"
+        # Leaving says where the session stands and how to come back to it, as `run` does.
+        left = wait_for(session, "goalbot report ")
+        assert re.search(r"goalbot: session \S+ is ok \(goalbot replay \S+; goalbot report \S+\)", left), left
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     assert run.wait(30) == 0

@@ -82,6 +82,27 @@ async def test_the_plan_is_edited_in_the_dialog_and_the_edited_plan_runs(site, m
     assert run == wanted
 
 
+async def test_edits_of_a_plan_put_off_with_esc_are_kept_and_approved(site, model_server, db_path: Path) -> None:
+    app, recorder = dashboard_app(f"{site.url}/login", GOAL, model_server(demo_script()), db_path)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await until(pilot, lambda: on_top(app, "PlanReviewScreen"), "the plan dialog")
+            await pilot.press("e", "ctrl+u", *"Sign in as demo@example.com", "enter")
+            await pilot.press("escape")  # later: the plan keeps waiting, and so do the edits
+            await until(pilot, lambda: app.screen is app.run_screen, "back to the run screen")
+            await pilot.press("e")  # open it again: the edit is there
+            await until(pilot, lambda: on_top(app, "PlanReviewScreen"), "the plan dialog again")
+            assert "1. Sign in as demo@example.com" in screen_text(app, "#review-steps")
+            await pilot.press("escape")
+            await until(pilot, lambda: app.screen is app.run_screen, "back to the run screen again")
+            await pilot.press("a")  # approved from the run screen: as the person left it
+            await ends_ok(pilot, app)
+    finally:
+        recorder.close()
+    approved = json.loads(rows(db_path, "select data from events where type = 'PLAN_APPROVED'")[0]["data"])
+    assert approved["steps"][0] == "Sign in as demo@example.com" and approved["edited"] is True, approved
+
+
 async def test_reject_with_feedback_in_the_dialog_gets_a_new_plan(site, model_server, db_path: Path) -> None:
     script = demo_script()
     script["planner"].append(answer(call("plan", observation="sign-in page", steps=[

@@ -173,4 +173,5 @@ def test_a_killed_session_reads_as_interrupted_before_any_run(db_path: Path) -> 
     assert "interrupted" in listing.stdout and "running" not in listing.stdout
     only = run_cli("--db", str(db_path), "sessions", "--plain", "--status", "interrupted")
     assert "killed" in only.stdout
+    assert "WHY IT ENDED" in only.stdout and "the process ended mid-run" in only.stdout, only.stdout
     assert json.loads(run_cli("--db", str(db_path), "tail", "--json").stdout.splitlines()[0])["type"] == "TASK_START"

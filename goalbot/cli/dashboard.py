@@ -87,6 +87,12 @@ def cmd_attach(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     if opening == "replay":
         print(f"goalbot: session {row['id']} is {row['status']}; replaying it", file=sys.stderr)
     _app(settings, db_path, session_id=row["id"], opening=opening).run()
+    left = _stored_session(db_path, row["id"])
+    status = left["status"] if left else row["status"]
+    # Like `run`, leaving says where the session stands and how to come back to it.
+    back = f"goalbot attach {row['id']}" if status == "running" else f"goalbot replay {row['id']}"
+    print(f"goalbot: session {row['id']} {'goes on' if status == 'running' else 'is ' + status}"
+          f" ({back}; goalbot report {row['id']})", file=sys.stderr)
     return 0
 
 

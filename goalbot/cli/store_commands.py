@@ -29,12 +29,13 @@ def cmd_sessions(args: argparse.Namespace, settings: Settings, db_path: Path) ->
     if not rows:
         print("no sessions stored yet")
         return 0
-    print(f"{'SESSION':<22} {'STATUS':<11} {'STEPS':>5} {'CALLS':>5} {'TOKENS':>7} {'COST':>8}  GOAL")
+    print(f"{'SESSION':<22} {'STATUS':<11} {'STEPS':>5} {'CALLS':>5} {'TOKENS':>7} {'COST':>8}  {'GOAL':<40}  WHY IT ENDED")
     for row in rows:
         tokens = (row["tokens_in"] or 0) + (row["tokens_out"] or 0)
         cost = "–" if row.get("cost_usd") is None else f"${row['cost_usd']:.4f}"
+        why = " ".join((row.get("finish_reason") or "").split())
         print(f"{row['id']:<22} {row['status']:<11} {row['steps']:>5} {row['model_calls']:>5} "
-              f"{tokens:>7} {cost:>8}  {printable(row['goal'][:60])}")
+              f"{tokens:>7} {cost:>8}  {printable(row['goal'][:40]):<40}  {printable(why[:80])}")
     return 0
 
 

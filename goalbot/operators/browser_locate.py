@@ -74,8 +74,9 @@ def ensure_browser() -> BrowserChoice:
     if os.geteuid() == 0 and shutil.which("apt-get"):
         print("goalbot: no Chromium found; installing Debian's chromium", flush=True)
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env)
+        wait = ["-o", "DPkg::Lock::Timeout=600"]  # another apt at work: wait for it rather than fail
+        subprocess.run(["apt-get", *wait, "update", "-qq"], check=True, env=env)
+        subprocess.run(["apt-get", *wait, "install", "-y", "-qq", "chromium"], check=True, env=env)
     else:
         print("goalbot: no Chromium found; installing Playwright's chromium", flush=True)
         subprocess.run([sys.executable, "-m", "playwright", "install", "chromium"], check=True)

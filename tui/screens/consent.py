@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label
 
 from goalbot.payloads import ApprovalData
+from tui.widgets.keys_footer import KeysFooter
 from tui.widgets.screenshot import ScreenshotPanel
 
 
@@ -61,6 +62,7 @@ class ConsentScreen(ModalScreen[bool | None]):
             if self.picture:
                 yield ScreenshotPanel(id="consent-picture")
             yield Label(keys, id="consent-keys")
+        yield KeysFooter()  # the dialog's own keys, not those of the screen beneath
 
     def on_mount(self) -> None:
         if self.picture:

@@ -14,6 +14,7 @@ from textual.widgets import Label, Static
 
 from goalbot.events import Event
 from goalbot.text.eventfmt import printable, summary
+from tui.widgets.keys_footer import KeysFooter
 
 
 class EventScreen(ModalScreen[None]):
@@ -37,6 +38,7 @@ class EventScreen(ModalScreen[None]):
                 pretty.no_wrap, pretty.overflow = False, "fold"  # a long value is read whole, wrapped
                 yield Static(pretty, id="event-data")
             yield Label("↑ ↓ scroll · Esc or Enter closes", id="event-keys")
+        yield KeysFooter()  # the dialog's own keys, not those of the screen beneath
 
     def on_mount(self) -> None:
         self.query_one("#event-body").focus()

@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from tui.widgets.keys_footer import KeysFooter
+
 
 class FindScreen(ModalScreen[str | None]):
     """Dismissed with the text to find, or None (Esc). Opens with the last search, so `/` Enter
@@ -23,6 +25,7 @@ class FindScreen(ModalScreen[str | None]):
         with Vertical(id="find-dialog"):
             yield Label("Find in the log (Enter finds the next match; Esc closes)")
             yield Input(self.last, placeholder="text, any case", id="find-text")
+        yield KeysFooter()  # the dialog's own keys, not those of the screen beneath
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         self.dismiss(message.value.strip() or None)

@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from tui.widgets.keys_footer import KeysFooter
+
 
 class JumpScreen(ModalScreen[int | None]):
     BINDINGS = [Binding("escape", "cancel", "Back")]
@@ -20,6 +22,7 @@ class JumpScreen(ModalScreen[int | None]):
         with Vertical(id="jump-dialog"):
             yield Label(f"Jump to step ({self.first}–{self.last})")
             yield Input(type="integer", id="jump-step")
+        yield KeysFooter()  # the dialog's own keys, not those of the screen beneath
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         text = message.value.strip()

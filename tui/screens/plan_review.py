@@ -19,8 +19,9 @@ from tui.widgets.keys_footer import KeysFooter
 @dataclass
 class Review:
     approved: bool
-    steps: list[str] | None = None  # None: approved as proposed
+    steps: list[str] | None = None  # None: approved as proposed; put off (later): the steps as left
     feedback: str = ""
+    later: bool = False  # put off with Esc: the plan keeps waiting, and the edits are kept
 
 
 def changes(proposed: list[str], steps: list[str]) -> tuple[list[str], list[str]]:
@@ -60,10 +61,11 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         Binding("escape", "back", "Later"),
     ]
 
-    def __init__(self, steps: list[str]) -> None:
+    def __init__(self, steps: list[str], draft: list[str] | None = None) -> None:
+        """`draft`: the steps as the person left them when they put the plan off."""
         super().__init__()
         self.proposed = list(steps)
-        self.steps = list(steps)
+        self.steps = list(draft if draft is not None else steps)
         self._editing: str | None = None  # "edit", "add" or "reject" while the input is open
 
     def compose(self) -> ComposeResult:
@@ -143,7 +145,7 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         if self._editing is not None:
             self._close_input()
         else:
-            self.dismiss(None)
+            self.dismiss(Review(approved=False, steps=self.steps, later=True))
 
     def _close_input(self) -> None:
         self._editing = None

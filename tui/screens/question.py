@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from tui.widgets.keys_footer import KeysFooter
+
 
 class QuestionScreen(ModalScreen[str | None]):
     """Dismissed with the answer, or None when the person declines (Esc)."""
@@ -26,6 +28,7 @@ class QuestionScreen(ModalScreen[str | None]):
             hint = "hidden as you type, never stored" if self.secret else "Enter to send"
             yield Input(placeholder=f"your answer ({hint}; Esc declines)", password=self.secret,
                         id="answer")
+        yield KeysFooter()  # the dialog's own keys, not those of the screen beneath
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         self.dismiss(message.value)

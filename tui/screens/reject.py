@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from tui.widgets.keys_footer import KeysFooter
+
 
 class RejectScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Back")]
@@ -17,6 +19,7 @@ class RejectScreen(ModalScreen[str | None]):
             yield Label("Reject the plan. What should the planner do differently?")
             yield Input(placeholder="feedback for the planner (Enter to send, Esc to go back)",
                         id="feedback")
+        yield KeysFooter()  # the dialog's own keys, not those of the screen beneath
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         self.dismiss(message.value.strip())

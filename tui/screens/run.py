@@ -75,6 +75,7 @@ class RunScreen(Screen[None]):
         self.attached = False
         self.result: SessionResult | None = None
         self._quit_when_done = False
+        self._draft: tuple[int, list[str]] | None = None  # edits of a plan put off with Esc, by plan revision
         self._pause_asked = False
         self._problem_told = ""
         self._reviewed_revision = -1
@@ -252,12 +253,28 @@ class RunScreen(Screen[None]):
         def send(review: Review | None) -> None:
             if review is None or not self.board.state.awaiting_approval:
                 return
+            if review.later:
+                self._keep_draft(review.steps if review.steps != state.proposed else None)
+                return
+            self._draft = None
             if review.approved:
                 self._send("approve", steps=review.steps)
             else:
                 self._send("reject", feedback=review.feedback)
 
-        self.app.push_screen(PlanReviewScreen(state.proposed), send)
+        self.app.push_screen(PlanReviewScreen(state.proposed, self._draft_now()), send)
+
+    def _keep_draft(self, steps: list[str] | None) -> None:
+        """The person's edits to a plan they put off are theirs: kept for this plan until they
+        approve or reject it."""
+        self._draft = (self.board.state.plan_revision, steps) if steps is not None else None
+        if steps is not None:
+            self.notify("Your edits are kept: a approves the plan as you left it, e opens it again")
+
+    def _draft_now(self) -> list[str] | None:
+        if self._draft is None or self._draft[0] != self.board.state.plan_revision:
+            return None  # the planner planned again: an edit of the old plan does not carry over
+        return self._draft[1]
 
     def action_open_decision(self) -> None:
         """Shows again a question that was put off with Esc."""
@@ -269,7 +286,8 @@ class RunScreen(Screen[None]):
 
     def action_approve(self) -> None:
         if self.board.state.awaiting_approval:
-            self._send("approve", steps=None)
+            self._send("approve", steps=self._draft_now())
+            self._draft = None
         else:
             self.notify("No plan is waiting for approval", severity="warning")
 
