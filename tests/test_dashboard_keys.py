@@ -54,7 +54,7 @@ async def test_the_footer_follows_the_run_and_quitting_it_asks_first(site, model
             await until(pilot, lambda: {"Approve", "Edit plan", "Reject"} <= offered(app), "the plan's keys")
             await pilot.press("a")
             await until(pilot, lambda: rows(db_path, "select 1 from events where type = 'ACT_START'"), "the wait")
-            await until(pilot, lambda: {"Stop", "Pause/resume"} <= offered(app), "the running keys")
+            await until(pilot, lambda: {"Stop", "Pause"} <= offered(app), "the running keys")
             assert not {"Approve", "Edit plan", "Reject"} & offered(app)
             await pilot.press("a")  # nothing waits for approval: nothing happens
             await pilot.press("q")

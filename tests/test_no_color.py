@@ -34,7 +34,7 @@ async def test_the_status_badge_reads_in_every_state(colours: str, monkeypatch: 
         assert app.no_color is (colours == "NO_COLOR")
         line = app.query_one(StatusLine)
         for status in STATUSES:
-            state = DashboardState()
+            state = DashboardState(session_id="20261125-160744-9f61")  # a session's, not the bare dashboard's
             state.status = status
             line.show(state)
             await pilot.pause()

@@ -29,11 +29,15 @@ class GoalbotApp(App[None]):
         Binding("f1", "keys", "Keys"),
         Binding("f2", "sessions", "Sessions"),
         Binding("ctrl+c", "stop", "Stop", show=False, priority=True),
+        # Shown where q cannot quit, because q is typed into the goal; it quits as q does.
+        Binding("ctrl+q", "quit_here", "Quit", priority=True),
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "sessions":  # not offered where it already is
             return self.db_path is not None and not isinstance(self.screen, SessionsScreen)
+        if action == "quit_here":
+            return self.screen is self.run_screen and self.run_screen.typing_goal()
         return True
 
     def __init__(
@@ -133,6 +137,9 @@ class GoalbotApp(App[None]):
             self.run_screen.action_quit_dashboard()
         else:
             self.exit()
+
+    def action_quit_here(self) -> None:
+        self.run_screen.action_quit_dashboard()
 
     def action_stop(self) -> None:
         """Ctrl-C stops this process's run (and the dashboard stays to show how it ended);

@@ -50,15 +50,16 @@ def summary(lines: list[str], removed: list[str]) -> str:
 class PlanReviewScreen(ModalScreen[Review | None]):
     """Dismissed with the person's decision, or None to decide later (the plan keeps waiting)."""
 
+    # The decisions first, then the edits: at 80 columns the footer keeps the first ones.
     BINDINGS = [
         Binding("a", "approve", "Approve"),
+        Binding("r", "reject", "Reject"),
+        Binding("escape", "back", "Later"),
         Binding("e", "edit", "Edit step"),
         Binding("n", "add", "New step"),
         Binding("d,delete", "delete", "Delete"),
-        Binding("shift+up,K", "move(-1)", "Move up"),
-        Binding("shift+down,J", "move(1)", "Move down"),
-        Binding("r", "reject", "Reject"),
-        Binding("escape", "back", "Later"),
+        Binding("shift+up,K", "move(-1)", "Move", key_display="shift+↑↓"),
+        Binding("shift+down,J", "move(1)", "Move down", show=False),
     ]
 
     def __init__(self, steps: list[str], draft: list[str] | None = None) -> None:

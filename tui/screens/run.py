@@ -50,16 +50,18 @@ class RunScreen(Screen[None]):
     class EventsArrived(Message):
         """The source has events (or news of a problem) waiting; sent from any thread."""
 
+    # The footer keeps them in this order, the ones that matter most first: at 80 columns the
+    # last ones may not fit (F1 lists them all).
     BINDINGS = [
+        Binding("q", "quit_dashboard", "Quit"),
         Binding("a", "approve", "Approve"),
+        Binding("r", "reject", "Reject"),
         Binding("e", "review", "Edit plan"),
         Binding("o", "open_decision", "Open question"),
-        Binding("r", "reject", "Reject"),
-        Binding("p", "pause", "Pause/resume"),
         Binding("s", "stop", "Stop"),
+        Binding("p", "pause", "Pause"),  # p again resumes
         Binding("m", "marks", "Marks"),
-        Binding("f10,z", "zoom", "Enlarge screen"),
-        Binding("q", "quit_dashboard", "Quit"),
+        Binding("f10,z", "zoom", "Enlarge"),
     ]
 
     def __init__(self, *, starter: Starter | None = None, history: list[str] | None = None,
@@ -320,6 +322,10 @@ class RunScreen(Screen[None]):
         on = self.board.toggle_marks()
         self.notify("Set-of-Mark boxes shown" if on else "Plain screenshot")
 
+    def typing_goal(self) -> bool:
+        goal = self.query(GoalInput)
+        return bool(goal) and goal.first().display and goal.first().has_focus
+
     def action_quit_dashboard(self) -> None:
         """A run of this process stops with its dashboard: the person is asked first."""
         if not self.running_here:
@@ -356,6 +362,8 @@ class RunScreen(Screen[None]):
                 return following
             case "marks":
                 return self.source is not None
+            case "quit_dashboard":  # while a goal is typed q is a letter: Ctrl-Q quits (the app's)
+                return not self.typing_goal()
         return True
 
     def on_input_submitted(self, message: GoalInput.Submitted) -> None:

@@ -37,6 +37,11 @@ class StatusLine(Static):
         # NO_COLOR turns colours to greys, and a white-on-green badge to grey on grey: reversed
         # plain text reads on any terminal, and the word is the status whatever the colours.
         style = NO_COLOR_STYLE if self.app.no_color else STATUS_STYLES.get(state.status, DEFAULT_STYLE)
+        if not state.session_id:  # nothing has started: there is no step, no progress to speak of
+            text.append(" no goal yet ", style=style)
+            text.append("  type one above and press Enter", style="dim")
+            self.update(text)
+            return
         text.append(f" {state.status} ", style=style)
         text.append(f"  step {state.step}/{state.max_steps or '?'}")
         text.append(f"  progress {state.progress}%")

@@ -32,6 +32,13 @@ STYLES = {
 # Chatter that the status line already sums up stays out of the log.
 QUIET = {T.ACT_START, T.LLM_CALL, T.GOAL_STATUS, T.OBSERVATION}
 PREFIX = 26  # the time, the type and the gaps before a row's summary
+# A panel narrower than this draws rows without their time and with the type in a short word, so
+# the message keeps most of the width (Enter still shows the event whole).
+NARROW = 50
+SHORT_PREFIX = 12
+SHORT = {T.VALIDATE_FAIL: "INVALID", T.PLAN_PROPOSED: "PLAN", T.PLAN_APPROVED: "PLAN_OK",
+         T.PLAN_REJECTED: "PLAN_NO", T.APPROVAL_REQUEST: "GO?", T.APPROVAL_GRANTED: "GO",
+         T.APPROVAL_DENIED: "NOT_GO"}
 
 
 class Row(NamedTuple):
@@ -98,13 +105,24 @@ class StepLog(ScrollView, can_focus=True):
             summary = " ".join(eventfmt.printable(eventfmt.summary(event)).split())
             self._rows.append(Row(f"{event.ts.astimezone():%H:%M:%S}", event.type, summary,
                                   severity(event), event))
-            self._widest = max(self._widest, len(summary) + PREFIX)
+            self._widest = max(self._widest, len(summary))
         if on_newest:
             self.cursor = len(self._rows) - 1
-        self.virtual_size = Size(self._widest, len(self._rows))
+        self._size_rows()
         if following:  # after the next layout, which knows the new height
             self.call_after_refresh(self.scroll_end, animate=False, x_axis=False)
         self.refresh()
+
+    @property
+    def _narrow(self) -> bool:
+        return self.scrollable_content_region.width < NARROW
+
+    def _size_rows(self) -> None:
+        prefix = SHORT_PREFIX if self._narrow else PREFIX
+        self.virtual_size = Size(self._widest + prefix, len(self._rows))
+
+    def on_resize(self) -> None:
+        self._size_rows()
 
     def clear(self) -> None:
         self._rows, self._widest, self.cursor = [], 0, -1
@@ -166,8 +184,11 @@ class StepLog(ScrollView, can_focus=True):
             return Strip.blank(width, self.rich_style)
         row = self._rows[index]
         line = Text(no_wrap=True, end="")
-        line.append(f"{row.time} ", style="dim")
-        line.append(f"{row.kind.value:<16} ", style=STYLES[row.weight])
+        if self._narrow:
+            line.append(f"{SHORT.get(row.kind, row.kind.value):<11.11} ", style=STYLES[row.weight])
+        else:
+            line.append(f"{row.time} ", style="dim")
+            line.append(f"{row.kind.value:<16} ", style=STYLES[row.weight])
         line.append(row.summary, style="dim" if row.weight is Severity.ROUTINE else "")
         if self.searched:
             line.highlight_words([self.searched], self.get_component_rich_style("steplog--match"),
