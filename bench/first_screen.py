@@ -1,11 +1,13 @@
-"""What a newcomer waits for: `goalbot --help`, the dashboard's first frame, and the demo's plan.
+"""What a newcomer waits for: `goalbot --help`, the dashboard's first frame, the demo's plan, and
+the screens that read a big store.
 
     python bench/first_screen.py [--runs 5]
 
 Each figure is a fresh process in a real pseudo-terminal (160×45, xterm-256color), timed from
-spawning it: `goalbot --help` to its exit (wall and CPU); `goalbot sessions` to its first frame
-on the terminal (the status filter drawn); `goalbot demo` to its plan waiting for approval on the
-screen. Medians; nothing here asserts.
+spawning it, wall and CPU: `goalbot --help` to its exit; `goalbot` (bare) to its first frame;
+`goalbot sessions` to its first frame (the status filter drawn) and, with 1,000 stored sessions,
+to its table filled; `goalbot replay` of a 2,000-event session to its first events drawn;
+`goalbot demo` to its plan waiting for approval on the screen. Medians; nothing here asserts.
 """
 
 from __future__ import annotations
@@ -43,6 +45,19 @@ def help_once() -> tuple[float, float]:
 
 def until_on_screen(command: list[str], text: bytes, env: dict[str, str], seconds: float = 120) -> float:
     """Seconds from spawning `command` in a terminal to `text` in what it draws; then it is ended."""
+    return timed_on_screen(command, text, env, seconds)[0]
+
+
+def timed_on_screen(command: list[str], text: bytes, env: dict[str, str] | None = None,
+                    seconds: float = 120) -> tuple[float, float]:
+    """Wall seconds to `text` drawn, and the CPU seconds the process spent until it was ended."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = _on_screen(command, text, env or {}, seconds)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _on_screen(command: list[str], text: bytes, env: dict[str, str], seconds: float) -> float:
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 45, 160, 0, 0))
     started = time.monotonic()
@@ -67,23 +82,35 @@ def until_on_screen(command: list[str], text: bytes, env: dict[str, str], second
         os.close(leader)
 
 
+def _line(name: str, timings: list[tuple[float, float]]) -> str:
+    walls = [wall for wall, _ in timings]
+    return (f"{name:<44} {statistics.median(walls):5.2f} s wall (min {min(walls):.2f}, max {max(walls):.2f}), "
+            f"{statistics.median(cpu for _, cpu in timings):.2f} s CPU")
+
+
 def main(runs: int) -> None:
     from dashboard_kit import store_fixture
+    from test_unix_tool import store_with_sessions
 
-    helps = [help_once() for _ in range(runs)]
+    figures: dict[str, list[tuple[float, float]]] = {"goalbot --help": [help_once() for _ in range(runs)]}
     with tempfile.TemporaryDirectory() as tmp:
-        db = Path(tmp) / "sessions.db"
+        db, many, long = Path(tmp) / "sessions.db", Path(tmp) / "many.db", Path(tmp) / "long.db"
         store_fixture(db, "demo")
-        frames = [until_on_screen([*GOALBOT, "--db", str(db), "sessions"], b"status: all", {})
-                  for _ in range(runs)]
-        plans = [until_on_screen([*GOALBOT, "demo"], b"The plan waits for your approval",
-                                 {"GOALBOT_DB": str(Path(tmp) / f"demo-{n}.db")}) for n in range(runs)]
-    print(f"goalbot --help                       {statistics.median(h[0] for h in helps):5.2f} s wall, "
-          f"{statistics.median(h[1] for h in helps):.2f} s CPU")
-    print(f"goalbot sessions → its first frame   {statistics.median(frames):5.2f} s "
-          f"(min {min(frames):.2f}, max {max(frames):.2f})")
-    print(f"goalbot demo → the plan to approve   {statistics.median(plans):5.2f} s "
-          f"(min {min(plans):.2f}, max {max(plans):.2f})")
+        store_with_sessions(many, count=1000, events_each=1)
+        store_with_sessions(long, count=1, events_each=2000)
+        figures["goalbot (bare) → its first frame"] = [
+            timed_on_screen([*GOALBOT, "--db", str(db)], b"Type a goal") for _ in range(runs)]
+        figures["goalbot sessions → its first frame"] = [
+            timed_on_screen([*GOALBOT, "--db", str(db), "sessions"], b"status: all") for _ in range(runs)]
+        figures["goalbot sessions, 1,000 stored → table filled"] = [
+            timed_on_screen([*GOALBOT, "--db", str(many), "sessions"], b"shown") for _ in range(runs)]
+        figures["goalbot replay, 2,000 events → first events"] = [
+            timed_on_screen([*GOALBOT, "--db", str(long), "replay", "s000"], b"TASK_START") for _ in range(runs)]
+        figures["goalbot demo → the plan to approve"] = [
+            timed_on_screen([*GOALBOT, "demo"], b"The plan waits for your approval",
+                            {"GOALBOT_DB": str(Path(tmp) / f"demo-{n}.db")}) for n in range(runs)]
+    for name, timings in figures.items():
+        print(_line(name, timings))
 
 
 if __name__ == "__main__":
