@@ -3,12 +3,21 @@ back and never leaves the app; quitting during a run asks first."""
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 from kit import answer, call, demo_script, plan, rows
 from dashboard_kit import GOAL, dashboard_app, on_top, store_fixture, until
 from goalbot.agents.session import Status
 from tui.app import GoalbotApp
+
+
+def drawn_footer(app: GoalbotApp) -> str:
+    """The footer's words as the terminal shows them (the last line of the screen)."""
+    texts = [html.unescape(text) for text in re.findall(r">([^<>]*)</text>", app.export_screenshot())]
+    last = max((n for n, text in enumerate(texts) if text == "\n"), default=-1)
+    return " ".join(" ".join(texts[last + 1:]).split())
 
 
 def offered(app: GoalbotApp) -> set[str]:
@@ -30,6 +39,9 @@ async def test_esc_on_a_sessions_screen_opened_directly_stays_and_q_quits(db_pat
         await pilot.press("escape")
         await until(pilot, lambda: app.screen.query_one("#sessions-table").has_focus, "the table again")
         assert app.is_running
+        # The footer as drawn follows: the table's keys again, not the search's.
+        await until(pilot, lambda: "Open" in drawn_footer(app) and "Back" not in drawn_footer(app),
+                    "the table's keys in the footer")
         await pilot.press("q")
         await until(pilot, lambda: not app.is_running, "the app to quit")
 
