@@ -34,7 +34,9 @@ class PlanPanel(Static):
             text.append(f"{mark} {number}. ", style=style)
             text.append(step.text, style=style if step.state is StepState.REPLANNED else "")
             if step.found_by:  # a rerun: which rungs of the ladder carried the step
-                text.append("  found: " + ", ".join(f"{rung} {n}" for rung, n in step.found_by.items()), style="dim")
+                # A line of its own: wrapped beside the step, "cached 3" would break from its count.
+                text.append("\n     found: " + ", ".join(f"{rung} {n}" for rung, n in step.found_by.items()),
+                            style="dim")
             text.append("\n")
         if state.awaiting_approval:
             text.append("\nApprove this plan? ", style="bold")
