@@ -68,7 +68,8 @@ class Hands:
         try:
             revealed = self._with_secrets(action)
         except SecretError as exc:
-            self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown, message=str(exc), error=bad_secret)
+            self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown, message=str(exc),
+                              error=bad_secret)
             return Acted(ended=Ended.FAILED, message=str(exc), error=bad_secret, before=before, after=before)
         result = await self.control.carry_out(self.operator.execute(revealed), cuttable=isinstance(action, A.Wait))
         result = await self.guards.held(result, observation, step)

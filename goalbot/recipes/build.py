@@ -65,8 +65,8 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
     kept = [step for step in steps.values() if step.actions]
     if not kept:
         raise RecipeError("the session did nothing a rerun could repeat")
-    recipe = Recipe(name=name, goal=template(start.goal, variables), start_url=template(start.url or "", variables), steps=kept,
-                    variables=sorted(variables), source_session=events[0].session_id)
+    recipe = Recipe(name=name, goal=template(start.goal, variables), start_url=template(start.url or "", variables),
+                    steps=kept, variables=sorted(variables), source_session=events[0].session_id)
     texts = " ".join(str(action.action.arg("text", "")) for action in recipe.actions)
     recipe.secrets = sorted(set(REFERENCE.findall(texts)))
     return recipe

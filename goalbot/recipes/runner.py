@@ -124,7 +124,8 @@ class RecipeRun:
     def _ended(self, step: int, error: str, message: str) -> Finish:
         """The step failed (its ACT_FAIL said why): the rerun ends, rather than go on blindly."""
         self.emitter.emit(EventType.STEP_FAIL, Actor.VALIDATOR, step, index=step,
-                          description=self._filled(self.recipe.steps[step - 1].description), reason=f"{error}: {message}")
+                          description=self._filled(self.recipe.steps[step - 1].description),
+                          reason=f"{error}: {message}")
         return finish(Status.FAILED, f"step {step}: {error}: {message}")
 
     async def _act(self, recorded: RecipeAction, position: int, step: int,
