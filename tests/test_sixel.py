@@ -99,7 +99,7 @@ def test_a_sixel_picture_shows_the_colours_it_was_stored_with(site, model_server
                     box, drawn[0] = drawn[0], picture()
                     return box is not None and box == drawn[0] and box[2] - box[0] > 200
 
-                wait_until(steady, 60, "the picture on the screen")
+                wait_until(steady, 120, "the picture on the screen")  # a loaded machine draws slowly
                 box = drawn[0]
                 assert box is not None
                 width, height = box[2] - box[0], box[3] - box[1]
