@@ -115,7 +115,9 @@ class StepLog(ScrollView, can_focus=True):
 
     @property
     def _narrow(self) -> bool:
-        return self.scrollable_content_region.width < NARROW
+        # The panel's own width, not what its scrollbars leave: rows that changed with a scrollbar
+        # would change the scrollbars, and the layout would never settle.
+        return self.size.width < NARROW
 
     def _size_rows(self) -> None:
         prefix = SHORT_PREFIX if self._narrow else PREFIX
