@@ -7,6 +7,7 @@ dashboard showed, so everything a viewer needs travels in `data`.
 
 from __future__ import annotations
 
+import builtins
 import itertools
 import math
 import re
@@ -15,7 +16,7 @@ import threading
 from datetime import datetime, timezone
 from enum import StrEnum
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from blinker import Signal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -25,6 +26,9 @@ from goalbot.payloads import (
     PlanData, PlanDecisionData, PolicyData, QuestionData, ReplyData, ResumeData, StepData, TaskEndData,
     TaskStartData, ValidateData,
 )
+
+
+D = TypeVar("D", bound=EventData)
 
 
 class EventType(StrEnum):
@@ -175,10 +179,19 @@ class Event(BaseModel):
         return self
 
     @cached_property
-    def payload(self) -> Any:
-        """`data` as its type's model (`PlanData` for PLAN_PROPOSED, …): read fields by name.
-        Validated once, when the event is made; every reader after that gets the same object."""
+    def payload(self) -> EventData:
+        """`data` as its type's model (`PlanData` for PLAN_PROPOSED, …). Validated once, when the
+        event is made; every reader after that gets the same object. Read it narrowed: with
+        `data_of`, or `match (event.type, event.payload)` with the model as a class pattern."""
         return DATA_MODELS.get(self.type, EventData).model_validate(self.data)
+
+    def data_of(self, model: builtins.type[D]) -> D:  # `type` here is the event's field
+        """The payload as `model`, for a reader that knows the event's type; a wrong guess is a
+        TypeError that names both, never a field read off the wrong model."""
+        payload = self.payload
+        if not isinstance(payload, model):
+            raise TypeError(f"a {self.type} event carries {type(payload).__name__}, not {model.__name__}")
+        return payload
 
 
 class Artifact(BaseModel):

@@ -47,6 +47,36 @@ class Rung(StrEnum):
 AS_RECORDED = frozenset({Rung.CACHED, Rung.STRICT, Rung.DIRECT})
 
 
+class Command(StrEnum):
+    """The words a viewer sends a running session: from the dashboard here, or through the store
+    from `goalbot attach` in another process."""
+
+    APPROVE = "approve"  # steps: the plan as the person left it
+    REJECT = "reject"  # feedback
+    GRANT = "grant"
+    DENY = "deny"
+    ANSWER = "answer"  # text
+    DECLINE = "decline"
+    PAUSE = "pause"
+    RESUME = "resume"
+    STOP = "stop"
+
+
+class Phase(StrEnum):
+    """Where a session stands as a viewer shows it: the store's `RunStatus` words while it runs
+    and once it ended, and the moments in between that only a viewer names."""
+
+    STARTING = "starting"
+    RUNNING = "running"
+    AWAITING_APPROVAL = "awaiting approval"
+    REPLANNING = "re-planning"
+    PAUSED = "paused"
+    OK = "ok"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+
+
 class EventData(BaseModel):
     model_config = ConfigDict(extra="allow")
 

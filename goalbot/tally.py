@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from goalbot.events import Event, EventType
+from goalbot.payloads import LlmCallData
 
 
 class Tally(BaseModel):
@@ -24,7 +25,7 @@ class Tally(BaseModel):
     def add(self, event: Event) -> bool:
         """Counts `event` in; False when it says nothing about model usage."""
         if event.type is EventType.LLM_CALL:
-            call = event.payload
+            call = event.data_of(LlmCallData)
             self.calls += 1
             self.tokens_in += call.tokens_in
             self.tokens_out += call.tokens_out

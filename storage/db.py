@@ -17,6 +17,7 @@ from typing import Callable, TypeVar
 
 import sqlite_utils
 
+from goalbot.defaults import data_home
 from storage.schema import MIGRATIONS, REQUIRED_COLUMNS
 
 BUSY_TIMEOUT_MS = 5_000
@@ -29,11 +30,8 @@ class StoreError(Exception):
 
 
 def default_path() -> Path:
-    explicit = os.environ.get("GOALBOT_DB")
-    if explicit:
-        return Path(explicit).expanduser()
-    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home) / "goalbot" / "goalbot.db"
+    """The store when neither `--db` nor GOALBOT_DB (read with the other settings) names one."""
+    return data_home() / "goalbot.db"
 
 
 def _locked(exc: sqlite3.Error) -> bool:

@@ -12,6 +12,7 @@ import sqlite_utils
 from pydantic import ValidationError
 
 from goalbot.events import Event, EventType
+from goalbot.payloads import ObservationData
 from storage.db import cut_off
 
 
@@ -92,8 +93,9 @@ def last_artifact_number(db: sqlite_utils.Database, session_id: str) -> int:
 
 def last_url(events: list[Event]) -> str | None:
     for event in reversed(events):
-        if event.type is EventType.OBSERVATION and event.payload.url.startswith("http"):
-            return str(event.payload.url)
+        match event.type, event.payload:
+            case EventType.OBSERVATION, ObservationData(url=str() as url) if url.startswith("http"):
+                return url
     return None
 
 
@@ -140,7 +142,7 @@ def latest_session_id(db: sqlite_utils.Database, status: str | None = None) -> s
 
 def post_command(db: sqlite_utils.Database, session_id: str, kind: str, payload: dict[str, Any], by: str) -> None:
     with db.conn:
-        db["commands"].insert({
+        db.table("commands").insert({
             "session_id": session_id, "ts": datetime.now().astimezone().isoformat(), "kind": kind,
             "payload": json.dumps(payload, ensure_ascii=False), "by": by,
         })

@@ -21,10 +21,12 @@ import sqlite3
 import sys
 import threading
 import time
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
 from goalbot.events import ENDINGS, Artifact, Bus, Event, EventType
+from goalbot.payloads import ResumeData, TaskEndData, TaskStartData
 from goalbot.tally import Tally
 from storage.db import connect
 
@@ -89,17 +91,21 @@ class Recorder:
 
     def _write(self, items: list[Item]) -> None:
         try:
-            self._commit(lambda: [self._write_item(item) for item in items])
+            self._commit(partial(self._write_all, items))
         except StoreLost:
             raise
         except Exception:  # one item spoils the batch: write the others, and that one as best it can
             for item in items:
                 try:
-                    self._commit(lambda item=item: self._write_item(item))
+                    self._commit(partial(self._write_item, item))
                 except StoreLost:
                     raise
                 except Exception as exc:
-                    self._commit(lambda item=item, exc=exc: self._write_item(item, spoiled=exc), last=True)
+                    self._commit(partial(self._write_item, item, spoiled=exc), last=True)
+
+    def _write_all(self, items: list[Item]) -> None:
+        for item in items:
+            self._write_item(item)
 
     def _commit(self, work: Callable[[], object], last: bool = False) -> None:
         """One transaction, tried again while another process holds the lock. A failure that is
@@ -144,7 +150,7 @@ class Recorder:
     def _write_event(self, event: Event, spoiled: Exception | None = None) -> None:
         data = {"unwritable": f"{type(spoiled).__name__}: {spoiled}"[:300]} if spoiled else event.data
         if event.type is EventType.TASK_START:
-            start = None if spoiled else event.payload
+            start = None if spoiled else event.data_of(TaskStartData)
             described = ([start.goal, start.url, start.model, start.base_url, start.operator] if start
                          else ["(not stored)", None, None, None, None])
             self.db.execute(
@@ -174,14 +180,14 @@ class Recorder:
             args += [usage.cost_usd] if usage.cost_usd is not None else []
         elif event.type is EventType.STEP_START:
             sql, args = "update sessions set steps = steps + 1 where id = ?", []
-        elif event.type is EventType.TASK_RESUME and event.payload.resumed:
+        elif event.type is EventType.TASK_RESUME and event.data_of(ResumeData).resumed:
             # `goalbot resume`: the same session, running again in this process.
             sql = ("update sessions set status = 'running', finish_reason = NULL, ended_at = NULL, "
                    "pid = ?, host = ? where id = ?")
             args = [os.getpid(), socket.gethostname()]
         elif event.type in _STATUS:
             sql = "update sessions set status = ?, finish_reason = ?, answer = ?, ended_at = ? where id = ?"
-            end = event.payload
+            end = event.data_of(TaskEndData)
             args = [_STATUS[event.type], end.reason, end.answer, event.ts.isoformat()]
         if sql:
             self.db.execute(sql, [*args, event.session_id])

@@ -181,3 +181,21 @@ def xvfb(size: str = "1366x900x24") -> Iterator[str]:
     finally:
         server.terminate()
         server.wait(10)
+
+
+def store_with_sessions(path: Path, count: int = 5, events_each: int = 20) -> None:
+    """A real store written as a run writes it: through the recorder, from events on a bus."""
+    from goalbot.events import Actor, Bus, Emitter, EventType
+    from storage.recorder import Recorder
+
+    recorder = Recorder(path)
+    for number in range(count):
+        bus = Bus()
+        recorder.attach(bus)
+        emitter = Emitter(bus, f"s{number:03d}")
+        emitter.emit(EventType.TASK_START, Actor.USER, None, goal=f"goal {number}", url="http://shop.test/",
+                     model="m", base_url="http://127.0.0.1:1/v1", max_steps=5)
+        for tick in range(events_each):
+            emitter.emit(EventType.POLICY, Actor.SYSTEM, 1, policy="min_interval", message=f"waiting {tick}")
+        emitter.emit(EventType.TASK_FAIL, Actor.SYSTEM, None, reason="net::ERR_UNSAFE_PORT")
+    recorder.close()

@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from goalbot.events import ENDINGS, Event, EventType as T
+from goalbot.payloads import (
+    ActionData, ApprovalData, GoalStatusData, ObservationData, PauseData, Phase, PlanData, PlanDecisionData,
+    QuestionData, ReplyData, ResumeData, StepData, TaskEndData, TaskStartData, ValidateData,
+)
 from goalbot.tally import Tally
 
 TREND = 24  # how many confidence readings the status bar draws
@@ -33,7 +37,7 @@ class DashboardState:
     goal: str = ""
     url: str = ""
     model: str = ""
-    status: str = "starting"
+    status: Phase = Phase.STARTING
     reason: str = ""
     answer: str = ""
     plan: list[PlanStep] = field(default_factory=list)
@@ -60,69 +64,68 @@ class DashboardState:
         return self.status in set(ENDINGS.values())
 
     def apply(self, event: Event) -> None:
-        p = event.payload
-        match event.type:
-            case T.TASK_START:
+        match event.type, event.payload:
+            case T.TASK_START, TaskStartData() as p:
                 self.session_id, self.goal, self.url = event.session_id, p.goal, p.url or ""
-                self.model, self.max_steps, self.status = p.model, p.max_steps, "running"
-            case T.PLAN_PROPOSED:
+                self.model, self.max_steps, self.status = p.model, p.max_steps, Phase.RUNNING
+            case T.PLAN_PROPOSED, PlanData() as p:
                 for old in self.plan:
                     if old.state in (StepState.PENDING, StepState.RUNNING):
                         old.state = StepState.REPLANNED
                 self.plan.extend(PlanStep(text) for text in p.steps)
                 self.plan_revision = p.revision
                 if p.asks_approval:
-                    self.awaiting_approval, self.status = True, "awaiting approval"
+                    self.awaiting_approval, self.status = True, Phase.AWAITING_APPROVAL
                     self.proposed = list(p.steps)
-            case T.PLAN_APPROVED:
+            case T.PLAN_APPROVED, PlanDecisionData() as p:
                 settled = [s for s in self.plan if s.state is not StepState.PENDING]
                 pending = [s.text for s in self.plan if s.state is StepState.PENDING]
                 if p.steps and pending != p.steps:  # the person edited the plan
                     self.plan = settled + [PlanStep(text) for text in p.steps]
-                self.awaiting_approval, self.status = False, "running"
-            case T.PLAN_REJECTED:
-                self.awaiting_approval, self.status = False, "re-planning"
+                self.awaiting_approval, self.status = False, Phase.RUNNING
+            case T.PLAN_REJECTED, PlanDecisionData() as p:
+                self.awaiting_approval, self.status = False, Phase.REPLANNING
                 for s in self.plan:
                     if s.state is StepState.PENDING:
                         s.state = StepState.REPLANNED
-            case T.STEP_START:
+            case T.STEP_START, StepData() as p:
                 self.step = event.step or self.step
                 self._mark(p.description, StepState.RUNNING)
-            case T.STEP_OK:
+            case T.STEP_OK, StepData() as p:
                 self._mark(p.description, StepState.OK)
-            case T.STEP_FAIL:
+            case T.STEP_FAIL, StepData() as p:
                 self._mark(p.description, StepState.FAILED)
-            case T.ACT_OK if p.resolved_by:
+            case T.ACT_OK, ActionData() as p if p.resolved_by:
                 running = next((s for s in reversed(self.plan[-UNSETTLED_WINDOW:]) if s.state is StepState.RUNNING), None)
                 if running is not None:
                     running.found_by[p.resolved_by] = running.found_by.get(p.resolved_by, 0) + 1
-            case T.VALIDATE_OK | T.VALIDATE_FAIL:
+            case T.VALIDATE_OK | T.VALIDATE_FAIL, ValidateData() as p:
                 verdict = "valid" if p.is_valid else "NOT valid"
                 self.last_verdict = f"{verdict}: {p.reason}"
-            case T.GOAL_STATUS:
+            case T.GOAL_STATUS, GoalStatusData() as p:
                 self.progress, self.confidence = p.progress_percent, p.confidence
                 self.confidences = [*self.confidences[-(TREND - 1):], p.confidence]
-            case T.APPROVAL_REQUEST:
+            case T.APPROVAL_REQUEST, ApprovalData() as p:
                 self.consent = event
-            case T.APPROVAL_GRANTED | T.APPROVAL_DENIED:
+            case T.APPROVAL_GRANTED | T.APPROVAL_DENIED, ApprovalData() as p:
                 self.consent = None
-            case T.ASK_USER:
+            case T.ASK_USER, QuestionData() as p:
                 self.question = event
-            case T.USER_REPLY:
+            case T.USER_REPLY, ReplyData() as p:
                 self.question = None
-            case T.LLM_CALL | T.LLM_ERROR:
+            case T.LLM_CALL | T.LLM_ERROR, _:
                 self.usage.add(event)
-            case T.TASK_PAUSE:
-                self.paused, self.status = p.reason, "paused"
-            case T.TASK_RESUME:
-                self.paused, self.status = "", "running"
-            case T.OBSERVATION:
+            case T.TASK_PAUSE, PauseData() as p:
+                self.paused, self.status = p.reason, Phase.PAUSED
+            case T.TASK_RESUME, ResumeData() as p:
+                self.paused, self.status = "", Phase.RUNNING
+            case T.OBSERVATION, ObservationData() as p:
                 if p.screenshot:
                     self.screenshot_id, self.viewport_width = p.screenshot, p.viewport_width
-                    self.marks = [tuple(m) for m in p.marks]
+                    self.marks = list(p.marks)
                 self.page = f"{p.title} <{p.url}>"
-            case T.TASK_OK | T.TASK_FAIL | T.TASK_CANCEL:
-                self.status = ENDINGS[event.type].value
+            case T.TASK_OK | T.TASK_FAIL | T.TASK_CANCEL, TaskEndData() as p:
+                self.status = Phase(ENDINGS[event.type])
                 self.reason, self.answer = p.reason, p.answer
                 self.awaiting_approval, self.consent, self.question = False, None, None
 

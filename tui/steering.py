@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from goalbot.agents.control import SessionControl
+from goalbot.payloads import Command
 from storage import queries
 from storage.db import connect
 
@@ -19,8 +20,8 @@ class SteeringError(Exception):
 class Steering(Protocol):
     carries_secrets: bool
 
-    def send(self, kind: str, **payload: Any) -> None:
-        """kind: approve(steps), reject(feedback), grant, deny, answer(text), decline, pause, resume, stop."""
+    def send(self, kind: Command, **payload: Any) -> None:
+        """Passes `kind` on with its payload (see `Command`), or raises SteeringError."""
 
 
 class LocalSteering:
@@ -29,7 +30,7 @@ class LocalSteering:
     def __init__(self, control: SessionControl) -> None:
         self.control = control
 
-    def send(self, kind: str, **payload: Any) -> None:
+    def send(self, kind: Command, **payload: Any) -> None:
         try:
             self.control.command(kind, payload, by="dashboard")
         except RuntimeError as exc:  # the session has not started, or is over
@@ -44,7 +45,7 @@ class StoreSteering:
         self.db_path = db_path
         self.session_id = session_id
 
-    def send(self, kind: str, **payload: Any) -> None:
+    def send(self, kind: Command, **payload: Any) -> None:
         try:
             db = connect(self.db_path, create=False)
             try:

@@ -13,6 +13,8 @@ from typing import Any, Awaitable, Callable, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from goalbot.payloads import Command
+
 T = TypeVar("T")
 STOP_GRACE_S = 5.0  # how long a stop lets an action under way finish before it is cut
 
@@ -121,23 +123,31 @@ class SessionControl:
     def decline(self, by: str = "user") -> None:
         self._send(self._replies, Reply(text="", declined=True, by=by))
 
-    def command(self, kind: str, payload: dict[str, Any], by: str) -> bool:
+    def command(self, kind: Command | str, payload: dict[str, Any], by: str) -> bool:
         """One word by name, as a viewer in another process sends it; False for an unknown kind."""
-        match kind:
-            case "approve":
+        try:
+            word = Command(kind)
+        except ValueError:
+            return False
+        match word:
+            case Command.APPROVE:
                 self.approve(payload.get("steps"), by=by)
-            case "reject":
+            case Command.REJECT:
                 self.reject(str(payload.get("feedback", "")), by=by)
-            case "grant" | "deny":
-                (self.grant if kind == "grant" else self.deny)(by=by)
-            case "answer":
+            case Command.GRANT:
+                self.grant(by=by)
+            case Command.DENY:
+                self.deny(by=by)
+            case Command.ANSWER:
                 self.answer(str(payload.get("text", "")), by=by)
-            case "decline":
+            case Command.DECLINE:
                 self.decline(by=by)
-            case "pause" | "resume" | "stop":
-                getattr(self, kind)()
-            case _:
-                return False
+            case Command.PAUSE:
+                self.pause()
+            case Command.RESUME:
+                self.resume()
+            case Command.STOP:
+                self.stop()
         return True
 
     def stop(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from goalbot.agents.progress import RunState
 from goalbot.events import Actor, Event, EventType as T
+from goalbot.payloads import ActionData, PlanData, PlanDecisionData, QuestionData, ReplyData, StepData
 
 
 def state_from_events(events: list[Event]) -> RunState:
@@ -11,28 +12,27 @@ def state_from_events(events: list[Event]) -> RunState:
     open_step: tuple[int, str] | None = None
     question: str | None = None
     for event in events:
-        d = event.payload
-        match event.type:
-            case T.PLAN_PROPOSED:
+        match event.type, event.payload:
+            case T.PLAN_PROPOSED, PlanData() as d:
                 state.plan_revision = max(state.plan_revision, d.revision)
-            case T.PLAN_APPROVED:
+            case T.PLAN_APPROVED, PlanDecisionData() as d:
                 state.plan, state.plan_done = list(d.steps), 0
-            case T.STEP_START:
+            case T.STEP_START, StepData() as d:
                 state.steps_run = max(state.steps_run, event.step or 0)
                 open_step = (event.step or 0, d.description)
-            case T.STEP_OK:
+            case T.STEP_OK, StepData() as d:
                 state.plan_done += 1
                 state.history.append(f"step {event.step} '{d.description}': done ({d.reason})")
                 open_step = None
-            case T.STEP_FAIL:
+            case T.STEP_FAIL, StepData() as d:
                 state.history.append(f"step {event.step} '{d.description}': FAILED ({d.reason})")
                 state.plan = state.plan[:state.plan_done]  # a failed step always led to a new plan
                 open_step = None
-            case T.ACT_OK if d.action.name == "save_data":
+            case T.ACT_OK, ActionData() as d if d.action.name == "save_data":
                 state.saved_data[str(d.action.arg("key"))] = str(d.action.arg("value"))
-            case T.ASK_USER if event.actor is Actor.PLANNER:
+            case T.ASK_USER, QuestionData() as d if event.actor is Actor.PLANNER:
                 question = d.question
-            case T.USER_REPLY if question and not d.declined:
+            case T.USER_REPLY, ReplyData() as d if question and not d.declined:
                 state.clarifications.append(f"{question} — {d.answer}")
                 question = None
     if open_step is not None:

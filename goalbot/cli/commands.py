@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings(flags)
     except ConfigError as exc:
         return fail(str(exc))
-    db_path = settings.db or default_path()
+    db_path = (settings.db or default_path()).expanduser()  # GOALBOT_DB="~/…" is not expanded by a shell
     try:
         return _handler(args.command or "dashboard")(args, settings, db_path)
     except StoreError as exc:

@@ -16,7 +16,7 @@ from goalbot.agents.control import SessionControl
 from goalbot.agents.outcome import Run
 from goalbot.agents.session import SessionResult
 from goalbot.events import Bus, Event, EventType
-from goalbot.payloads import ApprovalData, QuestionData
+from goalbot.payloads import ApprovalData, PlanData, QuestionData
 
 
 # Events that settle the question at the prompt some other way (a timeout, goalbot attach, the end).
@@ -84,12 +84,13 @@ def run_printing(bus: Bus, session: Run, control: SessionControl) -> SessionResu
         lines.print(eventfmt.line(event), settles=event.type in SETTLING)
         if not ask_here:
             return
-        if event.type is EventType.PLAN_PROPOSED and event.payload.asks_approval:
-            ask(_ask_approval, event.payload.steps)
-        if event.type is EventType.APPROVAL_REQUEST and control.can_ask:
-            ask(_ask_consent, event.payload)
-        if event.type is EventType.ASK_USER and control.can_ask:
-            ask(_ask_question, event.payload)
+        match event.type, event.payload:
+            case EventType.PLAN_PROPOSED, PlanData(asks_approval=True) as plan:
+                ask(_ask_approval, plan.steps)
+            case EventType.APPROVAL_REQUEST, ApprovalData() as request if control.can_ask:
+                ask(_ask_consent, request)
+            case EventType.ASK_USER, QuestionData() as question if control.can_ask:
+                ask(_ask_question, question)
 
     bus.subscribe(show)
 
@@ -146,7 +147,7 @@ def _edit_plan(control: SessionControl, proposed: list[str]) -> None:
 def _ask_consent(control: SessionControl, request: ApprovalData) -> None:
     if request.risky:
         question = printable(f"GO / NOT GO: {request.what} on {request.where}? ") + "[go = GO, anything else = NOT GO] "
-        yes = ("go", "y", "yes")
+        yes: tuple[str, ...] = ("go", "y", "yes")
     else:
         question = printable(f"{request.what} ") + "[y = yes, anything else = no] "
         yes = ("y", "yes")

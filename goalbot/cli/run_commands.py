@@ -24,6 +24,7 @@ from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail, has_terminal
 from goalbot.cli.wiring import Wiring, WiringError, wire_run
 from goalbot.events import EventType
+from goalbot.payloads import TaskStartData
 from goalbot.llm.dialects import DialectError
 from goalbot.recipes.runner import RecipeRun, Rerun
 from goalbot.text.eventfmt import printable
@@ -116,7 +117,7 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     events = queries.session_events(db, args.session)
     last_artifact = queries.last_artifact_number(db, args.session)
     db.close()
-    started = events[0].payload.options if events and events[0].type is EventType.TASK_START else {}
+    started = events[0].data_of(TaskStartData).options if events and events[0].type is EventType.TASK_START else {}
     try:
         options = RunOptions.model_validate({  # at the page it was on when it was cut off
             **started, "goal": row["goal"], "url": queries.last_url(events) or row["url"],

@@ -15,13 +15,14 @@ from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validat
 from goalbot import defaults as D
 from goalbot.llm.coordinates import Convention
 from goalbot.llm.usage import Price
+from goalbot.operators.browser_locate import BROWSER_VARIABLE
 
 ENVIRONMENT = {
     "OPENAI_API_KEY": "api_key",
     "OPENAI_BASE_URL": "base_url",
     "GOALBOT_MODEL": "model",
     "GOALBOT_DB": "db",
-    "GOALBOT_BROWSER": "browser_path",
+    BROWSER_VARIABLE: "browser_path",
 }
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -13,6 +12,7 @@ from playwright.async_api import Browser, BrowserContext, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
 from pydantic import BaseModel
 
+from goalbot.defaults import data_home
 from goalbot.operators.base import OperatorError
 from goalbot.operators.display import display_problem
 from goalbot.operators.browser_locate import LAUNCH_ARGS, BrowserNotFound, find_browser
@@ -32,8 +32,7 @@ class BrowserOptions(BaseModel):
 
 
 def profiles_dir() -> Path:
-    home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(home) / "goalbot" / "profiles"
+    return data_home() / "profiles"
 
 
 def profile_dir(name: str) -> Path:

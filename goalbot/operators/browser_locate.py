@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+BROWSER_VARIABLE = "GOALBOT_BROWSER"
 SYSTEM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 # Flags that keep Chromium quiet on machines without network or GPU and when run as root.
@@ -53,7 +54,7 @@ def playwright_chromium() -> str | None:
 
 
 def find_browser(configured: str | None = None) -> BrowserChoice:
-    configured = configured or os.environ.get("GOALBOT_BROWSER")
+    """`configured` is the person's `--browser-path` or GOALBOT_BROWSER, read with their settings."""
     if configured:
         path = Path(configured).expanduser()
         resolved = shutil.which(str(path)) or (str(path) if path.exists() else None)
@@ -67,8 +68,8 @@ def find_browser(configured: str | None = None) -> BrowserChoice:
     return BrowserChoice(None, "playwright")
 
 
-def ensure_browser() -> BrowserChoice:
-    choice = find_browser()
+def ensure_browser(configured: str | None = None) -> BrowserChoice:
+    choice = find_browser(configured)
     if choice.path or playwright_chromium():
         return choice
     if os.geteuid() == 0 and shutil.which("apt-get"):
@@ -80,15 +81,17 @@ def ensure_browser() -> BrowserChoice:
     else:
         print("goalbot: no Chromium found; installing Playwright's chromium", flush=True)
         subprocess.run([sys.executable, "-m", "playwright", "install", "chromium"], check=True)
-    return find_browser()
+    return find_browser(configured)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description="Find (and with --install, get) a Chromium.")
     parser.add_argument("--install", action="store_true", help="install one if none is found")
+    # `make install` runs before any settings exist: the one setting it needs comes from the environment.
+    parser.add_argument("--browser-path", default=os.environ.get(BROWSER_VARIABLE), help=argparse.SUPPRESS)
     args = parser.parse_args()
     try:
-        choice = ensure_browser() if args.install else find_browser()
+        choice = ensure_browser(args.browser_path) if args.install else find_browser(args.browser_path)
     except (BrowserNotFound, subprocess.CalledProcessError) as exc:
         print(f"goalbot: {exc}", file=sys.stderr)
         return 1

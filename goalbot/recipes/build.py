@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from goalbot.agents.secrets import HIDDEN, REFERENCE
 from goalbot.events import Event, EventType
+from goalbot.payloads import ActionData, ObservationData, StepData, TaskStartData
 from goalbot.recipes.model import NAME, Evidence, Fingerprint, Recipe, RecipeAction, RecipeStep
 from goalbot.recipes.variables import each_text, loosen, names_in, template
 
@@ -34,34 +35,36 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
     if events[-1].type is not EventType.TASK_OK:
         raise RecipeError("only a session that reached its goal makes a recipe; this one ended "
                           f"{events[-1].type.value}")
-    start = events[0].payload
+    start = events[0].data_of(TaskStartData)
     steps: dict[int, RecipeStep] = {}
     page, title, announced = start.url or "", "", list[str]()
     varying: dict[str, str] = {}  # pages reached through a value in a form not seen → their folder
     acting: tuple[Event, RecipeAction] | None = None  # started, not yet done
     done: RecipeAction | None = None  # done, and the look that shows what it changed is still to come
     for event in events:
-        if event.type is EventType.OBSERVATION:
-            if done is not None:  # the first look after an action: what it changed
-                _expect_from(done, event.payload.url, announced, event.payload.announced, variables, varying)
-                done = None
-            page, title, announced = event.payload.url, event.payload.title, event.payload.announced
-        elif event.type is EventType.STEP_START:
-            steps.setdefault(event.step or 0, RecipeStep(description=template(event.payload.description, variables)))
-        elif event.type is EventType.ACT_START and event.payload.action.name not in NOT_REPLAYED:
-            acting = (event, _action(event, varying.get(_path(page)) or template(_path(page), variables),
-                                     title, variables))
-        # Each start is kept once, at its own end: `finished` ends a step with an ACT_OK of its own
-        # and no start, and must not keep the action before it a second time.
-        elif (event.type is EventType.ACT_OK and acting is not None and acting[0].step == event.step
-              and event.payload.action.name == acting[0].payload.action.name):
-            done, acting = acting[1], None
-            steps.setdefault(event.step or 0, RecipeStep(description="")).actions.append(done)
-            done.expect.element_gone = event.payload.gone
-            if done.action.name == "type":
-                done.expect.value = str(done.action.arg("text", ""))
-        elif event.type is EventType.ACT_FAIL:
-            acting = None
+        match event.type, event.payload:
+            case EventType.OBSERVATION, ObservationData() as look:
+                if done is not None:  # the first look after an action: what it changed
+                    _expect_from(done, look.url, announced, look.announced, variables, varying)
+                    done = None
+                page, title, announced = look.url, look.title, look.announced
+            case EventType.STEP_START, StepData() as step:
+                steps.setdefault(event.step or 0, RecipeStep(description=template(step.description, variables)))
+            case EventType.ACT_START, ActionData() as started if started.action.name not in NOT_REPLAYED:
+                acting = (event, _action(started, varying.get(_path(page)) or template(_path(page), variables),
+                                         title, variables))
+            # Each start is kept once, at its own end: `finished` ends a step with an ACT_OK of its own
+            # and no start, and must not keep the action before it a second time.
+            case EventType.ACT_OK, ActionData() as ended if (
+                    acting is not None and acting[0].step == event.step
+                    and ended.action.name == acting[0].data_of(ActionData).action.name):
+                done, acting = acting[1], None
+                steps.setdefault(event.step or 0, RecipeStep(description="")).actions.append(done)
+                done.expect.element_gone = ended.gone
+                if done.action.name == "type":
+                    done.expect.value = str(done.action.arg("text", ""))
+            case EventType.ACT_FAIL, _:
+                acting = None
     kept = [step for step in steps.values() if step.actions]
     if not kept:
         raise RecipeError("the session did nothing a rerun could repeat")
@@ -72,8 +75,8 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
     return recipe
 
 
-def _action(event: Event, page_path: str, title: str, variables: dict[str, str]) -> RecipeAction:
-    shown = event.payload.action.without("index", "to_index").model_dump()
+def _action(started: ActionData, page_path: str, title: str, variables: dict[str, str]) -> RecipeAction:
+    shown = started.action.without("index", "to_index").model_dump()
     for key in ("text", "option", "url"):
         if isinstance(shown.get(key), str):
             shown[key] = template(str(shown[key]), variables)
@@ -81,8 +84,8 @@ def _action(event: Event, page_path: str, title: str, variables: dict[str, str])
         # A password typed by the model in the clear was never stored: the rerun asks for it.
         shown["text"] = "<secret:password>"
     target = None
-    if event.payload.target:
-        target = each_text(Evidence.model_validate(event.payload.target), lambda text: template(text, variables))
+    if started.target:
+        target = each_text(Evidence.model_validate(started.target), lambda text: template(text, variables))
     return RecipeAction(action=shown, target=target,
                         fingerprint=Fingerprint(url_contains=page_path, title=template(title, variables)))
 

@@ -6,7 +6,11 @@ import json
 import re
 
 from goalbot.events import Event, EventType as T
-from goalbot.payloads import LlmCallData, ShownAction
+from goalbot.payloads import (
+    ActionData, ApprovalData, GoalStatusData, LlmCallData, LlmErrorData, ObservationData, PauseData, PlanData,
+    PlanDecisionData, PolicyData, QuestionData, ReplyData, ResumeData, ShownAction, StepData, TaskEndData,
+    TaskStartData, ValidateData,
+)
 
 
 # Terminal escape sequences (CSI, OSC and the rest) and other control characters: text from a model
@@ -40,58 +44,57 @@ def _usage(call: LlmCallData) -> str:
 
 
 def summary(event: Event) -> str:
-    p = event.payload
-    match event.type:
-        case T.TASK_START:
+    match event.type, event.payload:
+        case T.TASK_START, TaskStartData() as p:
             where = f" at {p.url}" if p.url and p.url not in p.goal else ""  # a typed goal often holds it
             recipe = p.options.get("recipe")
             how = (f"recipe {recipe} v{p.options.get('recipe_version')}, no model" if recipe
                    else f"model {p.model}" if p.model else "no model")
             return f"goal: {p.goal}{where} ({how})"
-        case T.TASK_OK | T.TASK_FAIL | T.TASK_CANCEL:
+        case T.TASK_OK | T.TASK_FAIL | T.TASK_CANCEL, TaskEndData() as p:
             return f"{p.reason}{f' — {p.answer}' if p.answer else ''}"
-        case T.PLAN_PROPOSED:
+        case T.PLAN_PROPOSED, PlanData() as p:
             steps = "; ".join(f"{i}. {s}" for i, s in enumerate(p.steps, 1))
             return f"plan v{p.revision}: {steps or '(no steps)'}"
-        case T.PLAN_APPROVED:
+        case T.PLAN_APPROVED, PlanDecisionData() as p:
             return f"plan approved by {p.by}"
-        case T.PLAN_REJECTED:
+        case T.PLAN_REJECTED, PlanDecisionData() as p:
             return f"plan rejected: {p.feedback or 'no reason given'}"
-        case T.STEP_START:
+        case T.STEP_START, StepData() as p:
             return f"step {event.step}: {p.description}"
-        case T.STEP_OK | T.STEP_FAIL:
+        case T.STEP_OK | T.STEP_FAIL, StepData() as p:
             return f"step {event.step}: {p.reason}"
-        case T.ACT_START:
+        case T.ACT_START, ActionData() as p:
             return _action(p.action)
-        case T.ACT_OK:  # a rerun says which rung of its ladder found the element
+        case T.ACT_OK, ActionData() as p:  # a rerun says which rung of its ladder found the element
             return f"{_action(p.action)} → {p.message}" + (f" [found: {p.resolved_by}]" if p.resolved_by else "")
-        case T.ACT_FAIL:
+        case T.ACT_FAIL, ActionData() as p:
             return f"{_action(p.action) if p.action.name else 'answer'} → {p.error}: {p.message}"
-        case T.VALIDATE_OK | T.VALIDATE_FAIL:
+        case T.VALIDATE_OK | T.VALIDATE_FAIL, ValidateData() as p:
             return f"{p.reason} (confidence {p.confidence:.2f})"
-        case T.OBSERVATION:
+        case T.OBSERVATION, ObservationData() as p:
             return f"{p.title} <{p.url}> {p.elements} elements"
-        case T.GOAL_STATUS:
+        case T.GOAL_STATUS, GoalStatusData() as p:
             return f"progress {p.progress_percent}%, confidence {p.confidence:.2f}"
-        case T.LLM_CALL:
+        case T.LLM_CALL, LlmCallData() as p:
             return _usage(p)
-        case T.LLM_ERROR:
+        case T.LLM_ERROR, LlmErrorData() as p:
             return f"{p.role}: {p.message}"
-        case T.ASK_USER:
+        case T.ASK_USER, QuestionData() as p:
             return f"asks the person: {p.question}"
-        case T.USER_REPLY:
+        case T.USER_REPLY, ReplyData() as p:
             return "declined to answer" if p.declined else f"answered: {p.answer}"
-        case T.TASK_PAUSE:
+        case T.TASK_PAUSE, PauseData() as p:
             return f"paused: {p.reason}"
-        case T.TASK_RESUME:
+        case T.TASK_RESUME, ResumeData() as p:
             return f"resumed by {p.by}"
-        case T.APPROVAL_REQUEST:
+        case T.APPROVAL_REQUEST, ApprovalData() as p:
             where = f" on {p.where}" if p.where else ""
             return f"{'GO / NOT GO? ' if p.risky else ''}{p.kind}: {p.what}{where}"
-        case T.APPROVAL_GRANTED | T.APPROVAL_DENIED:
+        case T.APPROVAL_GRANTED | T.APPROVAL_DENIED, ApprovalData() as p:
             verdict = ("GO " if event.type is T.APPROVAL_GRANTED else "NOT GO ") if p.risky else ""
             return f"{verdict}{p.kind}: {p.what} — by {p.by or 'user'}"
-        case T.POLICY:
+        case T.POLICY, PolicyData() as p:
             return f"{p.policy}: {p.message}"
     return json.dumps(event.data, ensure_ascii=False)[:160]
 

@@ -9,7 +9,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from goalbot.events import ENDINGS, Actor, Event, EventType as T
-from goalbot.payloads import AS_RECORDED, PolicyName
+from goalbot.payloads import (
+    AS_RECORDED, ActionData, ApprovalData, PlanDecisionData, PolicyData, PolicyName, ReplyData, ResumeData, StepData,
+    TaskEndData, TaskStartData, ValidateData,
+)
 from goalbot.tally import Tally
 
 _RESULT = {kind: status.value for kind, status in ENDINGS.items()}
@@ -33,8 +36,9 @@ class Kept(BaseModel):
 
 
 def render(session: dict[str, Any], events: list[Event], kept: Kept | None = None) -> str:
-    end = next((e for e in reversed(events) if e.type in _RESULT), None)
-    result = f"{_RESULT[end.type]} — {end.payload.reason}" if end else "not finished (interrupted)"
+    end_event = next((e for e in reversed(events) if e.type in _RESULT), None)
+    end = end_event.data_of(TaskEndData) if end_event else None
+    result = f"{_RESULT[end_event.type]} — {end.reason}" if end_event and end else "not finished (interrupted)"
     usage = Tally.of(events)
     steps = [e for e in events if e.type is T.STEP_START]
     passed = sum(1 for e in events if e.type is T.STEP_OK)
@@ -48,7 +52,7 @@ def render(session: dict[str, Any], events: list[Event], kept: Kept | None = Non
         f"tokens: {usage.tokens_in} in, {usage.tokens_out} out"
         + (f" · cost: ${usage.cost_usd:.4f}" if usage.cost_usd is not None else ""),
     ]
-    answer = end.payload.answer if end else ""
+    answer = end.answer if end else ""
     if answer:
         lines += ["", "## Answer", "", str(answer)]
     lines += _recipe(events, kept or Kept())
@@ -64,7 +68,7 @@ def render(session: dict[str, Any], events: list[Event], kept: Kept | None = Non
 def _recipe(events: list[Event], kept: Kept) -> list[str]:
     """Seed 002 §9: the recipe in and out, how each element was found, each heal and patch, and
     what the next run will do differently."""
-    options = events[0].payload.options if events and events[0].type is T.TASK_START else {}
+    options = events[0].data_of(TaskStartData).options if events and events[0].type is T.TASK_START else {}
     if "recipe" not in options:
         return ["", "## Recipe", "", f"- Saved as recipe {', '.join(kept.versions)}: "
                 "`goalbot rerun` repeats it with no model"] if kept.versions else []
@@ -72,15 +76,16 @@ def _recipe(events: list[Event], kept: Kept) -> list[str]:
     heals: list[str] = []
     target: dict[str, Any] = {}
     for e in events:
-        if e.type is T.ACT_START:
-            target = e.payload.target or {}
-        elif e.type is T.POLICY and e.payload.policy == PolicyName.RECIPE_PATCH:
-            heals.append(f"- step {e.step}: the model's patch — {e.payload.message}")
-        elif e.type is T.ACT_OK and e.payload.resolved_by:
-            rungs[e.payload.resolved_by] = rungs.get(e.payload.resolved_by, 0) + 1
-            if e.payload.resolved_by not in AS_RECORDED:
-                heals.append(f"- step {e.step}: {e.payload.action.name} found by {e.payload.resolved_by} as "
-                             f"{target.get('role', '')} \"{target.get('name', '')}\"{_locator(target)}")
+        match e.type, e.payload:
+            case T.ACT_START, ActionData() as acting:
+                target = acting.target or {}
+            case T.POLICY, PolicyData(policy=PolicyName.RECIPE_PATCH) as patch:
+                heals.append(f"- step {e.step}: the model's patch — {patch.message}")
+            case T.ACT_OK, ActionData(resolved_by=str() as rung) as done if rung:
+                rungs[rung] = rungs.get(rung, 0) + 1
+                if rung not in AS_RECORDED:
+                    heals.append(f"- step {e.step}: {done.action.name} found by {rung} as "
+                                 f"{target.get('role', '')} \"{target.get('name', '')}\"{_locator(target)}")
     found = ", ".join(f"{rung} {count}" for rung, count in rungs.items()) or "none"
     calls = sum(1 for e in events if e.type is T.LLM_CALL)
     model = f"{calls} model call{'s' * (calls != 1)}, for patches" if calls else "no model"
@@ -106,15 +111,16 @@ def _locator(target: dict[str, Any]) -> str:
 def _steps(events: list[Event]) -> list[str]:
     out: list[str] = []
     for n, e in enumerate(events):
-        p = e.payload
-        if e.type is T.STEP_OK:
-            out.append(f"{len(out) + 1}. {p.description} — done: {p.reason}")
-        elif e.type is T.STEP_FAIL:
-            # Only a run whose planner planned again re-planned; a rerun's failure ends it.
-            replanned = any(later.type is T.PLAN_PROPOSED for later in events[n + 1:])
-            out.append(f"{len(out) + 1}. {p.description} — failed: {p.reason}" + ("; re-planned" if replanned else ""))
-        elif e.type is T.TASK_RESUME and p.resumed:
-            out.append(f"{len(out) + 1}. (the run was cut off here and resumed with `goalbot resume`)")
+        match e.type, e.payload:
+            case T.STEP_OK, StepData() as step:
+                out.append(f"{len(out) + 1}. {step.description} — done: {step.reason}")
+            case T.STEP_FAIL, StepData() as step:
+                # Only a run whose planner planned again re-planned; a rerun's failure ends it.
+                replanned = any(later.type is T.PLAN_PROPOSED for later in events[n + 1:])
+                out.append(f"{len(out) + 1}. {step.description} — failed: {step.reason}"
+                           + ("; re-planned" if replanned else ""))
+            case T.TASK_RESUME, ResumeData(resumed=True):
+                out.append(f"{len(out) + 1}. (the run was cut off here and resumed with `goalbot resume`)")
     return out
 
 
@@ -124,39 +130,40 @@ def _detours(events: list[Event]) -> list[str]:
     if errors:
         out.append(f"- The model endpoint failed {errors} times; each was retried or reported.")
     for e in events:
-        p = e.payload
-        if e.type is T.ACT_FAIL:
-            out.append(f"- step {e.step}: {p.action.name or 'answer'} failed ({p.error}): {p.message}")
-        elif e.type is T.POLICY and p.policy not in (PolicyName.MIN_INTERVAL, PolicyName.RECIPE_PATCH):
-            out.append(f"- safety policy {p.policy}: {p.message}")
-        elif e.type is T.VALIDATE_FAIL:
-            out.append(f"- the validator rejected: {p.reason}")
+        match e.type, e.payload:
+            case T.ACT_FAIL, ActionData() as failed:
+                out.append(f"- step {e.step}: {failed.action.name or 'answer'} failed ({failed.error}): {failed.message}")
+            case T.POLICY, PolicyData() as policy if policy.policy not in (PolicyName.MIN_INTERVAL,
+                                                                            PolicyName.RECIPE_PATCH):
+                out.append(f"- safety policy {policy.policy}: {policy.message}")
+            case T.VALIDATE_FAIL, ValidateData() as verdict:
+                out.append(f"- the validator rejected: {verdict.reason}")
     return out
 
 
 def _decisions(events: list[Event]) -> list[str]:
     out: list[str] = []
     for e in events:
-        p = e.payload
-        if e.type is T.PLAN_APPROVED and e.actor is Actor.SYSTEM:
-            out.append(f"- re-plan kept the approved steps: {'; '.join(p.steps)}")
-        elif e.type is T.PLAN_APPROVED:
-            edited = " (edited by the person)" if p.edited else ""
-            out.append(f"- plan approved by {p.by}{edited}: {'; '.join(p.steps)}")
-        elif e.type is T.PLAN_REJECTED:
-            out.append(f"- plan rejected by {p.by}: {p.feedback or 'no reason given'}")
-        elif e.type in (T.APPROVAL_GRANTED, T.APPROVAL_DENIED):
-            verdict = "GO" if e.type is T.APPROVAL_GRANTED else "NOT GO"
-            out.append(f"- {verdict} ({p.kind}) by {p.by or 'user'}: {p.what}")
-        elif e.type is T.USER_REPLY:
-            out.append("- a question was declined" if p.declined else f"- answered: {p.answer}")
+        match e.type, e.payload:
+            case T.PLAN_APPROVED, PlanDecisionData() as plan if e.actor is Actor.SYSTEM:
+                out.append(f"- re-plan kept the approved steps: {'; '.join(plan.steps)}")
+            case T.PLAN_APPROVED, PlanDecisionData() as plan:
+                edited = " (edited by the person)" if plan.edited else ""
+                out.append(f"- plan approved by {plan.by}{edited}: {'; '.join(plan.steps)}")
+            case T.PLAN_REJECTED, PlanDecisionData() as plan:
+                out.append(f"- plan rejected by {plan.by}: {plan.feedback or 'no reason given'}")
+            case T.APPROVAL_GRANTED | T.APPROVAL_DENIED, ApprovalData() as consent:
+                verdict = "GO" if e.type is T.APPROVAL_GRANTED else "NOT GO"
+                out.append(f"- {verdict} ({consent.kind}) by {consent.by or 'user'}: {consent.what}")
+            case T.USER_REPLY, ReplyData() as reply:
+                out.append("- a question was declined" if reply.declined else f"- answered: {reply.answer}")
     return out
 
 
 def _saved(events: list[Event]) -> list[str]:
     saved: dict[str, str] = {}
     for e in events:
-        if e.type is T.ACT_OK and e.payload.action.name == "save_data":
-            action = e.payload.action
-            saved[str(action.arg("key"))] = str(action.arg("value"))
+        match e.type, e.payload:
+            case T.ACT_OK, ActionData() as done if done.action.name == "save_data":
+                saved[str(done.action.arg("key"))] = str(done.action.arg("value"))
     return [f"- {key}: {value}" for key, value in saved.items()]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from goalbot.events import Event, EventType as T
-from goalbot.payloads import PolicyName
+from goalbot.payloads import PolicyData, PolicyName
 
 
 class Severity(StrEnum):
@@ -35,5 +35,5 @@ _BY_TYPE = {
 
 def severity(event: Event) -> Severity:
     if event.type is T.POLICY:
-        return Severity.ROUTINE if event.payload.policy in ROUTINE_POLICIES else Severity.WARNING
+        return Severity.ROUTINE if event.data_of(PolicyData).policy in ROUTINE_POLICIES else Severity.WARNING
     return _BY_TYPE.get(event.type, Severity.ROUTINE)

@@ -22,7 +22,7 @@ from goalbot.agents.control import SessionControl
 from goalbot.agents.outcome import Run
 from goalbot.agents.session import SessionResult
 from goalbot.events import Bus, EventType
-from goalbot.payloads import ApprovalData, QuestionData
+from goalbot.payloads import ApprovalData, Command, Phase, QuestionData, TaskEndData
 from tui.screens.consent import ConsentScreen
 from tui.screens.plan_review import PlanReviewScreen, Review
 from tui.screens.question import QuestionScreen
@@ -139,7 +139,10 @@ class RunScreen(Screen[None]):
         self.refresh_bindings()
         self.query_one("#goal-input").display = False
         self.board.query_one("#log").focus()
-        source.on_arrival(lambda: self.post_message(self.EventsArrived()))
+        def wake() -> None:
+            self.post_message(self.EventsArrived())
+
+        source.on_arrival(wake)
 
     def _run_session(self, run: LiveRun) -> None:
         """The session gets a thread and an event loop of its own: drawing never holds it up."""
@@ -178,7 +181,7 @@ class RunScreen(Screen[None]):
         self.refresh_bindings()
         for failed in (e for e in events if e.type is EventType.TASK_FAIL):
             # The reason in full, where a log row would cut it at the panel's edge.
-            self.notify(failed.payload.reason, title="The task failed", severity="error", timeout=30,
+            self.notify(failed.data_of(TaskEndData).reason, title="The task failed", severity="error", timeout=30,
                         markup=False)
         state = self.board.state
         where = f"   {state.url}" if state.url not in state.goal else ""
@@ -210,12 +213,12 @@ class RunScreen(Screen[None]):
             self.action_review()
         elif state.consent is not None and self._consent_seq != state.consent.seq:
             self._consent_seq = state.consent.seq
-            self._ask_consent(state.consent.payload)
+            self._ask_consent(state.consent.data_of(ApprovalData))
         elif state.question is not None and self._question_seq != state.question.seq:
             self._question_seq = state.question.seq
-            self._ask_question(state.question.payload)
+            self._ask_question(state.question.data_of(QuestionData))
 
-    def _send(self, kind: str, **payload: object) -> bool:
+    def _send(self, kind: Command, **payload: object) -> bool:
         if self.steering is None:
             self.notify("No session to steer", severity="warning")
             return False
@@ -229,7 +232,7 @@ class RunScreen(Screen[None]):
     def _ask_consent(self, request: ApprovalData) -> None:
         def send(granted: bool | None) -> None:
             if granted is not None and self.board.state.consent is not None:
-                self._send("grant" if granted else "deny")
+                self._send(Command.GRANT if granted else Command.DENY)
 
         picture = self._picture(request.screenshot) if request.screenshot else None
         self.app.push_screen(ConsentScreen.for_request(request, picture), send)
@@ -242,7 +245,7 @@ class RunScreen(Screen[None]):
 
         def send(answer: str | None) -> None:
             if self.board.state.question is not None:
-                self._send("answer", text=answer) if answer else self._send("decline")
+                self._send(Command.ANSWER, text=answer) if answer else self._send(Command.DECLINE)
 
         self.app.push_screen(QuestionScreen(question.question, question.secret), send)
 
@@ -260,9 +263,9 @@ class RunScreen(Screen[None]):
                 return
             self._draft = None
             if review.approved:
-                self._send("approve", steps=review.steps)
+                self._send(Command.APPROVE, steps=review.steps)
             else:
-                self._send("reject", feedback=review.feedback)
+                self._send(Command.REJECT, feedback=review.feedback)
 
         self.app.push_screen(PlanReviewScreen(state.proposed, self._draft_now()), send)
 
@@ -288,7 +291,7 @@ class RunScreen(Screen[None]):
 
     def action_approve(self) -> None:
         if self.board.state.awaiting_approval:
-            self._send("approve", steps=self._draft_now())
+            self._send(Command.APPROVE, steps=self._draft_now())
             self._draft = None
         else:
             self.notify("No plan is waiting for approval", severity="warning")
@@ -300,19 +303,19 @@ class RunScreen(Screen[None]):
 
         def send(feedback: str | None) -> None:
             if feedback is not None and self.board.state.awaiting_approval:
-                self._send("reject", feedback=feedback)
+                self._send(Command.REJECT, feedback=feedback)
 
         self.app.push_screen(RejectScreen(), send)
 
     def action_pause(self) -> None:
         if self.steering is None or self.board.state.finished:
             return
-        self._pause_asked = not (self._pause_asked or self.board.state.status == "paused")
-        if self._send("pause" if self._pause_asked else "resume"):
+        self._pause_asked = not (self._pause_asked or self.board.state.status is Phase.PAUSED)
+        if self._send(Command.PAUSE if self._pause_asked else Command.RESUME):
             self.notify("Pausing before the next action… (p resumes)" if self._pause_asked else "Resuming")
 
     def action_stop(self) -> None:
-        if self.steering is not None and not self.board.state.finished and self._send("stop"):
+        if self.steering is not None and not self.board.state.finished and self._send(Command.STOP):
             self.notify("Stopping…")
 
     def action_zoom(self) -> None:
@@ -335,16 +338,16 @@ class RunScreen(Screen[None]):
             return
 
         # A question is modal: the run waits for its answer, before its next action.
-        held = not (self._pause_asked or self.board.state.status == "paused") and self._send("pause")
+        held = not (self._pause_asked or self.board.state.status is Phase.PAUSED) and self._send(Command.PAUSE)
 
         def quit_if_sure(sure: bool | None) -> None:
             if sure and self.running_here:
                 self._quit_when_done = True
-                self._send("stop")
+                self._send(Command.STOP)
             elif sure:
                 self.app.exit()
             elif held and self.running_here:
-                self._send("resume")
+                self._send(Command.RESUME)
 
         self.app.push_screen(ConsentScreen.confirm("A run is going on here. Stop it and quit?"), quit_if_sure)
 

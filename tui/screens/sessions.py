@@ -20,6 +20,7 @@ from goalbot.events import RunStatus
 from storage import queries, recipes
 from storage.db import StoreError, connect
 from tui.exporting import export_session
+from tui.palette import colours_of
 from tui.screens.consent import ConsentScreen
 from tui.widgets.keys_footer import KeysFooter
 
@@ -30,9 +31,6 @@ SHOWN = 200
 # The recipe before the figures: at 160 columns it is still on screen.
 COLUMNS = (("session", 20), ("status", 11), ("goal", 36), ("recipe", 22), ("why it ended", 40), ("steps", 5),
            ("calls", 5), ("tokens", 9), ("cost", 9), ("started", 19))
-# The word is the status; the colour only repeats it (the 16 ANSI colours, drawn in the terminal's shades).
-STATUS_STYLES = {"ok": "green", "failed": "bold red", "cancelled": "yellow", "interrupted": "yellow",
-                 "running": "cyan"}
 
 
 class SessionsScreen(Screen[None]):
@@ -119,7 +117,7 @@ class SessionsScreen(Screen[None]):
         for row in found:
             tokens = (row["tokens_in"] or 0) + (row["tokens_out"] or 0)
             cost = "–" if row["cost_usd"] is None else f"${row['cost_usd']:.4f}"
-            status = Text(row["status"], style=STATUS_STYLES.get(row["status"], ""))
+            status = Text(row["status"], style=colours_of(row["status"]).text)
             table.add_row(row["id"], status, row["goal"], row["recipe"], row.get("finish_reason") or "", row["steps"],
                           row["model_calls"], f"{tokens:,}", cost, (row["started_at"] or "")[:19].replace("T", " "),
                           key=row["id"])

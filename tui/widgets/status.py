@@ -6,16 +6,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.palette import NO_COLOR_BADGE, colours_of
 from tui.state import DashboardState
 
-# Exact colours, light text on dark and dark on light: ANSI names are drawn in the terminal
-# theme's shades (white on green came out grey on green), and 16-colour terminals take the
-# nearest of their own.
-STATUS_STYLES = {"ok": "bold #000000 on #5fd75f", "failed": "bold #ffffff on #d70000",
-                 "cancelled": "bold #000000 on #ffd700", "awaiting approval": "bold #000000 on #ff87ff",
-                 "paused": "bold #000000 on #ff87ff"}
-DEFAULT_STYLE = "bold #000000 on #5fd7ff"
-NO_COLOR_STYLE = "bold reverse"
 BARS = "▁▂▃▄▅▆▇█"
 
 
@@ -34,9 +27,7 @@ def trend(confidences: list[float]) -> Text:
 class StatusLine(Static):
     def show(self, state: DashboardState) -> None:
         text = Text()
-        # NO_COLOR turns colours to greys, and a white-on-green badge to grey on grey: reversed
-        # plain text reads on any terminal, and the word is the status whatever the colours.
-        style = NO_COLOR_STYLE if self.app.no_color else STATUS_STYLES.get(state.status, DEFAULT_STYLE)
+        style = NO_COLOR_BADGE if self.app.no_color else colours_of(state.status).badge
         if not state.session_id:  # nothing has started: there is no step, no progress to speak of
             text.append(" no goal yet ", style=style)
             text.append("  type one above and press Enter", style="dim")

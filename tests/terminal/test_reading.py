@@ -17,8 +17,7 @@ import pytest
 from dashboard_kit import until
 from goalbot.events import Actor, Event, EventType
 from goalbot.text.severity import Severity, severity
-from kit import REPO, run_cli
-from test_unix_tool import store_with_sessions
+from kit import REPO, run_cli, store_with_sessions
 
 
 def event(kind: EventType, **data: object) -> Event:

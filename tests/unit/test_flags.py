@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kit import run_cli
-from test_unix_tool import store_with_sessions
+from kit import run_cli, store_with_sessions
 
 
 @pytest.mark.parametrize(("args", "said"), [

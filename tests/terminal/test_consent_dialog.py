@@ -18,6 +18,7 @@ from goalbot.payloads import ApprovalData
 from tui.screens.consent import ConsentScreen
 from tui.widgets.keys_footer import KeysFooter
 from tui.widgets.screenshot import ScreenshotPanel
+from kit import REPO
 
 CHECKPOINT = ("recipe step 2: no element on the page is surely click switch \"Dark mode\" (found by: "
               "label='Dark mode', css='#settings > form > label:nth-of-type(3) > input'). Put the page "
@@ -25,7 +26,7 @@ CHECKPOINT = ("recipe step 2: no element on the page is surely click switch \"Da
 
 
 class _Host(App[None]):
-    CSS_PATH = str(Path(__file__).resolve().parent.parent / "tui" / "goalbot.tcss")
+    CSS_PATH = str(REPO / "tui" / "goalbot.tcss")
 
 
 def _jpeg() -> bytes:
