@@ -16,8 +16,9 @@ from pydantic import BaseModel, Field, SecretStr
 from goalbot import defaults as D
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.transport import Fault, RetryPolicy, read_fault
-from goalbot.llm.usage import Limits, PriceTable, Usage
+from goalbot.llm.usage import Limits, PriceTable
 from goalbot.llm.wire import BadBody, Completion, ToolCall, read_completion
+from goalbot.tally import Tally
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -130,7 +131,7 @@ class ModelClient:
         self.prices = prices or PriceTable()
         self.limits = limits or Limits()
         self.ask_budget = ask_budget
-        self.usage = Usage()
+        self.usage = Tally()  # counted from its own LLM_CALL events, as the store and the dashboard count
         self.tool_choice = True  # dropped for good once the endpoint refuses it
         self.redact = redact  # every prompt passes through it: no prompt carries a secret's value
         self._client: AsyncOpenAI | None = None
@@ -217,16 +218,13 @@ class ModelClient:
         )
         answered_by = completion.model or model
         cost = self.prices.cost(answered_by, reply.tokens_in, reply.tokens_out)
-        self.usage.calls += 1
-        self.usage.tokens_in += reply.tokens_in
-        self.usage.tokens_out += reply.tokens_out
-        self.usage.cost_usd += cost or 0.0
         extra = {"cost_usd": round(cost, 6)} if cost is not None else {}
-        self.emitter.emit(
+        call = self.emitter.emit(
             EventType.LLM_CALL, ROLE_ACTORS[role], step,
             role=role, model=answered_by, latency_ms=latency_ms, tokens_in=reply.tokens_in,
             tokens_out=reply.tokens_out, attempt=attempt, **extra, **tags,
         )
+        self.usage.add(call)
         return reply
 
     async def _within_limits(self, messages: list[dict[str, Any]], step: int | None) -> None:

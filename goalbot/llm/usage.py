@@ -7,6 +7,8 @@ from importlib.resources import files
 
 from pydantic import BaseModel, Field
 
+from goalbot.tally import Tally
+
 
 class Price(BaseModel):
     input: float = Field(ge=0, description="US dollars per million prompt tokens.")
@@ -38,17 +40,6 @@ class PriceTable:
         return (tokens_in * price.input + tokens_out * price.output) / 1_000_000
 
 
-class Usage(BaseModel):
-    calls: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float = 0.0
-
-    @property
-    def tokens(self) -> int:
-        return self.tokens_in + self.tokens_out
-
-
 class Limits(BaseModel):
     """`--max-calls` and `--max-tokens`: how much the run may spend before it asks the person,
     and again as much each time they let it go on."""
@@ -57,7 +48,7 @@ class Limits(BaseModel):
     max_tokens: int | None = Field(None, ge=1)
     rounds: int = Field(1, ge=1, description="1 + how often the person let the run go on.")
 
-    def exceeded(self, usage: Usage, next_prompt_tokens: int) -> str | None:
+    def exceeded(self, usage: Tally, next_prompt_tokens: int) -> str | None:
         """Why the next call would go over a limit, or None."""
         if self.max_calls is not None and usage.calls + 1 > self.max_calls * self.rounds:
             return (f"the run has made {usage.calls} model calls; {self.max_calls * self.rounds} "
@@ -68,7 +59,7 @@ class Limits(BaseModel):
                     f"(--max-tokens {self.max_tokens:,} at a time)")
         return None
 
-    def raised(self, usage: Usage) -> Limits:
+    def raised(self, usage: Tally) -> Limits:
         """As much again as the person first allowed, past what is spent now."""
         rounds = self.rounds + 1
         while self.model_copy(update={"rounds": rounds}).exceeded(usage, 0):

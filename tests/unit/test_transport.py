@@ -14,7 +14,8 @@ import pytest
 from kit import run_cli
 from goalbot.llm.dialects import Dialect, DialectError, parse_dialects
 from goalbot.llm.transport import RetryPolicy, read_fault, retry_after
-from goalbot.llm.usage import Limits, PriceTable, Price, Usage
+from goalbot.llm.usage import Limits, PriceTable, Price
+from goalbot.tally import Tally
 
 ENDPOINT = "http://127.0.0.1:9/v1"
 
@@ -128,11 +129,11 @@ def test_prices_by_name_date_and_provider_prefix() -> None:
 
 def test_limits_ask_before_the_call_that_would_go_over() -> None:
     limits = Limits(max_calls=3, max_tokens=10_000)
-    assert limits.exceeded(Usage(calls=2, tokens_in=1000), 500) is None
-    assert "made 3 model calls; 3 were allowed" in limits.exceeded(Usage(calls=3), 0)
-    assert "9,800 tokens" in limits.exceeded(Usage(calls=1, tokens_in=9000, tokens_out=800), 500)
-    raised = limits.raised(Usage(calls=3))
-    assert raised.exceeded(Usage(calls=5), 0) is None and raised.exceeded(Usage(calls=6), 0)
+    assert limits.exceeded(Tally(calls=2, tokens_in=1000), 500) is None
+    assert "made 3 model calls; 3 were allowed" in limits.exceeded(Tally(calls=3), 0)
+    assert "9,800 tokens" in limits.exceeded(Tally(calls=1, tokens_in=9000, tokens_out=800), 500)
+    raised = limits.raised(Tally(calls=3))
+    assert raised.exceeded(Tally(calls=5), 0) is None and raised.exceeded(Tally(calls=6), 0)
 
 
 def test_dialect_flags() -> None:
