@@ -13,7 +13,8 @@ import socket
 import sqlite3
 import time
 from pathlib import Path
-from typing import Callable, TypeVar
+from contextlib import contextmanager
+from typing import Callable, Iterator, TypeVar
 
 import sqlite_utils
 
@@ -84,6 +85,16 @@ def connect(path: Path, create: bool = True) -> sqlite_utils.Database:
             conn.close()
         raise
     return sqlite_utils.Database(conn)
+
+
+@contextmanager
+def opened(path: Path, create: bool = True) -> Iterator[sqlite_utils.Database]:
+    """`connect`, closed again however the block ends."""
+    db = connect(path, create=create)
+    try:
+        yield db
+    finally:
+        db.close()
 
 
 def _plain(exc: BaseException) -> str:

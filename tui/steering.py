@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from goalbot.agents.control import SessionControl
 from goalbot.payloads import Command
 from storage import queries
-from storage.db import connect
+from storage.db import opened
 
 
 class SteeringError(Exception):
@@ -47,10 +47,7 @@ class StoreSteering:
 
     def send(self, kind: Command, **payload: Any) -> None:
         try:
-            db = connect(self.db_path, create=False)
-            try:
+            with opened(self.db_path, create=False) as db:
                 queries.post_command(db, self.session_id, kind, payload, by="attach")
-            finally:
-                db.close()
         except (sqlite3.Error, OSError) as exc:
             raise SteeringError(f"the store did not take it ({exc}); try again") from exc

@@ -17,7 +17,7 @@ from goalbot.cli.terminal import fail, has_terminal
 from goalbot.cli.wiring import Wiring, WiringError, check_endpoint, wire_run
 from goalbot.llm.dialects import DialectError
 from storage import queries
-from storage.db import connect, mark_interrupted
+from storage.db import connect, mark_interrupted, opened
 
 if TYPE_CHECKING:  # the dashboard (and textual-image) load only when a dashboard opens
     from tui.app import GoalbotApp
@@ -116,13 +116,10 @@ def cmd_sessions_screen(args: argparse.Namespace, settings: Settings, db_path: P
 def _stored_session(db_path: Path, wanted: str | None, latest_with_status: str | None = None) -> dict[str, Any] | None:
     """The session asked for, else the latest one (with that status); None when there is none.
     Sessions whose process died are marked interrupted first, so a dead run is not attached to."""
-    db = connect(db_path, create=False)
-    try:
+    with opened(db_path, create=False) as db:
         mark_interrupted(db)
         session_id = wanted or queries.latest_session_id(db, status=latest_with_status)
         return queries.session_row(db, session_id) if session_id else None
-    finally:
-        db.close()
 
 
 def _goals(db_path: Path) -> list[str]:

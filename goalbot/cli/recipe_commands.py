@@ -25,7 +25,7 @@ from goalbot.recipes.runner import Rerun
 from goalbot.recipes.variables import fill
 from goalbot.text.eventfmt import printable
 from storage import recipes
-from storage.db import connect
+from storage.db import connect, opened
 
 
 def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
@@ -90,11 +90,8 @@ def _import(db_path: Path, source: Path) -> int:
         recipe = folder.load(source)
     except RecipeError as exc:
         return fail(str(exc))
-    db = connect(db_path)
-    try:
+    with opened(db_path) as db:
         kept = recipes.save(db, recipe)
-    finally:
-        db.close()
     print(f"goalbot: imported recipe {kept.name} as v{kept.version} (goalbot recipe show {kept.name}); "
           "its secrets are typed only where --url or --allow-domain says, or after a GO")
     return 0

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from goalbot.recipes.build import RecipeError, build
 from goalbot.recipes.model import Recipe
 from storage import queries, recipes
-from storage.db import connect
+from storage.db import opened
 
 if TYPE_CHECKING:  # a rerun's modules load the browser's; keeping a recipe needs none of them
     from goalbot.recipes.runner import RecipeRun
@@ -19,33 +19,24 @@ if TYPE_CHECKING:  # a rerun's modules load the browser's; keeping a recipe need
 
 def save_from_session(db_path: Path, session_id: str, name: str, variables: dict[str, str]) -> Recipe:
     """Raises RecipeError with a line for the person."""
-    db = connect(db_path)
-    try:
+    with opened(db_path) as db:
         if queries.session_row(db, session_id) is None:
             raise RecipeError(f"no session {session_id} in {db_path} (see goalbot sessions)")
         return recipes.save(db, build(name, queries.session_events(db, session_id), variables))
-    finally:
-        db.close()
 
 
 def remember_heals(db_path: Path, run: RecipeRun) -> None:
     """What the rerun found by re-finding is healing memory: the next rerun takes a cheaper rung."""
     if not run.heals:
         return
-    db = connect(db_path)
-    try:
+    with opened(db_path) as db:
         recipes.remember_heals(db, run.recipe, run.heals, run.session_id)
-    finally:
-        db.close()
     print(f"goalbot: {len(run.heals)} healed elements remembered for recipe {run.recipe.name}", file=sys.stderr)
 
 
 def keep_patched(db_path: Path, run: RecipeRun) -> None:
     """A rerun the model patched and that then ended well is the recipe's next version."""
-    db = connect(db_path)
-    try:
+    with opened(db_path) as db:
         kept = recipes.save(db, run.recipe.model_copy(update={"source_session": run.session_id}))
-    finally:
-        db.close()
     print(f"goalbot: the patched recipe is kept as {kept.name} v{kept.version} "
           f"({'; '.join(run.patches)})", file=sys.stderr)

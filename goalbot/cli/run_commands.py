@@ -29,7 +29,7 @@ from goalbot.llm.dialects import DialectError
 from goalbot.recipes.runner import RecipeRun, Rerun
 from goalbot.text.eventfmt import printable
 from storage import queries
-from storage.db import StoreError, connect, mark_interrupted
+from storage.db import StoreError, mark_interrupted, opened
 
 if TYPE_CHECKING:
     from goalbot.scripted.server import Script
@@ -98,25 +98,20 @@ def _serve_demo(script: Script, port: int) -> int:
 
 def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     """Continues a session that was cut off, in the same session, from its last finished step."""
-    db = connect(db_path, create=False)
-    mark_interrupted(db)
-    row = queries.session_row(db, args.session)
-    if row is None:
-        db.close()
-        return fail(f"no session {args.session} in {db_path} (see goalbot sessions)")
-    if row["status"] == "running":
-        db.close()
-        return fail(f"session {args.session} is running in another process (pid {row['pid']} on "
-                    f"{row['host']}): nothing to resume")
-    if row["status"] != "interrupted":
-        db.close()
-        return fail(f"session {args.session} is {row['status']}, not interrupted: nothing to resume")
-    if not queries.claim_for_resume(db, args.session):  # one process at most takes it up again
-        db.close()
-        return fail(f"session {args.session} is being resumed by another process")
-    events = queries.session_events(db, args.session)
-    last_artifact = queries.last_artifact_number(db, args.session)
-    db.close()
+    with opened(db_path, create=False) as db:
+        mark_interrupted(db)
+        row = queries.session_row(db, args.session)
+        if row is None:
+            return fail(f"no session {args.session} in {db_path} (see goalbot sessions)")
+        if row["status"] == "running":
+            return fail(f"session {args.session} is running in another process (pid {row['pid']} on "
+                        f"{row['host']}): nothing to resume")
+        if row["status"] != "interrupted":
+            return fail(f"session {args.session} is {row['status']}, not interrupted: nothing to resume")
+        if not queries.claim_for_resume(db, args.session):  # one process at most takes it up again
+            return fail(f"session {args.session} is being resumed by another process")
+        events = queries.session_events(db, args.session)
+        last_artifact = queries.last_artifact_number(db, args.session)
     started = events[0].data_of(TaskStartData).options if events and events[0].type is EventType.TASK_START else {}
     try:
         options = RunOptions.model_validate({  # at the page it was on when it was cut off
@@ -177,13 +172,10 @@ def _keep_recipe(request: RunRequest, db_path: Path, wiring: Wiring, status: Sta
 
 def _give_back(db_path: Path, session_id: str) -> None:
     try:
-        db = connect(db_path)
+        with opened(db_path) as db:
+            queries.release_claim(db, session_id)
     except StoreError:
         return
-    try:
-        queries.release_claim(db, session_id)
-    finally:
-        db.close()
 
 
 def run_goal(

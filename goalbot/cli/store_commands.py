@@ -16,7 +16,7 @@ from goalbot.text import eventfmt
 from goalbot.text.eventfmt import printable
 from goalbot.text.severity import severity
 from storage import queries
-from storage.db import StoreError, connect
+from storage.db import StoreError, connect, opened
 
 
 def cmd_sessions(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
@@ -40,12 +40,9 @@ def cmd_sessions(args: argparse.Namespace, settings: Settings, db_path: Path) ->
 
 
 def cmd_report(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
-    db = connect(db_path, create=False)
-    try:
+    with opened(db_path, create=False) as db:
         session_id = args.session or next(iter(queries.list_sessions(db, limit=1)), {}).get("id")
         row = queries.session_row(db, session_id) if session_id else None
-    finally:
-        db.close()
     if row is None:
         return fail(f"no session {args.session} in {db_path}" if args.session else "no sessions stored yet")
     markdown = row.get("report") if row["status"] != "running" else None

@@ -7,7 +7,6 @@ from __future__ import annotations
 import html
 import re
 from io import BytesIO
-from pathlib import Path
 
 import pytest
 from PIL import Image

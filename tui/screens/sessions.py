@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Input, Label
 
 from goalbot.events import RunStatus
 from storage import queries, recipes
-from storage.db import StoreError, connect
+from storage.db import StoreError, opened
 from tui.exporting import export_session
 from tui.palette import colours_of
 from tui.screens.consent import ConsentScreen
@@ -90,12 +90,9 @@ class SessionsScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="sessions-search")
     def _search(self, asked: int, text: str, status: str | None) -> None:
         try:
-            db = connect(self.db_path, create=False)
-            try:
+            with opened(self.db_path, create=False) as db:
                 found = queries.find_sessions(db, text, status, limit=SHOWN)
                 parts = recipes.of_sessions(db, [row["id"] for row in found])
-            finally:
-                db.close()
         except (StoreError, sqlite3.Error) as exc:
             self.app.call_from_thread(self.notify, f"Cannot read the sessions: {exc}", severity="error")
             return
@@ -137,11 +134,8 @@ class SessionsScreen(Screen[None]):
     def _recipe_metrics(self, name: str) -> None:
         """Seed 002 §12's figures of the highlighted session's recipe, read off the UI thread."""
         try:
-            db = connect(self.db_path, create=False)
-            try:
+            with opened(self.db_path, create=False) as db:
                 line = f"recipe {name} · {recipes.metrics(db, name).line()}"
-            finally:
-                db.close()
         except (StoreError, sqlite3.Error) as exc:
             line = f"recipe {name}: cannot read its figures ({exc})"
         self.app.call_from_thread(self.query_one("#sessions-recipe", Label).update, line)
@@ -181,11 +175,8 @@ class SessionsScreen(Screen[None]):
     @work(thread=True, group="sessions-export")
     def _export(self, session_id: str) -> None:
         try:
-            db = connect(self.db_path, create=False)
-            try:
+            with opened(self.db_path, create=False) as db:
                 jsonl, markdown = export_session(db, session_id, self.export_dir)
-            finally:
-                db.close()
         except (StoreError, sqlite3.Error, OSError, LookupError) as exc:
             self.app.call_from_thread(self.notify, f"Export failed: {exc}", severity="error")
             return
@@ -203,11 +194,8 @@ class SessionsScreen(Screen[None]):
             if not sure:
                 return
             try:
-                db = connect(self.db_path, create=False)
-                try:
+                with opened(self.db_path, create=False) as db:
                     queries.delete_session(db, session_id)
-                finally:
-                    db.close()
             except (StoreError, sqlite3.Error) as exc:
                 self.notify(f"Not deleted: {exc}", severity="error")
                 return
