@@ -11,7 +11,8 @@ import contextlib
 import secrets
 import tempfile
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from functools import partial
+from typing import Awaitable, Callable
 
 from playwright.async_api import ElementHandle, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
@@ -174,14 +175,35 @@ class BrowserOperator:
 
     # -- running an action -----------------------------------------------------------------
 
+    def _handler(self, action: Action) -> Callable[[], Awaitable[str]] | None:
+        """What carries `action` out here; None for what a browser cannot do (`save_data`, …)."""
+        match action:
+            case A.Click(): return partial(self._do_click, action)
+            case A.DoubleClick(): return partial(self._do_double_click, action)
+            case A.RightClick(): return partial(self._do_right_click, action)
+            case A.Hover(): return partial(self._do_hover, action)
+            case A.Drag(): return partial(self._do_drag, action)
+            case A.Scroll(): return partial(self._do_scroll, action)
+            case A.Type(): return partial(self._do_type, action)
+            case A.Key(): return partial(self._do_key, action)
+            case A.Hotkey(): return partial(self._do_hotkey, action)
+            case A.Navigate(): return partial(self._do_navigate, action)
+            case A.GoBack(): return partial(self._do_go_back, action)
+            case A.SwitchTab(): return partial(self._do_switch_tab, action)
+            case A.CloseTab(): return partial(self._do_close_tab, action)
+            case A.Wait(): return partial(self._do_wait, action)
+            case A.SelectOption(): return partial(self._do_select_option, action)
+            case A.UploadFile(): return partial(self._do_upload_file, action)
+        return None
+
     async def execute(self, action: Action) -> ActionResult:
-        handler: Callable[[Any], Awaitable[str]] | None = getattr(self, f"_do_{action.name}", None)
+        handler = self._handler(action)
         if handler is None:
             return ActionResult(outcome=Outcome.UNSUPPORTED, message=f"the browser cannot run {action.name}")
         hold, self._hold_next = self._hold_next, False
         try:
             await self._writes.begin(hold, self.page)  # a dead browser is the answer, whatever the action
-            message = await self._writes.run(handler(action))
+            message = await self._writes.run(handler())
             if message is None:  # frozen on a held write: only the person's answer ends it
                 return held_back("the page waits", await self._writes.held(self.page))
             result = ActionResult(outcome=Outcome.OK, message=message)

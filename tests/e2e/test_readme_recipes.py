@@ -54,7 +54,7 @@ def test_the_readme_recipe_block_works_pasted_line_by_line(db_path: Path, chromi
             assert "does not list the model" not in done.stdout + done.stderr, line
     finally:
         os.killpg(server.pid, signal.SIGINT)  # the block's `kill %1`
-        server.wait(30)
+        server.wait(90)
     shown = subprocess.run(moved[2], shell=True, cwd=REPO, env=env, capture_output=True, text=True).stdout
     assert shown.count('click button "Sign in"') == 1 and shown.count('click button "Save"') == 1, shown
     rerun = rows(db_path, "select status, model_calls, finish_reason from sessions order by started_at desc limit 1")[0]

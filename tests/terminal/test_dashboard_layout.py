@@ -94,3 +94,18 @@ async def test_jumping_in_a_session_without_steps_is_said(db_path: Path) -> None
         await pilot.press("g")
         await until(pilot, lambda: "no steps to jump to" in notes(app), "no steps said")
         assert on_top(app, "ReplayScreen")
+
+
+async def test_a_terminal_made_wider_after_the_start_gets_the_wide_layout(db_path: Path) -> None:
+    """A terminal that reports 80 columns first and its real width a moment later (an xterm
+    still opening its window, a tmux pane being resized) is drawn wide once it is wide."""
+    prepare_images("halfcell")
+    session_id = store_fixture(db_path, "demo")
+    app = GoalbotApp(db_path=db_path, session_id=session_id, opening="replay")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.resize_terminal(150, 45)  # while the replay is still being read
+        await until(pilot, lambda: on_top(app, "ReplayScreen") and app.screen.ready, "the replay")
+        board = app.screen.query_one("#board")
+        await until(pilot, lambda: not board.has_class("narrow"), "the wide layout at 150 columns")
+        plan, log = app.screen.query_one("#plan"), app.screen.query_one("#log")
+        await until(pilot, lambda: plan.region.y == log.region.y, "the plan beside the log")

@@ -98,9 +98,9 @@ def test_a_sixel_picture_shows_the_colours_it_was_stored_with(chromium: None, mo
 
                 drawn: list[tuple[int, int, int, int] | None] = [None]
 
-                def steady() -> bool:  # the same wide picture on two grabs in a row: drawn, not drawing
+                def steady() -> bool:  # the same picture on two grabs in a row: drawn, not drawing
                     box, drawn[0] = drawn[0], picture()
-                    return box is not None and box == drawn[0] and box[2] - box[0] > 200
+                    return box is not None and box == drawn[0] and box[2] - box[0] > 100
 
                 wait_until(steady, 120, "the picture on the screen")  # a loaded machine draws slowly
                 box = drawn[0]

@@ -62,6 +62,7 @@ class Board(Vertical):
         self.redraw()
 
     def redraw(self) -> None:
+        self._fit_width()  # a resize missed while the board was not on screen is caught here
         self.query_one("#plan", PlanPanel).show(self.state)
         self.query_one("#status", StatusLine).show(self.state)
         self._picture_if_due()
@@ -74,8 +75,13 @@ class Board(Vertical):
         self._picture_if_due(force=True)
 
     def on_resize(self) -> None:
-        self.set_class(self.size.width < self.NARROW, "narrow")
-        self.set_class(self.size.width < self.TINY, "tiny")
+        self._fit_width()
+
+    def _fit_width(self) -> None:
+        width = self.size.width
+        if width:  # not laid out yet: no width to judge by
+            self.set_class(width < self.NARROW, "narrow")
+            self.set_class(width < self.TINY, "tiny")
 
     def toggle_zoom(self) -> bool:
         """The screen panel alone, as large as the board: Set-of-Mark boxes become readable."""
