@@ -19,7 +19,7 @@ install: $(BIN)/goalbot
 # desktop xdotool types text beyond ASCII
 # and tesseract reads the words under a click for the GO / NOT GO gate.
 tools: install
-	$(BIN)/python -m goalbot.operators.browser_locate --install
+	$(BIN)/python -m goalbot.operators.browser.locate --install
 	@missing=""; command -v tmux >/dev/null || missing="tmux"; command -v Xvfb >/dev/null || missing="$$missing xvfb"; \
 	command -v xdotool >/dev/null || missing="$$missing xdotool"; command -v xterm >/dev/null || missing="$$missing xterm"; \
 	command -v tesseract >/dev/null || missing="$$missing tesseract-ocr tesseract-ocr-kor"; \

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from goalbot import actions as A  # noqa: E402
-from goalbot.operators.browser import BrowserOperator  # noqa: E402
+from goalbot.operators.browser.operator import BrowserOperator  # noqa: E402
 from hardsite.server import PAGES, HardSite  # noqa: E402
 
 PAGE_NAMES = sorted(p.stem for p in PAGES.glob("*.html")) + ["table"]

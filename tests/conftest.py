@@ -9,9 +9,9 @@ from typing import Any, AsyncIterator, Callable, Iterator
 import pytest
 
 from goalbot.demo.site import DemoSite
-from goalbot.operators.browser import BrowserOperator
+from goalbot.operators.browser.operator import BrowserOperator
 from hardsite.server import HardSite
-from goalbot.operators.browser_locate import find_browser, playwright_chromium
+from goalbot.operators.browser.locate import find_browser, playwright_chromium
 from goalbot.scripted.server import Script, ScriptedModelServer
 
 

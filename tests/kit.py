@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from goalbot import actions as A
-from goalbot.operators.browser import BrowserOperator
+from goalbot.operators.browser.operator import BrowserOperator
 
 REPO = Path(__file__).resolve().parent.parent
 

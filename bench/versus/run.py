@@ -30,7 +30,7 @@ from model import PerfectModel, serve_model  # noqa: E402
 from served_site import SiteLog, serve_site  # noqa: E402
 from tasks import TASKS, Task  # noqa: E402
 
-from goalbot.operators.browser_locate import find_browser  # noqa: E402
+from goalbot.operators.browser.locate import find_browser  # noqa: E402
 
 AGENTS = ("goalbot", "browser-use")
 

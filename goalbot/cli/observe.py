@@ -14,8 +14,8 @@ from PIL import Image
 from goalbot.cli.options import browser_options
 from goalbot.cli.settings import Settings
 from goalbot.operators.base import OperatorError
-from goalbot.operators.browser import BrowserOperator
-from goalbot.operators.browser_launch import BrowserOptions
+from goalbot.operators.browser.operator import BrowserOperator
+from goalbot.operators.browser.launch import BrowserOptions
 from goalbot.operators.som import draw_marks
 
 SOM_DEFAULT = Path("goalbot-som.png")

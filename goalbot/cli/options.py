@@ -13,7 +13,7 @@ from goalbot.llm.client import ModelConfig, ModelSetup
 from goalbot.llm.dialects import Dialect, parse_dialects
 from goalbot.llm.transport import RetryPolicy
 from goalbot.llm.usage import Limits, PriceTable
-from goalbot.operators.browser_launch import BrowserOptions
+from goalbot.operators.browser.launch import BrowserOptions
 
 
 def dialects_of(settings: Settings) -> dict[str, Dialect]:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validat
 from goalbot import defaults as D
 from goalbot.llm.coordinates import Convention
 from goalbot.llm.usage import Price
-from goalbot.operators.browser_locate import BROWSER_VARIABLE
+from goalbot.operators.browser.locate import BROWSER_VARIABLE
 
 ENVIRONMENT = {
     "OPENAI_API_KEY": "api_key",

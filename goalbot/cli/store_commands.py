@@ -84,7 +84,7 @@ DOCTOR_WORDS = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
 def cmd_doctor(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     """Each thing a run needs, a line each; exit 1 when one of them cannot serve a run."""
     from goalbot.llm.probe import probe_endpoint
-    from goalbot.operators.browser_locate import BrowserNotFound, find_browser, playwright_chromium
+    from goalbot.operators.browser.locate import BrowserNotFound, find_browser, playwright_chromium
     from goalbot.operators.display import display_problem
 
     problems = 0

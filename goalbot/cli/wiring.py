@@ -24,8 +24,8 @@ from goalbot.events import Bus
 from goalbot.llm.probe import probe_endpoint
 from goalbot.operators import desktop_read
 from goalbot.operators.base import Operator, OperatorError
-from goalbot.operators.browser import BrowserOperator
-from goalbot.operators.browser_locate import BrowserNotFound, find_browser
+from goalbot.operators.browser.operator import BrowserOperator
+from goalbot.operators.browser.locate import BrowserNotFound, find_browser
 from goalbot.operators.desktop_screen import check_display
 from goalbot.operators.display import display_problem
 from goalbot.recipes.runner import RecipeRun, Rerun

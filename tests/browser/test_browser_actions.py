@@ -7,7 +7,7 @@ from kit import open_page
 from goalbot import actions as A
 from goalbot.actions import Outcome
 from goalbot.llm.keys import key_name
-from goalbot.operators.browser import BrowserOperator
+from goalbot.operators.browser.operator import BrowserOperator
 from hardsite.server import REPORT_CSV, HardSite
 
 

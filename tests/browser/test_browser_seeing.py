@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kit import open_page
 from goalbot import actions as A
-from goalbot.operators.browser import BrowserOperator
+from goalbot.operators.browser.operator import BrowserOperator
 from hardsite.server import HardSite
 
 

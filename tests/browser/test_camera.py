@@ -7,7 +7,7 @@ import pytest
 
 from goalbot.agents.observing import Camera
 from goalbot.events import Bus, Emitter, Event
-from goalbot.operators.browser import BrowserOperator
+from goalbot.operators.browser.operator import BrowserOperator
 
 PAGE = "data:text/html,<title>Shop</title><button onclick=\"this.textContent='Bought'\">Buy</button>"
 

@@ -17,7 +17,7 @@ import pytest
 from kit import REPO, answer, call, element, finished, open_page, plan, rows, stored_events, verdict, wait_until
 from goalbot import actions as A
 from goalbot.actions import Outcome
-from goalbot.operators.browser import BrowserOperator
+from goalbot.operators.browser.operator import BrowserOperator
 from hardsite.server import HardSite
 
 

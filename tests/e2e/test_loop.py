@@ -89,7 +89,7 @@ def test_ctrl_c_stops_cleanly_and_stores_the_session_as_cancelled(site, model_se
 
 async def test_a_bug_mid_run_is_recorded_with_its_traceback(site, model_server, db_path: Path) -> None:
     from goalbot.agents.session import RunOptions, Status
-    from goalbot.operators.browser import BrowserOperator
+    from goalbot.operators.browser.operator import BrowserOperator
 
     class BuggyOperator(BrowserOperator):
         async def execute(self, action):  # a programming error deep in an operator

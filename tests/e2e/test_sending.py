@@ -12,7 +12,7 @@ from playwright.async_api import Route
 
 from kit import answer, call, element, finished, open_page, plan, run_goal, verdict, wait_until
 from goalbot import actions as A
-from goalbot.operators.browser import BrowserOperator
+from goalbot.operators.browser.operator import BrowserOperator
 from hardsite.server import HardSite
 
 

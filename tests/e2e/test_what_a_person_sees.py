@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kit import answer, call, finished, open_page, plan, run_goal, types, verdict
 from goalbot import actions as A
-from goalbot.operators.browser import BrowserOperator
+from goalbot.operators.browser.operator import BrowserOperator
 from hardsite.server import HardSite
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from functools import partial
 from typing import Awaitable, Callable
 
-from playwright.async_api import ElementHandle, Page, Playwright
+from playwright.async_api import Page, Playwright
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import async_playwright
@@ -22,22 +22,18 @@ from playwright.async_api import async_playwright
 from goalbot import actions as A
 from goalbot import defaults as D
 from goalbot.actions import Action, ActionResult, Outcome
-from goalbot.operators import browser_activation as activation
-from goalbot.operators import browser_checks as js
-from goalbot.operators import browser_evidence as evidence
-from goalbot.operators import browser_pages as pages
-from goalbot.operators import browser_pointer as pointer
-from goalbot.operators import browser_scroll as scrolling
-from goalbot.operators import browser_typing as typing
-from goalbot.operators.browser_pages import ACTION_TIMEOUT_MS, NAVIGATION_TIMEOUT_MS
-from goalbot.operators import browser_widgets as widgets
 from goalbot.operators.base import ActionFailed, Landing, Observation, OperatorError
-from goalbot.operators.browser_effects import EffectProbe, classify, first_line
-from goalbot.operators.browser_guard import DomainGuard
-from goalbot.operators.browser_launch import BrowserOptions, Launched, launch, shut
-from goalbot.operators.browser_observe import PageObserver, Target
-from goalbot.operators.browser_watch import BrowserWatcher
-from goalbot.operators.browser_writes import WriteHold, held_back
+from goalbot.operators.browser import activation, evidence, keyboard, pages, pointer, widgets
+from goalbot.operators.browser import checks as js
+from goalbot.operators.browser import scroll as scrolling
+from goalbot.operators.browser.effects import EffectProbe, classify, first_line
+from goalbot.operators.browser.elements import Elements
+from goalbot.operators.browser.guard import DomainGuard
+from goalbot.operators.browser.launch import BrowserOptions, Launched, launch, shut
+from goalbot.operators.browser.observe import PageObserver
+from goalbot.operators.browser.pages import NAVIGATION_TIMEOUT_MS
+from goalbot.operators.browser.watch import BrowserWatcher
+from goalbot.operators.browser.writes import WriteHold, held_back
 
 # One piece of page text keeps its end; the whole observation's budget drops plain text first.
 TEXT_BUDGET = 2_000
@@ -63,7 +59,7 @@ class BrowserOperator:
         self._playwright: Playwright | None = None
         self._launched: Launched | None = None
         self._page: Page | None = None
-        self._targets: list[Target] = []
+        self.elements = Elements()
         self._observer = PageObserver(TEXT_BUDGET)
         self._watcher = BrowserWatcher(self.download_dir, self._adopt_page)
         self.probe = EffectProbe(lambda: self.page, self._watcher, self._settle)
@@ -141,7 +137,7 @@ class BrowserOperator:
             title = titles[pages.index(page)] if page in pages else await page.title()
         except PlaywrightError as exc:
             raise OperatorError(f"the browser stopped answering: {first_line(exc)}") from exc
-        self._targets = view.targets
+        self.elements.targets = view.targets
         tabs = [name or p.url for name, p in zip(titles, pages)]
         return Observation(
             url=page.url, title=title, tabs=tabs, screenshot=shot, items=view.items,
@@ -178,22 +174,22 @@ class BrowserOperator:
     def _handler(self, action: Action) -> Callable[[], Awaitable[str]] | None:
         """What carries `action` out here; None for what a browser cannot do (`save_data`, …)."""
         match action:
-            case A.Click(): return partial(self._do_click, action)
-            case A.DoubleClick(): return partial(self._do_double_click, action)
-            case A.RightClick(): return partial(self._do_right_click, action)
-            case A.Hover(): return partial(self._do_hover, action)
-            case A.Drag(): return partial(self._do_drag, action)
-            case A.Scroll(): return partial(self._do_scroll, action)
-            case A.Type(): return partial(self._do_type, action)
-            case A.Key(): return partial(self._do_key, action)
-            case A.Hotkey(): return partial(self._do_hotkey, action)
-            case A.Navigate(): return partial(self._do_navigate, action)
-            case A.GoBack(): return partial(self._do_go_back, action)
-            case A.SwitchTab(): return partial(self._do_switch_tab, action)
-            case A.CloseTab(): return partial(self._do_close_tab, action)
-            case A.Wait(): return partial(self._do_wait, action)
-            case A.SelectOption(): return partial(self._do_select_option, action)
-            case A.UploadFile(): return partial(self._do_upload_file, action)
+            case A.Click(): return partial(pointer.press, self, action, "clicked")
+            case A.DoubleClick(): return partial(pointer.press, self, action, "double-clicked", count=2)
+            case A.RightClick(): return partial(pointer.press, self, action, "right-clicked", button="right")
+            case A.Hover(): return partial(pointer.hover, self, action)
+            case A.Drag(): return partial(pointer.drag, self, action)
+            case A.Scroll(): return partial(scrolling.scroll, self, action)
+            case A.Type(): return partial(keyboard.type_text, self, action)
+            case A.Key(): return partial(keyboard.press_keys, self, action.key)
+            case A.Hotkey(): return partial(keyboard.press_keys, self, "+".join(action.keys))
+            case A.Navigate(): return partial(self._navigate, action)
+            case A.GoBack(): return partial(pages.go_back, self.page)
+            case A.SwitchTab(): return partial(self._switch_tab, action)
+            case A.CloseTab(): return partial(self._close_tab, action)
+            case A.Wait(): return partial(pages.wait, self.page, action)
+            case A.SelectOption(): return partial(widgets.select_option, self, action)
+            case A.UploadFile(): return partial(widgets.upload_file, self, action)
         return None
 
     async def execute(self, action: Action) -> ActionResult:
@@ -227,12 +223,7 @@ class BrowserOperator:
         result.message = "; ".join([result.message, *self._watcher.notices()])
         return result
 
-    # -- elements and effects (`element`, `ready_for_pointer`, `after_input` serve the helpers) --
-
-    @property
-    def targets(self) -> list[Target]:
-        """Where each element of the latest observation lives: `[n]` is `targets[n - 1]`."""
-        return self._targets
+    # -- elements and effects (`elements`, `probe`, `after_input` serve the helpers) ------------
 
     async def evidence(self, index: int) -> dict[str, str]:
         try:
@@ -251,7 +242,7 @@ class BrowserOperator:
         return bool(await self._ask(index, js.SECRET_JS, js.FOCUSED_SECRET_JS, unsure=True))
 
     async def landing(self, action: Action) -> Landing:
-        return await activation.landing(self.page, action, self.element)
+        return await activation.landing(self.page, action, self.elements.element)
 
     def hold_writes(self) -> None:
         self._hold_next = True  # from the next action on, while the page it starts on is shown
@@ -275,145 +266,26 @@ class BrowserOperator:
         try:
             if index is None:
                 return await self.page.evaluate(of_page)
-            return await (await self.element(index)).evaluate(of_element)
+            return await (await self.elements.element(index)).evaluate(of_element)
         except (ActionFailed, PlaywrightError):
             return unsure
-
-    async def element(self, index: int) -> ElementHandle:
-        """The element `[index]` of the latest observation; ActionFailed when there is none or it
-        is gone."""
-        if not 1 <= index <= len(self._targets):
-            span = f"[1]–[{len(self._targets)}]" if self._targets else "no elements"
-            raise ActionFailed(
-                Outcome.TARGET_NOT_FOUND,
-                f"there is no element [{index}]; the latest observation has {span}",
-            )
-        target = self._targets[index - 1]
-        stale = ActionFailed(Outcome.STALE_INDEX, f"element [{index}] is gone: the page changed since the observation")
-        if target.frame.is_detached():
-            raise stale
-        try:
-            handle = (await target.frame.evaluate_handle(js.FIND_JS, target.local)).as_element()
-            if handle is None or not await handle.evaluate("e => e.isConnected"):
-                raise stale
-        except PlaywrightError as exc:
-            raise stale from exc
-        return handle
-
-    async def ready_for_pointer(self, index: int) -> ElementHandle:
-        """The element, scrolled into view, or why a person could not point at it."""
-        element = await self.element(index)
-        pointer = (await element.evaluate_handle(js.POINTER_TARGET_JS)).as_element() or element
-        await pointer.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
-        problem = await element.evaluate(js.PROBLEM_JS, js.CAPTCHA_SELECTOR)
-        if problem == "captcha":
-            raise ActionFailed(
-                Outcome.CAPTCHA_OR_2FA,
-                f"[{index}] is part of a CAPTCHA; goalbot does not solve them. Ask the person with call_user.",
-            )
-        if problem:
-            raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot use [{index}]: {problem}")
-        return pointer
-
-    # -- pointer ---------------------------------------------------------------------------
-
-    async def _press(self, action: A._Targeted, verb: str, button: str = "left", count: int = 1) -> str:
-        if action.index is not None:
-            element = await self.ready_for_pointer(action.index)
-            tag = await element.evaluate("e => e.tagName")
-            # Hover styles must not count as the click's effect. force: the click after it waits
-            # for the element to be still and hittable; waiting for that twice costs two frames.
-            await element.hover(timeout=ACTION_TIMEOUT_MS, force=True)
-
-            async def click() -> None:
-                await element.click(button=button, click_count=count, timeout=ACTION_TIMEOUT_MS)  # type: ignore[arg-type]
-
-            return await self.probe.with_effect(
-                click, f"{verb} [{action.index}]", by_pixels=tag == "CANVAS" or count > 1
-            )
-        x, y = action.x or 0.0, action.y or 0.0
-        await self.page.mouse.move(x, y)
-
-        async def click_point() -> None:
-            await self.page.mouse.click(x, y, button=button, click_count=count)  # type: ignore[arg-type]
-
-        return await self.probe.with_effect(click_point, f"{verb} ({x:.0f}, {y:.0f})", by_pixels=True)
-
-    async def _do_click(self, action: A.Click) -> str:
-        return await self._press(action, "clicked")
-
-    async def _do_double_click(self, action: A.DoubleClick) -> str:
-        return await self._press(action, "double-clicked", count=2)
-
-    async def _do_right_click(self, action: A.RightClick) -> str:
-        return await self._press(action, "right-clicked", button="right")
-
-    async def _do_hover(self, action: A.Hover) -> str:
-        before = await self.probe.signature()
-        if action.index is not None:
-            element = await self.ready_for_pointer(action.index)
-            await element.hover(timeout=ACTION_TIMEOUT_MS)
-            where = f"[{action.index}]"
-        else:
-            await self.page.mouse.move(action.x, action.y)  # type: ignore[arg-type]
-            where = f"({action.x:.0f}, {action.y:.0f})"
-        # Hover effects made with CSS alone change no DOM; they show only in the screenshot.
-        changed = await self.probe.changed_since(before)
-        return f"hovering over {where}" + ("; the page changed" if changed else "; no DOM change")
-
-    async def _do_drag(self, action: A.Drag) -> str:
-        return await pointer.drag(self, action)
-
-    async def _do_scroll(self, action: A.Scroll) -> str:
-        return await scrolling.scroll(self, action)
-
-    # -- keyboard --------------------------------------------------------------------------
-
-    async def _do_type(self, action: A.Type) -> str:
-        return await typing.type_text(self, action)
 
     async def after_input(self) -> None:
         """After a key or a choice: a navigation it starts a moment later is waited for."""
         await asyncio.sleep(0.15)
         await self._settle(self.page)
 
-    async def _do_key(self, action: A.Key) -> str:
-        return await self._press_keys(action.key)
+    # -- pages and tabs: they change which page the operator drives --------------------------
 
-    async def _do_hotkey(self, action: A.Hotkey) -> str:
-        return await self._press_keys("+".join(action.keys))
-
-    async def _press_keys(self, combo: str) -> str:
-        before = await self.probe.signature()
-        await self.page.keyboard.press(combo)
-        changed = await self.probe.changed_since(before)
-        return f"pressed {combo}" + ("" if changed else "; no change seen on the page")
-
-    # -- pages and tabs --------------------------------------------------------------------
-
-    async def _do_navigate(self, action: A.Navigate) -> str:
+    async def _navigate(self, action: A.Navigate) -> str:
         if self._guard is not None and not self._guard.allows(action.url):
             raise ActionFailed(Outcome.NAVIGATION_FAILED, f"stopped: {action.url[:80]} is not an allowed address")
         return await pages.navigate(self.page, action)
 
-    async def _do_go_back(self, action: A.GoBack) -> str:
-        return await pages.go_back(self.page)
-
-    async def _do_switch_tab(self, action: A.SwitchTab) -> str:
+    async def _switch_tab(self, action: A.SwitchTab) -> str:
         message, self._page = await pages.switch_tab(self.page, action)
         return message
 
-    async def _do_close_tab(self, action: A.CloseTab) -> str:
+    async def _close_tab(self, action: A.CloseTab) -> str:
         message, self._page = await pages.close_tab(self.page, action)
         return message
-
-    async def _do_wait(self, action: A.Wait) -> str:
-        return await pages.wait(self.page, action)
-
-    # -- widgets and files -----------------------------------------------------------------
-
-    async def _do_select_option(self, action: A.SelectOption) -> str:
-        return await widgets.select_option(self, action)
-
-    async def _do_upload_file(self, action: A.UploadFile) -> str:
-        return await widgets.upload_file(self, action)

@@ -10,9 +10,9 @@ from playwright.async_api import Page
 
 from goalbot import actions as A
 from goalbot.actions import Outcome
-from goalbot.operators import browser_checks as js
+from goalbot.operators.browser import checks as js
 from goalbot.operators.base import ActionFailed
-from goalbot.operators.browser_effects import first_line
+from goalbot.operators.browser.effects import first_line
 
 NAVIGATION_TIMEOUT_MS = 30_000
 ACTION_TIMEOUT_MS = 5_000  # how long an element may take to become usable

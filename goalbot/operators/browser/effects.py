@@ -11,9 +11,9 @@ from playwright.async_api import Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from goalbot.actions import ActionResult, Outcome
-from goalbot.operators import browser_checks as js
+from goalbot.operators.browser import checks as js
 from goalbot.operators.base import ActionFailed
-from goalbot.operators.browser_watch import BrowserWatcher
+from goalbot.operators.browser.watch import BrowserWatcher
 
 EFFECT_PATIENCE_S = 1.2
 # A signature costs a few milliseconds: looking often finds a quick effect soon after it happens.

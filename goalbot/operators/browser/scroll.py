@@ -10,7 +10,7 @@ from goalbot.actions import Outcome
 from goalbot.operators.base import ActionFailed
 
 if TYPE_CHECKING:
-    from goalbot.operators.browser_hands import BrowserHands
+    from goalbot.operators.browser.hands import BrowserHands
 
 # The share of the scrolled box's visible size one default scroll moves; the rest stays in view.
 KEEP_IN_VIEW = 0.25
@@ -50,7 +50,7 @@ async def scroll(op: BrowserHands, action: A.Scroll) -> str:
     across = action.direction in (A.Direction.LEFT, A.Direction.RIGHT)
     sign = -1 if action.direction in (A.Direction.UP, A.Direction.LEFT) else 1
     if action.index is not None:
-        element = await op.element(action.index)
+        element = await op.elements.element(action.index)
         moved, by = await element.evaluate(f"(el, d) => ({SCROLL_JS})([el, ...d])", [sign, across, action.amount])
         where = f"[{action.index}]"
     elif action.x is not None and action.y is not None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from playwright.async_api import Error as PlaywrightError
 
 if TYPE_CHECKING:
-    from goalbot.operators.browser_hands import BrowserHands
+    from goalbot.operators.browser.hands import BrowserHands
 
 TEST_ID_ATTRIBUTES = ("data-testid", "data-test-id", "data-test", "data-qa", "data-cy")
 
@@ -62,7 +62,7 @@ LISTED_BY_SELECTOR_JS = """([selector]) => {
 
 async def evidence_of(op: BrowserHands, index: int) -> dict[str, str]:
     """The evidence of element `[index]` of the latest observation, and the address of its frame."""
-    element = await op.element(index)
+    element = await op.elements.element(index)
     found = await element.evaluate(EVIDENCE_JS)
     frame = await element.owner_frame()
     return {**{k: str(v) for k, v in found.items()}, "frame": frame.url if frame else ""}
@@ -71,7 +71,7 @@ async def evidence_of(op: BrowserHands, index: int) -> dict[str, str]:
 async def listed_by_selector(op: BrowserHands, selector: str) -> int | None:
     """The index, in the latest observation, of the one element `selector` matches on the page
     (in any of its frames); None when it matches none, several, or one that is not listed."""
-    frames = list(dict.fromkeys(target.frame for target in op.targets))
+    frames = list(dict.fromkeys(target.frame for target in op.elements.targets))
     hits: list[int | None] = []
     for frame in frames:
         try:
@@ -79,7 +79,7 @@ async def listed_by_selector(op: BrowserHands, selector: str) -> int | None:
         except PlaywrightError:
             continue
         if local:
-            hits.append(next((n for n, t in enumerate(op.targets, 1) if t.frame is frame and t.local == local), None))
+            hits.append(next((n for n, t in enumerate(op.elements.targets, 1) if t.frame is frame and t.local == local), None))
     return hits[0] if len(hits) == 1 else None
 
 
@@ -96,9 +96,9 @@ GONE_JS = """(i) => {
 
 async def gone(op: BrowserHands, index: int) -> bool:
     """Whether element `[index]` of the latest observation has left a page that is still there."""
-    if not 1 <= index <= len(op.targets):
+    if not 1 <= index <= len(op.elements.targets):
         return False
-    target = op.targets[index - 1]
+    target = op.elements.targets[index - 1]
     if target.frame.is_detached():
         return False
     try:

@@ -1,6 +1,6 @@
 """Which Chromium to launch: a configured path, else a system Chromium, else Playwright's own.
 
-Run as a module (`python -m goalbot.operators.browser_locate --install`) it makes sure one is
+Run as a module (`python -m goalbot.operators.browser.locate --install`) it makes sure one is
 there, installing Debian's chromium as root or Playwright's build otherwise.
 """
 

@@ -114,7 +114,7 @@ AIMED_AT_JS = f"""(url) => {{ {_HELPERS}
 HELD_JS = "() => window.__goalbotGate ? window.__goalbotGate.held() : []"
 RELEASE_JS = "(token) => window.__goalbotGate ? window.__goalbotGate.release(token) : []"
 
-_GATE_JS = files("goalbot.operators").joinpath("gate.js").read_text(encoding="utf-8")
+_GATE_JS = files("goalbot.operators.browser").joinpath("gate.js").read_text(encoding="utf-8")
 
 ElementOf = Callable[[int], Awaitable[ElementHandle]]
 

@@ -16,9 +16,9 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from goalbot.operators.base import Element, FrameMark, Hidden, Item, Text
-from goalbot.operators.browser_launch import WATCH_JS
+from goalbot.operators.browser.launch import WATCH_JS
 
-_SCRIPTS = files("goalbot.operators")
+_SCRIPTS = files("goalbot.operators.browser")
 OBSERVE_JS = _SCRIPTS.joinpath("observe.js").read_text(encoding="utf-8").replace(
     "// @names", _SCRIPTS.joinpath("names.js").read_text(encoding="utf-8"))
 SLOT_JS = "el => (window.__goalbot && window.__goalbot.frames.indexOf(el)) ?? -1"

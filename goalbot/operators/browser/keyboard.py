@@ -1,5 +1,5 @@
-"""Typing into a field, checking that the field holds what was typed, and waiting for the
-suggestions a field offers when it says it has them."""
+"""The keyboard: typing into a field (checking that the field holds what was typed, and waiting
+for the suggestions a field offers when it says it has them), and pressing keys and chords."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from playwright.async_api import ElementHandle, Page
 
 from goalbot import actions as A
 from goalbot.actions import Outcome
-from goalbot.operators import browser_checks as js
+from goalbot.operators.browser import checks as js
 from goalbot.operators.base import ActionFailed
-from goalbot.operators.browser_pages import ACTION_TIMEOUT_MS
+from goalbot.operators.browser.pages import ACTION_TIMEOUT_MS
 
 if TYPE_CHECKING:
-    from goalbot.operators.browser_hands import BrowserHands
+    from goalbot.operators.browser.hands import BrowserHands
 
 # A field that offers suggestions of its own: a combobox, a list, a page's own autocomplete (pages
 # that draw their own switch the browser's off), or one that says it controls a popup.
@@ -30,7 +30,7 @@ async def type_text(op: BrowserHands, action: A.Type) -> str:
         where = await into_focus(op.page, action)
         suggests = await op.page.evaluate(f"() => ({SUGGESTS_JS})(document.activeElement)")
     else:
-        element = await op.element(action.index)
+        element = await op.elements.element(action.index)
         where = await into_element(element, action)
         suggests = await element.evaluate(SUGGESTS_JS)
     done = f"typed {len(action.text)} characters into {where}"
@@ -78,3 +78,10 @@ async def into_element(element: ElementHandle, action: A.Type) -> str:
             f"typed into [{action.index}] but the field does not hold the text (it may reject input or reformat it)",
         )
     return f"[{action.index}]"
+
+
+async def press_keys(op: BrowserHands, combo: str) -> str:
+    before = await op.probe.signature()
+    await op.page.keyboard.press(combo)
+    changed = await op.probe.changed_since(before)
+    return f"pressed {combo}" + ("" if changed else "; no change seen on the page")

@@ -15,9 +15,9 @@ from pydantic import BaseModel
 from goalbot.defaults import data_home
 from goalbot.operators.base import OperatorError
 from goalbot.operators.display import display_problem
-from goalbot.operators.browser_locate import LAUNCH_ARGS, BrowserNotFound, find_browser
+from goalbot.operators.browser.locate import LAUNCH_ARGS, BrowserNotFound, find_browser
 
-WATCH_JS = files("goalbot.operators").joinpath("watch.js").read_text(encoding="utf-8")
+WATCH_JS = files("goalbot.operators.browser").joinpath("watch.js").read_text(encoding="utf-8")
 CONNECT_TIMEOUT_MS = 15_000
 PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 

@@ -10,12 +10,12 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from goalbot import actions as A
 from goalbot.actions import Outcome
-from goalbot.operators import browser_checks as js
+from goalbot.operators.browser import checks as js
 from goalbot.operators.base import ActionFailed
-from goalbot.operators.browser_pages import ACTION_TIMEOUT_MS
+from goalbot.operators.browser.pages import ACTION_TIMEOUT_MS
 
 if TYPE_CHECKING:
-    from goalbot.operators.browser_hands import BrowserHands
+    from goalbot.operators.browser.hands import BrowserHands
 
 CHOOSER_TIMEOUT_MS = 3_000
 
@@ -33,7 +33,7 @@ SELECTABLE_JS = """e => ["combobox", "listbox", "menu", "menubar", "tree", "radi
 
 
 async def select_option(op: BrowserHands, action: A.SelectOption) -> str:
-    element = await op.element(action.index)
+    element = await op.elements.element(action.index)
     if await element.evaluate("e => e.tagName") == "SELECT":
         match = await element.evaluate(NATIVE_OPTION_JS, action.option)
         if match is None:
@@ -57,7 +57,7 @@ async def select_option(op: BrowserHands, action: A.SelectOption) -> str:
 
 async def _select_custom(op: BrowserHands, action: A.SelectOption) -> str:
     """A listbox or combobox made of ARIA roles: open it if needed, click the option, check."""
-    element = await op.element(action.index)
+    element = await op.elements.element(action.index)
     if not await element.evaluate(SELECTABLE_JS):
         raise ActionFailed(
             Outcome.NOT_ACTIONABLE,
@@ -65,7 +65,7 @@ async def _select_custom(op: BrowserHands, action: A.SelectOption) -> str:
         )
     option = (await element.evaluate_handle(js.FIND_OPTION_JS, action.option)).as_element()
     if option is None:
-        opener = await op.ready_for_pointer(action.index)
+        opener = await op.elements.ready_for_pointer(action.index)
         await opener.click(timeout=ACTION_TIMEOUT_MS)
         await op.after_input()
         option = (await element.evaluate_handle(js.FIND_OPTION_JS, action.option)).as_element()
@@ -90,12 +90,12 @@ async def upload_file(op: BrowserHands, action: A.UploadFile) -> str:
     path = Path(action.path).expanduser()
     if not path.is_file():
         raise ActionFailed(Outcome.TARGET_NOT_FOUND, f"there is no file {path} on this machine")
-    element = await op.element(action.index)
+    element = await op.elements.element(action.index)
     if await element.evaluate("e => e.tagName === 'INPUT' && e.type === 'file'"):
         await element.set_input_files(path, timeout=ACTION_TIMEOUT_MS)
         target = element
     else:
-        pointer = await op.ready_for_pointer(action.index)
+        pointer = await op.elements.ready_for_pointer(action.index)
         try:
             async with op.page.expect_file_chooser(timeout=CHOOSER_TIMEOUT_MS) as chooser_info:
                 await pointer.click(timeout=ACTION_TIMEOUT_MS)

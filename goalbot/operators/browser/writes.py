@@ -43,7 +43,7 @@ LIFT_WAIT_S = 1.0  # a read in flight longer than this (a long poll) does not ke
 HELD_GRACE_S = 0.5  # an action whose write is held and which has not ended by then waits for the GO
 SETTLE_AFTER_S = 10.0  # how long a waiting action may take to end once its write is let through
 IN_FLIGHT_JS = "() => window.__goalbotWatch ? window.__goalbotWatch.requests : 0"
-HOLD_JS = files("goalbot.operators").joinpath("hold.js").read_text(encoding="utf-8")
+HOLD_JS = files("goalbot.operators.browser").joinpath("hold.js").read_text(encoding="utf-8")
 PAGE_HELD_JS = "() => window.__goalbotHold ? window.__goalbotHold.held() : []"
 PAGE_ARM_JS = "([token, on]) => window.__goalbotHold ? window.__goalbotHold.arm(token, on) : false"
 PAGE_RELEASE_JS = "(token) => window.__goalbotHold ? window.__goalbotHold.release(token) : []"

@@ -1,0 +1,54 @@
+"""The elements of the latest observation by index: what `[n]` names until the next look. The
+action helpers reach a page's elements only through here."""
+
+from __future__ import annotations
+
+from playwright.async_api import ElementHandle
+from playwright.async_api import Error as PlaywrightError
+
+from goalbot.actions import Outcome
+from goalbot.operators.base import ActionFailed
+from goalbot.operators.browser import checks as js
+from goalbot.operators.browser.observe import Target
+from goalbot.operators.browser.pages import ACTION_TIMEOUT_MS
+
+
+class Elements:
+    def __init__(self) -> None:
+        self.targets: list[Target] = []  # where each element lives: `[n]` is `targets[n - 1]`
+
+    async def element(self, index: int) -> ElementHandle:
+        """The element `[index]` of the latest observation; ActionFailed when there is none or it
+        is gone."""
+        if not 1 <= index <= len(self.targets):
+            span = f"[1]–[{len(self.targets)}]" if self.targets else "no elements"
+            raise ActionFailed(
+                Outcome.TARGET_NOT_FOUND,
+                f"there is no element [{index}]; the latest observation has {span}",
+            )
+        target = self.targets[index - 1]
+        stale = ActionFailed(Outcome.STALE_INDEX, f"element [{index}] is gone: the page changed since the observation")
+        if target.frame.is_detached():
+            raise stale
+        try:
+            handle = (await target.frame.evaluate_handle(js.FIND_JS, target.local)).as_element()
+            if handle is None or not await handle.evaluate("e => e.isConnected"):
+                raise stale
+        except PlaywrightError as exc:
+            raise stale from exc
+        return handle
+
+    async def ready_for_pointer(self, index: int) -> ElementHandle:
+        """The element, scrolled into view, or why a person could not point at it."""
+        element = await self.element(index)
+        pointer = (await element.evaluate_handle(js.POINTER_TARGET_JS)).as_element() or element
+        await pointer.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
+        problem = await element.evaluate(js.PROBLEM_JS, js.CAPTCHA_SELECTOR)
+        if problem == "captcha":
+            raise ActionFailed(
+                Outcome.CAPTCHA_OR_2FA,
+                f"[{index}] is part of a CAPTCHA; goalbot does not solve them. Ask the person with call_user.",
+            )
+        if problem:
+            raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot use [{index}]: {problem}")
+        return pointer
