@@ -14,22 +14,23 @@ from pydantic import ValidationError
 from goalbot.events import Event, EventType
 from goalbot.payloads import ObservationData
 from storage.db import cut_off
+from storage.rows import SessionRow
 
 
-def _as_seen(row: dict[str, Any]) -> dict[str, Any]:
+def _as_seen(row: dict[str, Any]) -> SessionRow:
     """A session whose process died still reads 'running' until a run marks it; say what it is."""
     if cut_off(row):
-        return {**row, "status": "interrupted", "finish_reason": row.get("finish_reason") or "the process ended mid-run"}
-    return row
+        row = {**row, "status": "interrupted", "finish_reason": row.get("finish_reason") or "the process ended mid-run"}
+    return SessionRow.of(row)
 
 
-def list_sessions(db: sqlite_utils.Database, limit: int = 50, status: str | None = None) -> list[dict[str, Any]]:
+def list_sessions(db: sqlite_utils.Database, limit: int = 50, status: str | None = None) -> list[SessionRow]:
     if not status:
         return [_as_seen(row) for row in db.query(
             "select * from sessions order by started_at desc limit ?", [limit])]
     seen = (_as_seen(row) for row in db.query(
         "select * from sessions where status in (?, 'running') order by started_at desc", [status]))
-    return [row for row in seen if row["status"] == status][:limit]
+    return [row for row in seen if row.status == status][:limit]
 
 
 def _event(row: dict[str, Any]) -> Event | None:
@@ -73,7 +74,7 @@ def last_event_id(db: sqlite_utils.Database) -> int:
     return int(row["id"])
 
 
-def session_row(db: sqlite_utils.Database, session_id: str) -> dict[str, Any] | None:
+def session_row(db: sqlite_utils.Database, session_id: str) -> SessionRow | None:
     row = next(db.query("select * from sessions where id = ?", [session_id]), None)
     return _as_seen(row) if row is not None else None
 
@@ -106,7 +107,7 @@ def save_report(db: sqlite_utils.Database, session_id: str, markdown: str) -> No
 
 def find_sessions(
     db: sqlite_utils.Database, text: str = "", status: str | None = None, limit: int = 500
-) -> list[dict[str, Any]]:
+) -> list[SessionRow]:
     """Sessions whose goal, id or finish reason contain `text`, newest first, without their reports."""
     clauses, args = [], []
     if status:
@@ -116,11 +117,11 @@ def find_sessions(
         clauses.append("(goal like ? or id like ? or coalesce(finish_reason, '') like ?)")
         args += [f"%{text}%"] * 3
     where = f"where {' and '.join(clauses)}" if clauses else ""
-    return list(db.query(
+    return [SessionRow.of(row) for row in db.query(
         "select id, goal, url, status, finish_reason, model, started_at, ended_at, steps, model_calls, "
         f"tokens_in, tokens_out, cost_usd from sessions {where} order by started_at desc limit ?",
         [*args, limit],
-    ))
+    )]
 
 
 def delete_session(db: sqlite_utils.Database, session_id: str) -> None:
@@ -137,7 +138,7 @@ def artifact_content(db: sqlite_utils.Database, artifact_id: str) -> bytes | Non
 
 def latest_session_id(db: sqlite_utils.Database, status: str | None = None) -> str | None:
     rows = list_sessions(db, limit=1, status=status)
-    return rows[0]["id"] if rows else None
+    return rows[0].id if rows else None
 
 
 def post_command(db: sqlite_utils.Database, session_id: str, kind: str, payload: dict[str, Any], by: str) -> None:

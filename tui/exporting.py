@@ -19,6 +19,6 @@ def export_session(db: sqlite_utils.Database, session_id: str, directory: Path) 
     jsonl = directory / f"goalbot-{session_id}.jsonl"
     jsonl.write_text("".join(eventfmt.json_line(event) + "\n" for event in events), encoding="utf-8")
     markdown = directory / f"goalbot-{session_id}.md"
-    stored = row.get("report") if row["status"] != "running" else None  # a running one has none yet
-    markdown.write_text(stored or report.render(row, events), encoding="utf-8")
+    stored = row.report if not row.running else None  # a running one has none yet
+    markdown.write_text(stored or report.render(row.id, row.goal, events), encoding="utf-8")
     return jsonl, markdown

@@ -18,6 +18,7 @@ from goalbot.cli.wiring import Wiring, WiringError, check_endpoint, wire_run
 from goalbot.llm.dialects import DialectError
 from storage import queries
 from storage.db import connect, mark_interrupted, opened
+from storage.rows import SessionRow
 
 if TYPE_CHECKING:  # the dashboard (and textual-image) load only when a dashboard opens
     from tui.app import GoalbotApp
@@ -83,16 +84,15 @@ def cmd_attach(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     if row is None:
         return fail(f"no session {args.session} in {db_path}" if args.session
                     else "no session is running (goalbot sessions lists them)")
-    opening = "attach" if row["status"] == "running" else "replay"
+    opening = "attach" if row.running else "replay"
     if opening == "replay":
-        print(f"goalbot: session {row['id']} is {row['status']}; replaying it", file=sys.stderr)
-    _app(settings, db_path, session_id=row["id"], opening=opening).run()
-    left = _stored_session(db_path, row["id"])
-    status = left["status"] if left else row["status"]
+        print(f"goalbot: session {row.id} is {row.status}; replaying it", file=sys.stderr)
+    _app(settings, db_path, session_id=row.id, opening=opening).run()
+    left = _stored_session(db_path, row.id) or row
     # Like `run`, leaving says where the session stands and how to come back to it.
-    back = f"goalbot attach {row['id']}" if status == "running" else f"goalbot replay {row['id']}"
-    print(f"goalbot: session {row['id']} {'goes on' if status == 'running' else 'is ' + status}"
-          f" ({back}; goalbot report {row['id']})", file=sys.stderr)
+    back = f"goalbot attach {row.id}" if left.running else f"goalbot replay {row.id}"
+    print(f"goalbot: session {row.id} {'goes on' if left.running else 'is ' + left.status}"
+          f" ({back}; goalbot report {row.id})", file=sys.stderr)
     return 0
 
 
@@ -102,7 +102,7 @@ def cmd_replay(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     row = _stored_session(db_path, args.session)
     if row is None:
         return fail(f"no session {args.session} in {db_path}" if args.session else "no sessions stored yet")
-    _app(settings, db_path, session_id=row["id"], opening="replay").run()
+    _app(settings, db_path, session_id=row.id, opening="replay").run()
     return 0
 
 
@@ -113,7 +113,7 @@ def cmd_sessions_screen(args: argparse.Namespace, settings: Settings, db_path: P
     return 0
 
 
-def _stored_session(db_path: Path, wanted: str | None, latest_with_status: str | None = None) -> dict[str, Any] | None:
+def _stored_session(db_path: Path, wanted: str | None, latest_with_status: str | None = None) -> SessionRow | None:
     """The session asked for, else the latest one (with that status); None when there is none.
     Sessions whose process died are marked interrupted first, so a dead run is not attached to."""
     with opened(db_path, create=False) as db:
@@ -128,6 +128,6 @@ def _goals(db_path: Path) -> list[str]:
     except Exception:  # no history is no reason to refuse the dashboard
         return []
     try:
-        return [row["goal"] for row in queries.list_sessions(db, limit=100)]
+        return [row.goal for row in queries.list_sessions(db, limit=100)]
     finally:
         db.close()

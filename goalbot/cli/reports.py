@@ -24,7 +24,7 @@ def store_report(db_path: Path, session_id: str) -> str | None:
             return None
         versions, heals = recipes.kept_by(db, session_id)
         kept = report.Kept(versions=versions, heals=heals)
-        markdown = report.render(row, queries.session_events(db, session_id), kept)
+        markdown = report.render(row.id, row.goal, queries.session_events(db, session_id), kept)
         try:
             queries.save_report(db, session_id, markdown)
         except sqlite3.Error as exc:  # a locked store keeps what it has; `goalbot report` retries

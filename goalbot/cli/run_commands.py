@@ -4,6 +4,7 @@ or printing events, and what the person is told when it ends."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import threading
 from importlib.resources import files
@@ -23,7 +24,7 @@ from goalbot.cli.request import RunRequest
 from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail, has_terminal
 from goalbot.cli.wiring import Wiring, WiringError, wire_run
-from goalbot.events import EventType
+from goalbot.events import EventType, RunStatus
 from goalbot.payloads import TaskStartData
 from goalbot.llm.dialects import DialectError
 from goalbot.recipes.runner import RecipeRun, Rerun
@@ -83,16 +84,19 @@ def _serve_demo(script: Script, port: int) -> int:
     except OSError as exc:
         return fail(f"cannot serve the demo on ports {port} and {port + 1}: {exc.strerror} "
                     "(goalbot demo --serve-only --port N picks others)")
+    stopped = threading.Event()
+    # Ctrl-C, or `kill %1` after `goalbot demo --serve-only &` (a shell starts a background job with
+    # Ctrl-C ignored): both are taken, and before the lines that say the demo is up go out.
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda *_: stopped.set())
     with site, model:
         print(f"goalbot demo: site {site.url}/login (sign in as demo@example.com)\n"
               f"goalbot demo: scripted model {model.base_url} (it answers the demo goal, run after run)\n"
               f"goalbot demo: try  goalbot run '{DEMO_GOAL}' --url {site.url}/login "
               f"--base-url {model.base_url} --model scripted-demo --save-recipe darkmode\n"
               "goalbot demo: Ctrl-C stops them", flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
+        while not stopped.is_set():
+            stopped.wait(0.5)  # the handlers run between two waits
     return 0
 
 
@@ -103,11 +107,11 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
         row = queries.session_row(db, args.session)
         if row is None:
             return fail(f"no session {args.session} in {db_path} (see goalbot sessions)")
-        if row["status"] == "running":
-            return fail(f"session {args.session} is running in another process (pid {row['pid']} on "
-                        f"{row['host']}): nothing to resume")
-        if row["status"] != "interrupted":
-            return fail(f"session {args.session} is {row['status']}, not interrupted: nothing to resume")
+        if row.running:
+            return fail(f"session {args.session} is running in another process (pid {row.pid} on "
+                        f"{row.host}): nothing to resume")
+        if row.status != RunStatus.INTERRUPTED:
+            return fail(f"session {args.session} is {row.status}, not interrupted: nothing to resume")
         if not queries.claim_for_resume(db, args.session):  # one process at most takes it up again
             return fail(f"session {args.session} is being resumed by another process")
         events = queries.session_events(db, args.session)
@@ -115,7 +119,7 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     started = events[0].data_of(TaskStartData).options if events and events[0].type is EventType.TASK_START else {}
     try:
         options = RunOptions.model_validate({  # at the page it was on when it was cut off
-            **started, "goal": row["goal"], "url": queries.last_url(events) or row["url"],
+            **started, "goal": row.goal, "url": queries.last_url(events) or row.url,
         })
         # The flags given now win for what the person decides (say, --yes, --allow-risky).
         if args.allow_risky:
@@ -126,12 +130,12 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
         _give_back(db_path, args.session)
         return fail(f"session {args.session} cannot be resumed: {exc}")
     point = ResumePoint(session_id=args.session, state=state_from_events(events),
-                        last_seq=events[-1].seq if events else 0, last_artifact=last_artifact, start_url=row["url"])
+                        last_seq=events[-1].seq if events else 0, last_artifact=last_artifact, start_url=row.url)
     # The key is never stored: it comes from the flags or the environment again; the endpoint and
     # the model are the session's own unless the flags name others.
     settings = settings.model_copy(update={
-        "base_url": args.base_url or row["base_url"] or settings.base_url,
-        "model": args.model or row["model"] or settings.model,
+        "base_url": args.base_url or row.base_url or settings.base_url,
+        "model": args.model or row.model or settings.model,
     })
     try:
         request = RunRequest.from_flags(args, settings.browser_path)

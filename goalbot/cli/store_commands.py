@@ -31,25 +31,24 @@ def cmd_sessions(args: argparse.Namespace, settings: Settings, db_path: Path) ->
         return 0
     print(f"{'SESSION':<22} {'STATUS':<11} {'STEPS':>5} {'CALLS':>5} {'TOKENS':>7} {'COST':>8}  {'GOAL':<40}  WHY IT ENDED")
     for row in rows:
-        tokens = (row["tokens_in"] or 0) + (row["tokens_out"] or 0)
-        cost = "–" if row.get("cost_usd") is None else f"${row['cost_usd']:.4f}"
-        why = " ".join((row.get("finish_reason") or "").split())
-        print(f"{row['id']:<22} {row['status']:<11} {row['steps']:>5} {row['model_calls']:>5} "
-              f"{tokens:>7} {cost:>8}  {printable(row['goal'][:40]):<40}  {printable(why[:80])}")
+        cost = "–" if row.cost_usd is None else f"${row.cost_usd:.4f}"
+        why = " ".join((row.finish_reason or "").split())
+        print(f"{row.id:<22} {row.status:<11} {row.steps:>5} {row.model_calls:>5} "
+              f"{row.tokens:>7} {cost:>8}  {printable(row.goal[:40]):<40}  {printable(why[:80])}")
     return 0
 
 
 def cmd_report(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     with opened(db_path, create=False) as db:
-        session_id = args.session or next(iter(queries.list_sessions(db, limit=1)), {}).get("id")
+        session_id = args.session or queries.latest_session_id(db)
         row = queries.session_row(db, session_id) if session_id else None
     if row is None:
         return fail(f"no session {args.session} in {db_path}" if args.session else "no sessions stored yet")
-    markdown = row.get("report") if row["status"] != "running" else None
+    markdown = row.report if not row.running else None
     if not markdown:
         from goalbot.cli.reports import store_report
 
-        markdown = store_report(db_path, row["id"])
+        markdown = store_report(db_path, row.id)
     if markdown and colours_wanted():  # read on a terminal: drawn; piped: the Markdown itself
         from rich.console import Console
         from rich.markdown import Markdown

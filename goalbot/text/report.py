@@ -35,7 +35,7 @@ class Kept(BaseModel):
     heals: int = Field(0, description="Elements it put into healing memory.")
 
 
-def render(session: dict[str, Any], events: list[Event], kept: Kept | None = None) -> str:
+def render(session_id: str, goal: str, events: list[Event], kept: Kept | None = None) -> str:
     end_event = next((e for e in reversed(events) if e.type in _RESULT), None)
     end = end_event.data_of(TaskEndData) if end_event else None
     result = f"{_RESULT[end_event.type]} — {end.reason}" if end_event and end else "not finished (interrupted)"
@@ -43,9 +43,9 @@ def render(session: dict[str, Any], events: list[Event], kept: Kept | None = Non
     steps = [e for e in events if e.type is T.STEP_START]
     passed = sum(1 for e in events if e.type is T.STEP_OK)
     lines = [
-        f"# Run summary {session.get('id', '')}",
+        f"# Run summary {session_id}",
         "",
-        f"- Goal: {session.get('goal', '')}",
+        f"- Goal: {goal}",
         f"- Result: {result}",
         f"- Started: {_when(events[0].ts) if events else '–'}, took {_duration(events)}",
         f"- Steps: {len(steps)} ({passed} passed) · model calls: {usage.calls} · "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from kit import rows, run_cli
@@ -63,3 +64,27 @@ def test_demo_serve_only_serves_the_site_and_the_model_until_ctrl_c(tmp_path: Pa
     finally:
         server.kill()
     assert "Traceback" not in server.stderr.read()
+
+
+def test_demo_serve_only_started_in_the_background_stops_on_ctrl_c_and_on_kill() -> None:
+    """`goalbot demo --serve-only &`: a shell starts it with Ctrl-C ignored; the signal sent the
+    moment it says it is up still stops it, and so does `kill %1`."""
+    import signal
+    import subprocess
+
+    from kit import REPO
+
+    for number in (signal.SIGINT, signal.SIGTERM):
+        shell = subprocess.Popen(
+            ["sh", "-c", f"{sys.executable} -m goalbot demo --serve-only --port 0 & echo $! >&2; wait $!; echo $? >&2"],
+            cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert shell.stdout is not None and shell.stderr is not None
+            demo = int(shell.stderr.readline())
+            said = "".join(shell.stdout.readline() for _ in range(4))
+            assert "Ctrl-C stops them" in said
+            os.kill(demo, number)
+            assert shell.wait(90) == 0
+            assert shell.stderr.read().split()[-1] == "0", number  # the demo's own exit code
+        finally:
+            shell.kill()

@@ -106,7 +106,7 @@ async def test_the_sessions_screen_says_which_recipe_each_session_made_or_reran_
     async with app.run_test(size=(160, 30)) as pilot:
         await until(pilot, lambda: on_top(app, "SessionsScreen") and len(app.screen.rows) == 2, "both sessions")
         screen = app.screen
-        assert screen.rows[recorded]["recipe"] == "saved darkmode v1" and screen.rows[rerun]["recipe"] == \
+        assert screen.rows[recorded].recipe == "saved darkmode v1" and screen.rows[rerun].recipe == \
             "rerun darkmode v1", screen.rows
         table = screen.query_one("#sessions-table")
         columns = table.ordered_columns

@@ -41,6 +41,8 @@ def _output_in_xterm(display: str, command: str, typescript: Path, until: bytes,
     finally:
         terminal.terminate()
         terminal.wait(10)
+        # `script` outlives the xterm it ran in, and keeps the dashboard's terminal open
+        subprocess.run(["pkill", "-f", str(typescript)], check=False)
 
 
 def test_replay_draws_sixel_in_a_vt340_and_blocks_on_request(site, model_server, db_path: Path, tmp_path: Path) -> None:

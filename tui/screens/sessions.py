@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import NamedTuple
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.coordinate import Coordinate
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
@@ -19,6 +20,7 @@ from textual.widgets import DataTable, Input, Label
 from goalbot.events import RunStatus
 from storage import queries, recipes
 from storage.db import StoreError, opened
+from storage.rows import SessionRow
 from tui.exporting import export_session
 from tui.palette import colours_of
 from tui.screens.consent import ConsentScreen
@@ -33,12 +35,17 @@ COLUMNS = (("session", 20), ("status", 11), ("goal", 36), ("recipe", 22), ("why 
            ("calls", 5), ("tokens", 9), ("cost", 9), ("started", 19))
 
 
+class Listed(NamedTuple):
+    row: SessionRow
+    recipe: str  # its part in a recipe, in a few words: "rerun darkmode v1"
+
+
 class SessionsScreen(Screen[None]):
     class Found(Message):
         """The answer to search number `asked`, from the searching thread. A screen that was left
         meanwhile never gets it."""
 
-        def __init__(self, asked: int, rows: list[dict[str, Any]]) -> None:
+        def __init__(self, asked: int, rows: list[Listed]) -> None:
             super().__init__()
             self.asked = asked
             self.rows = rows
@@ -59,7 +66,7 @@ class SessionsScreen(Screen[None]):
         self.db_path = db_path
         self.export_dir = export_dir
         self.status = status
-        self.rows: dict[str, dict[str, object]] = {}
+        self.rows: dict[str, Listed] = {}
         self._asked = 0  # which search the table should show: an older answer is dropped
         self._shown = -1
 
@@ -92,11 +99,11 @@ class SessionsScreen(Screen[None]):
         try:
             with opened(self.db_path, create=False) as db:
                 found = queries.find_sessions(db, text, status, limit=SHOWN)
-                parts = recipes.of_sessions(db, [row["id"] for row in found])
+                parts = recipes.of_sessions(db, [row.id for row in found])
         except (StoreError, sqlite3.Error) as exc:
             self.app.call_from_thread(self.notify, f"Cannot read the sessions: {exc}", severity="error")
             return
-        self.post_message(self.Found(asked, [{**row, "recipe": parts.get(row["id"], "")} for row in found]))
+        self.post_message(self.Found(asked, [Listed(row, parts.get(row.id, "")) for row in found]))
 
     @property
     def ready(self) -> bool:
@@ -110,21 +117,19 @@ class SessionsScreen(Screen[None]):
         self._shown = asked
         table = self.query_one(DataTable)
         table.clear()
-        self.rows = {row["id"]: row for row in found}
-        for row in found:
-            tokens = (row["tokens_in"] or 0) + (row["tokens_out"] or 0)
-            cost = "–" if row["cost_usd"] is None else f"${row['cost_usd']:.4f}"
-            status = Text(row["status"], style=colours_of(row["status"]).text)
-            table.add_row(row["id"], status, row["goal"], row["recipe"], row.get("finish_reason") or "", row["steps"],
-                          row["model_calls"], f"{tokens:,}", cost, (row["started_at"] or "")[:19].replace("T", " "),
-                          key=row["id"])
+        self.rows = {listed.row.id: listed for listed in found}
+        for row, recipe in found:
+            cost = "–" if row.cost_usd is None else f"${row.cost_usd:.4f}"
+            status = Text(row.status, style=colours_of(row.status).text)
+            table.add_row(row.id, status, row.goal, recipe, row.finish_reason or "", row.steps, row.model_calls,
+                          f"{row.tokens:,}", cost, (row.started_at or "")[:19].replace("T", " "), key=row.id)
         self.query_one("#sessions-status", Label).update(
             f"status: {self.status or 'all'} · {len(found)} shown"
             + (" (the newest: type to narrow)" if len(found) == SHOWN else ""))
 
     def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
-        row = self.rows.get(str(message.row_key.value)) if message.row_key else None
-        recipe = str(row["recipe"]).split()[1] if row and row.get("recipe") else None
+        listed = self.rows.get(str(message.row_key.value)) if message.row_key else None
+        recipe = listed.recipe.split()[1] if listed and listed.recipe else None
         if recipe is None:
             self.query_one("#sessions-recipe", Label).update("")
         else:
@@ -150,7 +155,7 @@ class SessionsScreen(Screen[None]):
         table = self.query_one(DataTable)
         if not self.rows or table.cursor_row < 0:
             return None
-        return str(table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value)
+        return str(table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value)
 
     def action_cycle_status(self) -> None:
         self.status = STATUSES[(STATUSES.index(self.status) + 1) % len(STATUSES)]
@@ -165,7 +170,7 @@ class SessionsScreen(Screen[None]):
     def action_open(self) -> None:
         session_id = self._selected()
         if session_id is not None:
-            self.app.open_session(session_id, running=self.rows[session_id]["status"] == "running")  # type: ignore[attr-defined]
+            self.app.open_session(session_id, running=self.rows[session_id].row.running)  # type: ignore[attr-defined]
 
     def action_export(self) -> None:
         session_id = self._selected()
@@ -186,7 +191,7 @@ class SessionsScreen(Screen[None]):
         session_id = self._selected()
         if session_id is None:
             return
-        if self.rows[session_id]["status"] == "running":
+        if self.rows[session_id].row.running:
             self.notify("That session is running: stop it first", severity="warning")
             return
 
@@ -202,7 +207,7 @@ class SessionsScreen(Screen[None]):
             self.notify(f"Deleted {session_id}")
             self.refresh_rows()
 
-        goal = self.rows[session_id]["goal"]
+        goal = self.rows[session_id].row.goal
         self.app.push_screen(ConsentScreen.confirm(f"Delete session {session_id} ({goal}) with its events "
                                                    "and screenshots? This cannot be undone."), delete)
 
