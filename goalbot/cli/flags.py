@@ -1,60 +1,76 @@
 """Every command-line flag, in one module that imports nothing heavy: `goalbot tail` and
 `goalbot --help` build the whole parser without loading the browser, the model client or the
-dashboard. Help texts read their defaults from `goalbot.defaults`."""
+dashboard. A flag that sets a setting is rendered from the setting's declaration on `Settings`
+(its type, help, default and variable); the others are a command's own words."""
 
 from __future__ import annotations
 
 import argparse
+import types
+import typing
+from enum import Enum
 from pathlib import Path
+from typing import Any
 
 from goalbot import defaults as D
-from goalbot.llm.coordinates import Convention  # a light module: an enum and arithmetic
+from goalbot.cli.settings import Settings, declared
+
+
+def add_settings(group: argparse._ActionsContainer, *names: str) -> None:
+    """The flags of these settings, as `Settings` declares them."""
+    for name in names:
+        group.add_argument(declared(name).flag_of(name), dest=name, help=setting_help(name), **_kind(name))
+
+
+def _kind(name: str) -> dict[str, Any]:
+    annotation = Settings.model_fields[name].annotation
+    metavar = declared(name).metavar
+    options = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(options) == 1:
+        annotation = options[0]  # `int | None`: an int that may be left unset
+    if annotation is bool:
+        return {"action": "store_true", "default": None}
+    if typing.get_origin(annotation) is list:
+        return {"action": "append", "metavar": metavar}
+    if typing.get_origin(annotation) is typing.Literal:
+        return {"choices": list(typing.get_args(annotation))}
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return {"choices": [member.value for member in annotation]}
+    kind = annotation if annotation in (int, float, Path) else str
+    return {"type": kind, "metavar": metavar}
+
+
+def setting_help(name: str) -> str:
+    field, how = Settings.model_fields[name], declared(name)
+    notes = [f"env {how.env}"] if how.env else []
+    default = field.get_default(call_default_factory=True)
+    if how.show_default and default not in (None, False, "", [], {}):
+        notes.append(f"default {default:g}" if isinstance(default, float) else f"default {default}")
+    return f"{field.description}" + (f" ({'; '.join(notes)})" if notes else "")
 
 
 
 def add_image_flag(p: argparse._ActionsContainer) -> None:
     # SUPPRESS: a subcommand's flag must not hide one given before the subcommand.
-    p.add_argument("--images", choices=["auto", "sixel", "halfcell", "none"], default=argparse.SUPPRESS,
-                   help="how screenshots are drawn: sixel where the terminal has it, else half-cell (default auto)")
+    p.add_argument("--images", default=argparse.SUPPRESS, help=setting_help("images"), **_kind("images"))
 
 
 def add_model_flags(p: argparse.ArgumentParser,
                     roles: tuple[str, ...] = ("planner", "navigator", "validator", "patcher")) -> None:
     """The endpoint and model flags, with a model flag for each of `roles` the command asks."""
-    g = p.add_argument_group("model")
-    g.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL)")
-    g.add_argument("--model", metavar="NAME", help="model name (env GOALBOT_MODEL)")
-    g.add_argument("--api-key", metavar="KEY", help="API key (env OPENAI_API_KEY; never stored)")
-    for role in roles:
-        g.add_argument(f"--{role}-model", metavar="MODEL", help=f"a different model for the {role}")
-    g.add_argument(
-        "--dialect", action="append", metavar="[ROLE=]DIALECT",
-        help="how the model answers: auto (tool calls if the endpoint takes them, else JSON text), "
-             "tools, uitars or json; for every role, or one role with navigator=uitars (repeatable)",
-    )
-    g.add_argument("--coords", choices=[c.value for c in Convention],
-                   help="how the model writes coordinates (default: relative1000 for uitars, else pixels)")
-    g.add_argument("--vision", action="store_true", default=None,
-                   help="send screenshots to the model (uitars always gets them)")
-    g.add_argument("--model-timeout", type=float, metavar="SECONDS", dest="model_timeout_s",
-                   help=f"give up on one attempt after this long, however slowly it answers (default {D.MODEL_TIMEOUT_S:g})")
-    g.add_argument("--model-retries", type=int, metavar="N",
-                   help=f"retries after a timeout, a dropped connection, 429 or 5xx (default {D.MODEL_RETRIES})")
+    add_settings(p.add_argument_group("model"), "base_url", "model", "api_key", *(f"{role}_model" for role in roles),
+                 "dialect", "coords", "vision", "model_timeout_s", "model_retries")
 
 
 def add_budget_flags(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("budget (the run pauses to ask you)")
-    g.add_argument("--max-calls", type=int, metavar="N",
-                   help="model calls allowed before the run pauses to ask you")
-    g.add_argument("--max-tokens", type=int, metavar="N",
-                   help="tokens allowed before the run pauses to ask you")
+    add_settings(p.add_argument_group("budget (the run pauses to ask you)"), "max_calls", "max_tokens")
 
 
 def add_browser_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("browser")
     g.add_argument("--headless", action="store_true", default=None,
                    help="no browser window (the default when there is no DISPLAY)")
-    g.add_argument("--browser-path", metavar="FILE", help="Chromium to launch (env GOALBOT_BROWSER)")
+    add_settings(g, "browser_path")
     g.add_argument("--profile", metavar="NAME",
                    help="keep a persistent browser profile, so logins survive between runs")
     g.add_argument("--storage-state", type=Path, metavar="FILE",
@@ -64,12 +80,7 @@ def add_browser_flags(p: argparse.ArgumentParser) -> None:
 
 
 def add_operator_flags(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("desktop")
-    g.add_argument("--operator", choices=["browser", "desktop"],
-                   help="drive a browser (default) or the whole screen with PyAutoGUI")
-    g.add_argument("--monitor", type=int, metavar="N", help="the desktop's monitor, counted from 1 (default 1)")
-    g.add_argument("--grid", action="store_true", default=None,
-                   help="draw a labelled grid on the desktop's screenshots, for models without grounding")
+    add_settings(p.add_argument_group("desktop"), "operator", "monitor", "grid")
 
 
 def add_person_flags(p: argparse.ArgumentParser) -> None:
@@ -80,12 +91,7 @@ def add_person_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--await-attach", action="store_true",
                    help="with no terminal here, wait for the plan's approval (and any question) "
                         "from goalbot attach")
-    g.add_argument("--allow-risky", action="store_true", default=None,
-                   help="GO to paying, deleting, sending and uploading without asking "
-                        "(leaving --allow-domain still asks)")
-    g.add_argument("--approval-timeout", type=float, metavar="SECONDS", dest="approval_timeout_s",
-                   help="no answer to a GO / NOT GO question within this long is NOT GO "
-                        f"(default {D.APPROVAL_TIMEOUT_S:g})")
+    add_settings(g, "allow_risky", "approval_timeout_s")
 
 
 def add_secret_flags(p: argparse.ArgumentParser) -> None:
@@ -97,29 +103,10 @@ def add_secret_flags(p: argparse.ArgumentParser) -> None:
 
 def add_run_flags(p: argparse.ArgumentParser) -> None:
     add_person_flags(p)
-    g = p.add_argument_group("limits")
-    g.add_argument("--max-steps", type=int, metavar="N", help=f"stop after this many steps (default {D.MAX_STEPS})")
-    g.add_argument("--max-failures", type=int, metavar="N",
-                   help=f"stop after this many failed actions or steps in a row (default {D.MAX_FAILURES})")
-    g.add_argument("--planning-interval", type=int, metavar="N",
-                   help="re-plan every N steps, not only when one fails (default 0: only then)")
-    g.add_argument("--max-actions-per-step", type=int, metavar="N",
-                   help=f"actions run from one navigator answer (default {D.MAX_ACTIONS_PER_STEP})")
-    g = p.add_argument_group("pace (what the site sees)")
-    g.add_argument("--min-interval", type=float, metavar="SECONDS", dest="min_interval_s",
-                   help=f"on average at least this long between two actions (default {D.MIN_INTERVAL_S:g})")
-    g.add_argument("--burst", type=int, metavar="N",
-                   help=f"actions that may run back to back before --min-interval paces them (default {D.BURST}; "
-                        "1: every action waits out the interval)")
-    g.add_argument("--clicks-per-minute", type=int, metavar="N",
-                   help=f"at most N clicks a minute (default {D.CLICKS_PER_MINUTE})")
-    g = p.add_argument_group("where pages may go")
-    g.add_argument("--allow-domain", action="append", metavar="GLOB",
-                   help="the browser stays on these hosts, e.g. shop.example.com or '*.example.com' "
-                        "(repeatable); secrets are typed only there")
-    g.add_argument("--allow-scheme", action="append", metavar="SCHEME",
-                   help="let pages open addresses of this scheme too, e.g. file (repeatable; only "
-                        "http(s) and about:blank otherwise; never javascript)")
+    add_settings(p.add_argument_group("limits"), "max_steps", "max_failures", "planning_interval",
+                 "max_actions_per_step")
+    add_settings(p.add_argument_group("pace (what the site sees)"), "min_interval_s", "burst", "clicks_per_minute")
+    add_settings(p.add_argument_group("where pages may go"), "allow_domain", "allow_scheme")
     add_budget_flags(p)
     add_secret_flags(p)
 

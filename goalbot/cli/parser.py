@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Iterator, NoReturn, Sequence
 
-from goalbot.cli.flags import add_image_flag
+from goalbot.cli.flags import add_image_flag, setting_help
 
 LONG_USAGE = 16  # option strings past which a usage line would fill the screen
 CHOICE = re.compile(r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<choices>.*)\)")
@@ -26,7 +26,7 @@ def add_global_flags(parser: argparse.ArgumentParser, default: object = None) ->
     """`--db` and `--images`: the top level keeps their defaults; a command's copy has none, so a
     value given before the command is not undone by the command's parser."""
     group = parser.add_argument_group("global options")
-    group.add_argument("--db", type=Path, metavar="FILE", default=default, help="SQLite store (env GOALBOT_DB)")
+    group.add_argument("--db", type=Path, metavar="FILE", default=default, help=setting_help("db"))
     add_image_flag(group)
 
 

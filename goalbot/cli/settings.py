@@ -1,4 +1,6 @@
-"""Settings: flags win over the environment, which wins over the TOML file in the XDG config dir."""
+"""Settings: flags win over the environment, which wins over the TOML file in the XDG config dir.
+Each is declared once, on `Settings`; its flag, help, default, section and variable are read from
+that declaration (`flags.add_settings` renders the flags)."""
 
 from __future__ import annotations
 
@@ -6,9 +8,11 @@ import json
 import os
 import re
 import tomllib
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
-from urllib.parse import urlsplit
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 
@@ -17,54 +21,115 @@ from goalbot.llm.coordinates import Convention
 from goalbot.llm.usage import Price
 from goalbot.operators.browser.locate import BROWSER_VARIABLE
 
-ENVIRONMENT = {
-    "OPENAI_API_KEY": "api_key",
-    "OPENAI_BASE_URL": "base_url",
-    "GOALBOT_MODEL": "model",
-    "GOALBOT_DB": "db",
-    BROWSER_VARIABLE: "browser_path",
-}
-
 
 class ConfigError(Exception):
     pass
 
 
+class Section(StrEnum):
+    """The config file's tables: `[model]`, `[run]`, …; a key may also stand at the top, as before."""
+
+    MODEL = "model"
+    RUN = "run"
+    SAFETY = "safety"
+    BROWSER = "browser"
+    DESKTOP = "desktop"
+    DASHBOARD = "dashboard"
+    STORE = "store"
+
+
+@dataclass(frozen=True)
+class Declared:
+    """How a setting shows outside the file: its section there, and its flag (`flags.add_settings`
+    renders the flag, its help and its default from the field), or its environment variable."""
+
+    section: Section
+    flag: str | None = None  # None: the file (and the environment) only; "--name" by default
+    metavar: str | None = None
+    env: str | None = None
+    show_default: bool = True
+
+    def flag_of(self, name: str) -> str:
+        return self.flag or f"--{name.replace('_', '-')}"
+
+
+def _declared(section: Section, help: str, default: Any = None, *, flag: str | None = None,
+              metavar: str | None = None, env: str | None = None, show_default: bool = True,
+              **limits: Any) -> Any:
+    extra = {"declared": Declared(section, flag, metavar, env, show_default)}
+    factory = {"default_factory": list} if default == [] else {"default_factory": dict} if default == {} else {}
+    return Field(**(factory or {"default": default}), description=help, json_schema_extra=extra, **limits)  # type: ignore[arg-type]
+
+
+M, R, S, B, W, T, DB = (Section.MODEL, Section.RUN, Section.SAFETY, Section.BROWSER, Section.DESKTOP,
+                        Section.DASHBOARD, Section.STORE)
+
+
 class Settings(BaseModel):
-    base_url: str = "https://api.openai.com/v1"
-    model: str = "gpt-4o-mini"
-    api_key: SecretStr = SecretStr("")
-    db: Path | None = None
-    browser_path: str | None = None
-    max_steps: int = Field(D.MAX_STEPS, ge=1)
-    max_failures: int = Field(D.MAX_FAILURES, ge=1)
-    model_timeout_s: float = Field(D.MODEL_TIMEOUT_S, gt=0)
-    model_retries: int = Field(D.MODEL_RETRIES, ge=0, le=20)
-    planner_model: str | None = None
-    navigator_model: str | None = None
-    validator_model: str | None = None
-    patcher_model: str | None = None
-    dialect: list[str] = Field(default_factory=list, description="`json`, or `navigator=uitars`.")
-    coords: Convention | None = None
-    vision: bool = False
-    max_calls: int | None = Field(None, ge=1)
-    max_tokens: int | None = Field(None, ge=1)
-    operator: Literal["browser", "desktop"] = "browser"
-    monitor: int = Field(1, ge=1, description="The desktop operator's monitor, counted from 1.")
-    grid: bool = Field(False, description="Draw a labelled grid on the desktop's screenshots.")
-    max_actions_per_step: int = Field(D.MAX_ACTIONS_PER_STEP, ge=1)
-    planning_interval: int = Field(0, ge=0)
-    min_interval_s: float = Field(D.MIN_INTERVAL_S, ge=0)
-    burst: int = Field(D.BURST, ge=1)
-    clicks_per_minute: int = Field(D.CLICKS_PER_MINUTE, ge=1)
-    allow_domain: list[str] = Field(default_factory=list, description="Host globs the browser stays on.")
-    allow_scheme: list[str] = Field(default_factory=list, description="Schemes besides http(s), e.g. file.")
-    allow_risky: bool = False
-    approval_timeout_s: float = Field(D.APPROVAL_TIMEOUT_S, gt=0)
-    images: Literal["auto", "sixel", "halfcell", "none"] = Field(
-        "auto", description="How the dashboard draws screenshots: sixel where the terminal has it, else half-cell.")
-    prices: dict[str, Price] = Field(default_factory=dict, description="Dollars per million tokens.")
-    theme: str | None = Field(None, description="The dashboard's theme: the one last chosen in its palette.")
+    """Every setting, declared once: its type, default and limits, its help, its flag, its section
+    in the config file and its environment variable."""
+
+    base_url: str = _declared(M, "OpenAI-compatible endpoint", "https://api.openai.com/v1", metavar="URL",
+                              env="OPENAI_BASE_URL", show_default=False)
+    model: str = _declared(M, "model name", "gpt-4o-mini", metavar="NAME", env="GOALBOT_MODEL", show_default=False)
+    api_key: SecretStr = _declared(M, "API key (never stored)", SecretStr(""), metavar="KEY", env="OPENAI_API_KEY",
+                                   show_default=False)
+    planner_model: str | None = _declared(M, "a different model for the planner", metavar="MODEL")
+    navigator_model: str | None = _declared(M, "a different model for the navigator", metavar="MODEL")
+    validator_model: str | None = _declared(M, "a different model for the validator", metavar="MODEL")
+    patcher_model: str | None = _declared(M, "a different model for the patcher", metavar="MODEL")
+    dialect: list[str] = _declared(
+        M, "how the model answers: auto (tool calls if the endpoint takes them, else JSON text), tools, uitars "
+           "or json; for every role, or one role with navigator=uitars (repeatable)", [], metavar="[ROLE=]DIALECT")
+    coords: Convention | None = _declared(
+        M, "how the model writes coordinates (default: relative1000 for uitars, else pixels)")
+    vision: bool = _declared(M, "send screenshots to the model (uitars always gets them)", False)
+    model_timeout_s: float = _declared(
+        M, "give up on one attempt after this long, however slowly it answers", D.MODEL_TIMEOUT_S,
+        flag="--model-timeout", metavar="SECONDS", gt=0)
+    model_retries: int = _declared(M, "retries after a timeout, a dropped connection, 429 or 5xx", D.MODEL_RETRIES,
+                                   metavar="N", ge=0, le=20)
+    max_calls: int | None = _declared(M, "model calls allowed before the run pauses to ask you", metavar="N", ge=1)
+    max_tokens: int | None = _declared(M, "tokens allowed before the run pauses to ask you", metavar="N", ge=1)
+    prices: dict[str, Price] = _declared(M, "Dollars per million tokens, by model.", {}, flag="")
+
+    max_steps: int = _declared(R, "stop after this many steps", D.MAX_STEPS, metavar="N", ge=1)
+    max_failures: int = _declared(R, "stop after this many failed actions or steps in a row", D.MAX_FAILURES,
+                                  metavar="N", ge=1)
+    planning_interval: int = _declared(R, "re-plan every N steps, not only when one fails (0: only then)", 0,
+                                       metavar="N", ge=0)
+    max_actions_per_step: int = _declared(R, "actions run from one navigator answer", D.MAX_ACTIONS_PER_STEP,
+                                          metavar="N", ge=1)
+
+    min_interval_s: float = _declared(S, "on average at least this long between two actions", D.MIN_INTERVAL_S,
+                                      flag="--min-interval", metavar="SECONDS", ge=0)
+    burst: int = _declared(S, "actions that may run back to back before --min-interval paces them (1: every "
+                              "action waits out the interval)", D.BURST, metavar="N", ge=1)
+    clicks_per_minute: int = _declared(S, "at most N clicks a minute", D.CLICKS_PER_MINUTE, metavar="N", ge=1)
+    allow_domain: list[str] = _declared(
+        S, "the browser stays on these hosts, e.g. shop.example.com or '*.example.com' (repeatable); secrets "
+           "are typed only there", [], metavar="GLOB")
+    allow_scheme: list[str] = _declared(
+        S, "let pages open addresses of this scheme too, e.g. file (repeatable; only http(s) and about:blank "
+           "otherwise; never javascript)", [], metavar="SCHEME")
+    allow_risky: bool = _declared(S, "GO to paying, deleting, sending and uploading without asking (leaving "
+                                     "--allow-domain still asks)", False)
+    approval_timeout_s: float = _declared(S, "no answer to a GO / NOT GO question within this long is NOT GO",
+                                          D.APPROVAL_TIMEOUT_S, flag="--approval-timeout", metavar="SECONDS", gt=0)
+
+    browser_path: str | None = _declared(B, "Chromium to launch", metavar="FILE", env=BROWSER_VARIABLE)
+
+    operator: Literal["browser", "desktop"] = _declared(
+        W, "drive a browser or the whole screen with PyAutoGUI", "browser")
+    monitor: int = _declared(W, "the desktop's monitor, counted from 1", 1, metavar="N", ge=1)
+    grid: bool = _declared(W, "draw a labelled grid on the desktop's screenshots, for models without grounding",
+                           False)
+
+    images: Literal["auto", "sixel", "halfcell", "none"] = _declared(
+        T, "how screenshots are drawn: sixel where the terminal has it, else half-cell", "auto")
+    theme: str | None = _declared(T, "The dashboard's theme: the one last chosen in its palette.", flag="")
+
+    db: Path | None = _declared(DB, "SQLite store", metavar="FILE", env="GOALBOT_DB", flag="")
 
     @field_validator("base_url")
     @classmethod
@@ -89,6 +154,19 @@ class Settings(BaseModel):
         return {role: model for role, model in chosen.items() if model}
 
 
+def declared(name: str) -> Declared:
+    extra = Settings.model_fields[name].json_schema_extra
+    assert isinstance(extra, dict)
+    found = extra["declared"]
+    assert isinstance(found, Declared)
+    return found
+
+
+def environment() -> dict[str, str]:
+    """Each variable a setting is read from, and the setting."""
+    return {env: name for name in Settings.model_fields if (env := declared(name).env)}
+
+
 def config_path() -> Path:
     home = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(home) / "goalbot" / "config.toml"
@@ -99,18 +177,15 @@ def load_settings(flags: dict[str, Any], path: Path | None = None) -> Settings:
     values: dict[str, Any] = {}
     if path.exists():
         try:
-            values.update(tomllib.loads(path.read_text(encoding="utf-8")))
+            values.update(_flattened(tomllib.loads(path.read_text(encoding="utf-8")), path))
         except (tomllib.TOMLDecodeError, OSError) as exc:
             raise ConfigError(f"cannot read {path}: {exc}") from exc
         except UnicodeDecodeError as exc:
             raise ConfigError(f"cannot read {path}: it is not UTF-8 text (byte {exc.start})") from exc
-    for variable, field in ENVIRONMENT.items():
+    for variable, field in environment().items():
         if os.environ.get(variable):
             values[field] = os.environ[variable]
     values.update({k: v for k, v in flags.items() if v not in (None, []) and k in Settings.model_fields})
-    unknown = sorted(set(values) - set(Settings.model_fields))
-    if unknown:
-        raise ConfigError(f"{path}: unknown settings {', '.join(unknown)}")
     try:
         return Settings.model_validate(values)
     except ValidationError as exc:
@@ -118,9 +193,29 @@ def load_settings(flags: dict[str, Any], path: Path | None = None) -> Settings:
         raise ConfigError(f"bad setting: {problems}") from exc
 
 
+def _flattened(document: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The file's settings by name: `[model] base_url = …` and a top-level `base_url = …` alike.
+    A key in the wrong table, or one no setting has, is named with the table it should be in."""
+    values: dict[str, Any] = {}
+    for key, value in document.items():
+        if key in set(Section) and isinstance(value, dict):
+            for name, setting in value.items():
+                if name not in Settings.model_fields:
+                    raise ConfigError(f"{path}: [{key}] has no setting {name!r}")
+                if declared(name).section != key:
+                    raise ConfigError(f"{path}: {name} belongs in [{declared(name).section}], not [{key}]")
+                values[name] = setting
+        elif key in Settings.model_fields:
+            values[key] = value
+        else:
+            raise ConfigError(f"{path}: unknown setting {key!r} (the tables are {', '.join(map(str, Section))})")
+    return values
+
+
 def remember_setting(name: str, value: str, path: Path | None = None) -> None:
-    """Keeps one top-level setting in the TOML file, the person's other lines and comments as they
-    were. The new text is read back before it replaces the file: a file it cannot keep whole is left
+    """Keeps one setting in the TOML file, the person's other lines and comments as they were:
+    where the file has it already (at the top, or in its table), else in its table, made if need
+    be. The new text is read back before it replaces the file: a file it cannot keep whole is left
     untouched (ConfigError)."""
     path = path or config_path()
     try:
@@ -128,17 +223,24 @@ def remember_setting(name: str, value: str, path: Path | None = None) -> None:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
     entry = f"{name} = {json.dumps(value)}"
-    # Top-level keys come before the first table.
-    tables = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines))
-    at = next((i for i in range(tables) if re.match(rf"\s*{re.escape(name)}\s*=", lines[i])), None)
-    if at is None:
-        lines.insert(tables, entry)
-    else:
+    section = declared(name).section
+    tables = [i for i, line in enumerate(lines) if line.lstrip().startswith("[")] + [len(lines)]
+    own = next((i for i in tables[:-1] if re.fullmatch(rf"\s*\[\s*{section}\s*\]\s*(#.*)?", lines[i])), None)
+    key = re.compile(rf"\s*{re.escape(name)}\s*=")
+    at = next((i for i in range(tables[0]) if key.match(lines[i])), None)  # top-level keys come first
+    if at is None and own is not None:
+        end = next(i for i in tables if i > own)
+        at = next((i for i in range(own + 1, end) if key.match(lines[i])), None)
+        if at is None:
+            lines.insert(end, entry)
+    if at is not None:
         lines[at] = entry
+    elif own is None:
+        lines += ([""] if lines else []) + [f"[{section}]", entry]
     text = "\n".join(lines) + "\n"
     try:
-        kept = tomllib.loads(text).get(name) == value
-    except tomllib.TOMLDecodeError:
+        kept = _flattened(tomllib.loads(text), path).get(name) == value
+    except (tomllib.TOMLDecodeError, ConfigError):
         kept = False
     if not kept:
         raise ConfigError(f"{path}: cannot keep {name} in it without changing its other lines")

@@ -27,8 +27,9 @@ def test_api_key_is_kept_secret(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("model = ", "cannot read"), ("colour = 'blue'", "unknown settings colour"),
-     ("max_steps = 0", "max_steps")],
+    [("model = ", "cannot read"), ("colour = 'blue'", "unknown setting 'colour'"),
+     ("max_steps = 0", "max_steps"), ("[run]\nbase_url = 'http://x/v1'", r"base_url belongs in \[model\], not \[run\]"),
+     ("[safety]\nspeed = 3", r"\[safety\] has no setting 'speed'")],
 )
 def test_bad_config_file(tmp_path: Path, text: str, message: str) -> None:
     config = tmp_path / "config.toml"
@@ -64,6 +65,41 @@ def test_a_remembered_setting_keeps_the_rest_of_the_file(tmp_path: Path) -> None
     assert load_settings({}, tmp_path / "new" / "config.toml").theme == "dracula"
 
 
+def test_the_file_in_tables_reads_as_the_flat_one_and_a_remembered_setting_goes_to_its_table(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[model]\nbase_url = "http://local/v1"\nmax_calls = 50\n\n[prices.m]\ninput = 1.0\n'
+                      'output = 2.0\n\n[run]\nmax_steps = 30\n\n[safety]\nallow_domain = ["*.example.com"]\n')
+    settings = load_settings({}, config)
+    assert (settings.base_url, settings.max_calls, settings.max_steps) == ("http://local/v1", 50, 30)
+    assert settings.allow_domain == ["*.example.com"] and settings.prices["m"].output == 2.0
+    remember_setting("theme", "nord", config)
+    assert config.read_text().endswith('[dashboard]\ntheme = "nord"\n')
+    remember_setting("theme", "dracula", config)
+    assert config.read_text().count("theme =") == 1 and load_settings({}, config).theme == "dracula"
+
+
+def test_every_setting_is_declared_once_and_its_flag_says_its_default() -> None:
+    """One declaration per setting: its flag, help, default, table and variable all come from it."""
+    from goalbot.cli.commands import build_parser
+    from goalbot.cli.settings import Settings, declared
+
+    parser = build_parser()
+    run = next(a for a in parser._subparsers._group_actions[0].choices.values() if a.prog.endswith(" run"))  # type: ignore[union-attr]
+    flags = {action.dest: action for action in run._actions}
+    for name, field in Settings.model_fields.items():
+        how = declared(name)
+        if how.flag == "":  # the file only (prices, theme), or a global flag (db)
+            continue
+        assert name in flags, f"{name} has no flag on run"
+        assert flags[name].option_strings == [how.flag_of(name)]
+        default = field.get_default(call_default_factory=True)
+        if how.show_default and default not in (None, False, "", [], {}):
+            shown = f"{default:g}" if isinstance(default, float) else str(default)
+            assert f"default {shown}" in str(flags[name].help), name
+        if how.env:
+            assert how.env in str(flags[name].help), name
+
+
 def test_a_file_that_cannot_be_kept_whole_is_left_untouched(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     broken = 'model = "m"\nmodel = "twice"\n'  # not TOML: nothing written could be read back
@@ -93,3 +129,14 @@ async def test_the_theme_chosen_in_the_palette_is_the_next_dashboards(tmp_path: 
         await until(pilot, lambda: config.exists() and 'theme = "nord"' in config.read_text(), "the theme kept")
     again = _app(load_settings({"images": "none"}), tmp_path / "goalbot.db", opening="run")
     assert again.theme == "nord"
+
+
+def test_the_readme_configuration_file_reads(tmp_path: Path) -> None:
+    from kit import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```toml\n[model]\n", 1)[1].split("```", 1)[0]
+    config = tmp_path / "config.toml"
+    config.write_text("[model]\n" + block)
+    settings = load_settings({}, config)
+    assert (settings.model, settings.max_steps, settings.theme) == ("qwen2.5-vl-7b", 30, "nord")
