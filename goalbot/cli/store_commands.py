@@ -24,8 +24,8 @@ def cmd_sessions(args: argparse.Namespace, settings: Settings, db_path: Path) ->
         from goalbot.cli.dashboard import cmd_sessions_screen
 
         return cmd_sessions_screen(args, settings, db_path)
-    db = connect(db_path, create=False)
-    rows = queries.list_sessions(db, limit=args.limit, status=args.status)
+    with opened(db_path, create=False) as db:
+        rows = queries.list_sessions(db, limit=args.limit, status=args.status)
     if not rows:
         print("no sessions stored yet")
         return 0

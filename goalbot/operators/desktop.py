@@ -10,13 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-import shutil
-import subprocess
 from typing import Any, Awaitable, Callable
 
 from goalbot import actions as A
 from goalbot.actions import Action, ActionResult, Outcome
 from goalbot.operators.base import SECRET_WORDS, ActionFailed, Landing, Observation, OperatorError, Text
+from goalbot.operators import desktop_unicode as unicode_keys
 from goalbot.operators.desktop_read import crop_around, read_words
 from goalbot.operators.desktop_screen import (
     NO_DISPLAY, Screen, allow_unauthenticated_x, check_display, fingerprint, jpeg, with_grid,
@@ -231,15 +230,11 @@ class DesktopOperator:
         return f"typed {len(action.text)} characters" + (" and pressed Enter" if action.submit else "")
 
     async def _type_unicode(self, text: str) -> None:
-        # PyAutoGUI only knows the keys on the keyboard; xdotool maps any character to a spare key.
-        xdotool = shutil.which("xdotool")
-        if xdotool is None:
-            raise ActionFailed(Outcome.UNSUPPORTED, "typing text beyond ASCII needs xdotool (apt-get install xdotool)")
-        process = await asyncio.create_subprocess_exec(
-            xdotool, "type", "--delay", "30", "--", text, stderr=subprocess.PIPE)
-        _, error = await process.communicate()
-        if process.returncode:
-            raise ActionFailed(Outcome.UNSUPPORTED, f"xdotool could not type: {error.decode().strip()}")
+        # PyAutoGUI only knows the keys on the keyboard: the others get spare keys of their own.
+        try:
+            await asyncio.to_thread(unicode_keys.type_text, self._gui.platformModule._display, text)
+        except unicode_keys.TypingFailed as exc:
+            raise ActionFailed(Outcome.UNSUPPORTED, f"could not type it: {exc}") from exc
 
     async def _do_key(self, action: A.Key) -> str:
         await self._run(self._gui.press, _key(action.key))

@@ -116,3 +116,21 @@ async def test_card_security_codes_and_lookalike_names_are_no_two_factor(browser
     text = (await browser.observe()).render()
     assert '[1] textbox "Security code"\n' in text and '[2] textbox "Size"\n' in text
     assert '[3] textbox "OTP" one-time-code' in text
+
+
+async def test_a_field_is_named_by_its_label_on_any_side_and_a_drawn_point_by_where_it_is(
+        browser: BrowserOperator, hardsite: HardSite) -> None:
+    """Seed 002 §6.2 reads structure as a person does: a label after or below its field names it,
+    and 25 look-alike points are told apart by the ticks of their column and row."""
+    text = await open_page(browser, hardsite.page("structure"))
+    for line in ('textbox "Genre"', 'textbox "Year"', 'textbox "Director"', 'textbox "Country"',
+                 'textbox "Min"', 'textbox "Max"'):
+        assert line in text, (line, text)
+    points = [line for line in text.splitlines() if '"point (' in line]
+    assert len(points) == 25 and len(set(line.split("] ", 1)[1] for line in points)) == 25, text
+    index = next(line for line in points if '"point (-1, 0)"' in line).split("]")[0].lstrip("[")
+    assert (await browser.execute(A.Click(index=int(index)))).ok
+    text = (await browser.observe()).render()
+    assert "picked: (-1, 0)" in text
+    stars = [line for line in text.splitlines() if '"rate it"' in line]
+    assert len(stars) == 3 and len({line.rsplit(" at ", 1)[1] for line in stars}) == 3, stars

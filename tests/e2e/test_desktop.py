@@ -62,7 +62,6 @@ def _run(db_path: Path, model, display: str, goal: str, *flags: str):
     return result, stored_events(db_path)
 
 
-@pytest.mark.skipif(shutil.which("xdotool") is None, reason="xdotool types text beyond ASCII")
 def test_tool_calls_click_and_type_unicode_into_the_right_widgets(app: TkApp, display, model_server, db_path) -> None:
     name_x, name_y = app.centre("name")
     ok_x, ok_y = app.centre("ok")

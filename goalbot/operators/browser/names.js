@@ -47,6 +47,51 @@ const besideText = (el) => {
   const column = head && head.cells[cell.cellIndex] ? clean(head.cells[cell.cellIndex].innerText, 30) : "";
   return [first, column].filter(Boolean).join(" · ");
 };
+// A field's label in the box it shares with no other field, on whichever side of it: a row
+// `<input><div>Genre</div>`, a caption under the field. Links and buttons in the box are not it.
+const FIELDS = "input:not([type=hidden]), select, textarea";
+const NOT_A_LABEL = "a, button, select, textarea, input, [role=button], [role=link]";
+const boxLabel = (el) => {
+  let node = el;
+  for (let up = 0; up < 2 && node.parentElement; up += 1) {
+    const inner = node;
+    node = node.parentElement;
+    if (node.querySelectorAll(FIELDS).length !== 1) return "";
+    const words = Array.from(node.childNodes).filter((n) => n !== inner)
+      .map((n) => (n.nodeType === 3 ? n.textContent : n.nodeType === 1 && !n.matches(NOT_A_LABEL) ? shownText(n) : ""));
+    const text = clean(words.join(" "), 200);
+    if (text) return text.length <= LABEL_LENGTH ? text : "";
+  }
+  return "";
+};
+// What is drawn at a shape: words on or right beside it (a bar's value, a slice's label), else,
+// on a grid of look-alikes, the ticks of its column and of its row: "point (-1, 0)".
+const SHAPES = { circle: "point", ellipse: "point", rect: "box", path: "shape", polygon: "shape",
+  line: "line", polyline: "line", use: "mark" };
+const centreOf = (r) => [r.left + r.width / 2, r.top + r.height / 2];
+const TICK_SLACK = 6; // px a tick's label may sit off its column's or row's centre line
+const drawnName = (el) => {
+  const svg = el.ownerSVGElement;
+  const kind = SHAPES[el.tagName.toLowerCase()];
+  if (!svg || !kind) return "";
+  const box = el.getBoundingClientRect();
+  const [x, y] = centreOf(box);
+  const texts = Array.from(svg.querySelectorAll("text")).map((t) => ({ words: clean(t.textContent, 40),
+    r: t.getBoundingClientRect() })).filter((t) => t.words && t.r.width > 0);
+  const away = (r) => Math.hypot(Math.max(r.left - x, 0, x - r.right), Math.max(r.top - y, 0, y - r.bottom));
+  const nearest = (list, by) => list.sort((a, b) => by(a) - by(b))[0];
+  const on = nearest(texts.filter((t) => away(t.r) <= Math.max(6, Math.max(box.width, box.height) / 2)), (t) => away(t.r));
+  if (on) return on.words;
+  // A tick's label is one of a line of them (the axis name drawn at its end is not).
+  const near = (a, b) => Math.abs(a - b) <= TICK_SLACK;
+  const inRow = (t) => texts.filter((o) => near(centreOf(o.r)[1], centreOf(t.r)[1])).length >= 3;
+  const inColumn = (t) => texts.filter((o) => near(o.r.left, t.r.left) || near(o.r.right, t.r.right)).length >= 3;
+  const column = nearest(texts.filter((t) => near(centreOf(t.r)[0], x) && Math.abs(centreOf(t.r)[1] - y) > box.height
+    && inRow(t)), (t) => Math.abs(centreOf(t.r)[1] - y));
+  const row = nearest(texts.filter((t) => near(centreOf(t.r)[1], y) && Math.abs(centreOf(t.r)[0] - x) > box.width
+    && inColumn(t)), (t) => Math.abs(centreOf(t.r)[0] - x));
+  return column && row ? `${kind} (${column.words}, ${row.words})` : "";
+};
 // What an icon-only control says: an SVG <title>, a described-by tooltip, a child's label.
 const tooltipOf = (el) => {
   const svgTitle = el.querySelector && el.querySelector("svg title, title");
@@ -103,7 +148,7 @@ const nameOf = (el, role, depth = 0) => {
   const title = el.getAttribute("title") || tooltipOf(el);
   if (title) return clean(title);
   if (el.matches("input, select, textarea") || role === "textbox" || role === "combobox") {
-    const beside = besideText(el);
+    const beside = besideText(el) || boxLabel(el);
     if (beside) return beside;
     // A placeholder is often an example ("e.g. Jin"), so it names a field only when nothing else does.
     const placeholder = el.getAttribute("placeholder");
@@ -121,7 +166,7 @@ const nameOf = (el, role, depth = 0) => {
   // A shape in a drawing is named by the label drawn beside it; an icon by what it shows, and
   // by the row it sits in, so that a list's many trash icons differ. Only something icon-sized
   // is an icon: a big box's class words say how it is styled, not what it does.
-  if (el instanceof SVGElement) return row || iconName(el);
+  if (el instanceof SVGElement) return drawnName(el) || row || iconName(el);
   const box = el.getBoundingClientRect();
   const icon = box.width <= ICON_SIZE && box.height <= ICON_SIZE ? iconName(el) : "";
   if (icon) return row ? `${icon} · ${row}` : icon;

@@ -103,6 +103,8 @@
 
   // @names
 
+  const where = (box) => `at (${Math.round(box.left + box.width / 2)}, ${Math.round(box.top + box.height / 2)})`;
+  const drawn = []; // shapes in a drawing: look-alikes among them are told apart by where they are
   const describe = (el, role, box, isNew) => {
     const item = { kind: "element", role, name: nameOf(el, role), states: [], new: isNew,
       box: [box.left, box.top, box.width, box.height] };
@@ -155,9 +157,8 @@
       challenge = "captcha";
     }
     if (el === document.activeElement || (el.getRootNode().activeElement === el)) item.states.push("focused");
-    if (!item.name && !item.value) {
-      item.states.push(`at (${Math.round(box.left + box.width / 2)}, ${Math.round(box.top + box.height / 2)})`);
-    }
+    if (!item.name && !item.value) item.states.push(where(box));
+    else if (el instanceof SVGElement) drawn.push([item, box]);
     return item;
   };
 
@@ -277,6 +278,9 @@
 
   const root = document.body || document.documentElement;
   if (root) visit(root, { clip, hidden: pageHidden, cursor: "auto", inInteractive: false, inSelect: false });
+  const named = new Map();
+  for (const [item] of drawn) named.set(`${item.role} ${item.name}`, (named.get(`${item.role} ${item.name}`) || 0) + 1);
+  for (const [item, box] of drawn) if (named.get(`${item.role} ${item.name}`) > 1) item.states.push(where(box));
   if (!challenge && document.querySelector(CAPTCHA)) challenge = "captcha";
   Object.defineProperty(window, "__goalbot", {
     value: { elements, frames: frames.map((f) => f.el), known: nowKnown }, configurable: true,
