@@ -44,7 +44,7 @@ class Declared:
     renders the flag, its help and its default from the field), or its environment variable."""
 
     section: Section
-    flag: str | None = None  # None: the file (and the environment) only; "--name" by default
+    flag: str | None = None  # "--name" unless given; "": no flag of its own (the file sets it, or a global flag)
     metavar: str | None = None
     env: str | None = None
     show_default: bool = True
@@ -61,6 +61,7 @@ def _declared(section: Section, help: str, default: Any = None, *, flag: str | N
     return Field(**(factory or {"default": default}), description=help, json_schema_extra=extra, **limits)  # type: ignore[arg-type]
 
 
+# Short names for the sections, so each declaration below stays on a line or two.
 M, R, S, B, W, T, DB = (Section.MODEL, Section.RUN, Section.SAFETY, Section.BROWSER, Section.DESKTOP,
                         Section.DASHBOARD, Section.STORE)
 

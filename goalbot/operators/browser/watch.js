@@ -7,7 +7,9 @@
 // wait out a fixed quiet time on a page that has nothing more coming.
 (() => {
   if (window.__goalbotWatch) return;
-  const watch = { changes: 0, lastChange: 0, clickables: new WeakSet(), requests: 0 };
+  // requests: all in flight, for settling; writes: those that may change something (not a GET), which
+  // a hold waits to see arrive before it lifts, and a long poll is not.
+  const watch = { changes: 0, lastChange: 0, clickables: new WeakSet(), requests: 0, writes: 0 };
   Object.defineProperty(window, "__goalbotWatch", { value: watch, enumerable: false });
 
   // goalbot's own waiting must not count as the page's.
@@ -29,20 +31,30 @@
   };
   pending(timers, "setTimeout", "clearTimeout");
   pending(frames, "requestAnimationFrame", "cancelAnimationFrame");
-  const done = () => { watch.requests -= 1; };
+  const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+  const track = (method) => {
+    const writes = !READS.has(String(method || "GET").toUpperCase());
+    watch.requests += 1;
+    if (writes) watch.writes += 1;
+    return () => { watch.requests -= 1; if (writes) watch.writes -= 1; };
+  };
   const fetch = window.fetch;
   if (fetch) {
     window.fetch = function (...args) {
       const answer = fetch.apply(this, args);
-      watch.requests += 1;
+      const done = track((args[1] && args[1].method) || (args[0] && args[0].method));
       answer.then(done, done);
       return answer;
     };
   }
+  const open = XMLHttpRequest.prototype.open;
+  XMLHttpRequest.prototype.open = function (method, ...rest) {
+    this.__goalbotMethod = method;
+    return open.call(this, method, ...rest);
+  };
   const send = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function (...args) {
-    watch.requests += 1;
-    this.addEventListener("loadend", done, { once: true });
+    this.addEventListener("loadend", track(this.__goalbotMethod), { once: true });
     return send.apply(this, args);
   };
   // Work the page has promised itself within `within` ms: a timer due by then, a frame, a request.

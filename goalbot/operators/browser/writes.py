@@ -31,7 +31,7 @@ from importlib.resources import files
 from typing import Awaitable, TypeVar
 from urllib.parse import urlsplit
 
-from playwright.async_api import BrowserContext, Page, Request, Route, WebSocketRoute
+from playwright.async_api import BrowserContext, Frame, Page, Request, Route, WebSocketRoute
 from playwright.async_api import Error as PlaywrightError
 
 from goalbot.actions import ActionResult, Outcome
@@ -39,16 +39,17 @@ from goalbot.actions import ActionResult, Outcome
 T = TypeVar("T")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 SHOWN_BODY = 120
-LIFT_WAIT_S = 1.0  # a read in flight longer than this (a long poll) does not keep the hold on
+LIFT_WAIT_S = 1.0  # how long a lifting hold waits for writes in flight to reach it
 HELD_GRACE_S = 0.5  # an action whose write is held and which has not ended by then waits for the GO
 SETTLE_AFTER_S = 10.0  # how long a waiting action may take to end once its write is let through
-IN_FLIGHT_JS = "() => window.__goalbotWatch ? window.__goalbotWatch.requests : 0"
+IN_FLIGHT_JS = "() => window.__goalbotWatch ? window.__goalbotWatch.writes : 0"  # reads (a long poll) never wait
 HOLD_JS = files("goalbot.operators.browser").joinpath("hold.js").read_text(encoding="utf-8")
 PAGE_HELD_JS = "() => window.__goalbotHold ? window.__goalbotHold.held() : []"
 PAGE_ARM_JS = "([token, on]) => window.__goalbotHold ? window.__goalbotHold.arm(token, on) : false"
 PAGE_RELEASE_JS = "(token) => window.__goalbotHold ? window.__goalbotHold.release(token) : []"
 PAGE_DROP_JS = "(token) => window.__goalbotHold ? window.__goalbotHold.drop(token) : []"
 DOCUMENT_JS = "() => performance.timeOrigin"
+EVALUATE_WAIT_S = 2.0  # a frame that has not answered by then is frozen or going away
 
 
 @dataclass
@@ -121,7 +122,7 @@ class WriteHold:
         """At the start of an action: holds the page's writes from now on when `hold`; else lifts
         a hold whose document is gone, once nothing it made can still be on its way."""
         if hold:
-            self._document = (page, await _answer(page, DOCUMENT_JS))
+            self._document = (page, await _evaluate(page, DOCUMENT_JS))
             await self._arm(True, page)
         elif self.armed and not self._held and not await self._same_document():
             await self._arrivals(page)
@@ -141,7 +142,7 @@ class WriteHold:
         if page.is_closed():
             return False
         # A page between documents, or frozen, is still the one that was pressed, for now.
-        now = await _answer(page, DOCUMENT_JS)
+        now = await _evaluate(page, DOCUMENT_JS)
         return now is None or now == origin
 
     async def _arm(self, on: bool, page: Page) -> None:
@@ -213,34 +214,27 @@ class WriteHold:
 
 async def _each_frame(page: Page, script: str, arg: object = None) -> list[object]:
     """`script`'s answers in every frame of every tab, flattened; a frame that cannot answer is
-    skipped (going away, or frozen by a held request)."""
+    skipped."""
     answers: list[object] = []
     for tab in page.context.pages:
         for frame in tab.frames:
-            try:
-                answer = await asyncio.wait_for(frame.evaluate(script, arg), 2.0)
-            except (PlaywrightError, asyncio.TimeoutError):
-                continue
+            answer = await _evaluate(frame, script, arg)
             answers += answer if isinstance(answer, list) else []
     return answers
 
 
-async def _answer(page: Page, script: str) -> object:
-    """The page's answer, or None when it cannot give one soon (going away, or frozen)."""
+async def _in_flight(page: Page) -> int:
+    counted = [await _evaluate(frame, IN_FLIGHT_JS) for frame in page.frames]
+    return sum(int(n) for n in counted if isinstance(n, (int, float)))  # a frame going away has none
+
+
+async def _evaluate(target: Page | Frame, script: str, arg: object = None) -> object:
+    """The script's answer, or None when it cannot give one soon: the frame is going away, or
+    frozen by a held request."""
     try:
-        return await asyncio.wait_for(page.evaluate(script), 2.0)
+        return await asyncio.wait_for(target.evaluate(script, arg), EVALUATE_WAIT_S)
     except (PlaywrightError, asyncio.TimeoutError):
         return None
-
-
-async def _in_flight(page: Page) -> int:
-    counted = 0
-    for frame in page.frames:
-        try:
-            counted += int(await asyncio.wait_for(frame.evaluate(IN_FLIGHT_JS), 2.0))
-        except (PlaywrightError, asyncio.TimeoutError):
-            continue  # a frame going away has nothing on its way
-    return counted
 
 
 def _every_address(_url: str) -> bool:
