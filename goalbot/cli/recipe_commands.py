@@ -140,6 +140,9 @@ def show(recipe: Recipe, healed: dict[int, Evidence] | None = None) -> str:
         lines.append("variables: " + ", ".join(f"{{{{{name}}}}}" for name in recipe.variables))
     if recipe.secrets:
         lines.append("secrets: " + ", ".join(recipe.secrets))
+    for name, policy in recipe.policies.items():
+        needs = sorted(policy.variables())
+        lines.append(f"policy {name}: {policy.words()}" + (f" (needs --var {', '.join(needs)})" if needs else ""))
     position = 0  # actions are numbered across the recipe, as a patch names them
     for number, step in enumerate(recipe.steps, 1):
         lines.append(f"{number}. {step.description}")

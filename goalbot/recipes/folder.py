@@ -4,7 +4,7 @@
     actions.json       each target's preferred (cached) locator and what it is, in words
     selectors.json     each target's whole evidence: the strict locators and what a re-find scores
     fingerprints.json  the page each action starts on
-    policies.json      choice policies (none are recorded yet)
+    policies.json      choice policies by name: hard filters, scores, tie-breaks (seed 002 §5.4)
     README.md          the recipe in plain words
     summary.md         the report of the run that made this version (seed 002 §9), when stored
 """
@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from goalbot.recipes.build import RecipeError
+from goalbot.recipes.choosing import Policy, PolicyError, policies_of
 from goalbot.recipes.model import MAX_ACTIONS, Evidence, Expect, Fingerprint, Recipe, RecipeAction, RecipeStep
 
 MAX_FILE_BYTES = 4_000_000  # a recipe of MAX_ACTIONS actions with their evidence fits well within
@@ -31,7 +32,8 @@ def _key(step: int, action: int) -> str:
 
 def export(recipe: Recipe, folder: Path, readme: str, summary: str | None = None) -> list[Path]:
     """Writes the recipe's files into `folder` (made if needed); RecipeError when it cannot."""
-    workflow: dict[str, Any] = {key: value for key, value in recipe.model_dump(mode="json").items() if key != "steps"}
+    workflow: dict[str, Any] = {key: value for key, value in recipe.model_dump(mode="json").items()
+                                if key not in ("steps", "policies")}
     workflow["steps"] = []
     actions: dict[str, Any] = {}
     selectors: dict[str, Any] = {}
@@ -52,7 +54,7 @@ def export(recipe: Recipe, folder: Path, readme: str, summary: str | None = None
                 selectors[key] = action.target.model_dump(mode="json")
         workflow["steps"].append({"id": f"s{s}", "description": step.description, "actions": entries})
     files = {"workflow": workflow, "actions": actions, "selectors": selectors, "fingerprints": fingerprints,
-             "policies": {}}
+             "policies": {name: policy.model_dump(mode="json") for name, policy in recipe.policies.items()}}
     try:
         folder.mkdir(parents=True, exist_ok=True)
         written = []
@@ -100,6 +102,16 @@ def _read(folder: Path, kind: str, shape: type) -> Any:
     return content
 
 
+def _policies(folder: Path) -> dict[str, Policy]:
+    """The folder's policies.json, checked field by field; a folder written before policies has none."""
+    if not (folder / "policies.json").exists():
+        return {}
+    try:
+        return policies_of(_read(folder, "policies", dict), str(folder / "policies.json"))
+    except PolicyError as exc:
+        raise RecipeError(str(exc)) from exc
+
+
 def _object(value: Any, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise RecipeError(f"{where} is {type(value).__name__}, not an object")
@@ -130,8 +142,8 @@ def load(folder: Path) -> Recipe:
                 if len(actions) > MAX_ACTIONS:
                     raise RecipeError(f"{folder}: step {s} has over {MAX_ACTIONS} actions")
             steps.append(RecipeStep(description=step["description"], actions=actions))
-        header = {key: value for key, value in workflow.items() if key != "steps"}
-        return Recipe.model_validate({**header, "steps": steps})
+        header = {key: value for key, value in workflow.items() if key not in ("steps", "policies")}
+        return Recipe.model_validate({**header, "steps": steps, "policies": _policies(folder)})
     except (KeyError, TypeError, AttributeError) as exc:
         raise RecipeError(f"{folder}/workflow.json does not hold a recipe: missing or wrong {exc}") from exc
     except ValidationError as exc:

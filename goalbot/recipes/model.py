@@ -9,6 +9,7 @@ import re
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from goalbot.payloads import ShownAction
+from goalbot.recipes.choosing import Policy
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # whole names only: fullmatch
 MAX_ACTIONS = 2_000  # far beyond any recorded flow; a bigger file is an attack on every `recipe list`
@@ -102,6 +103,7 @@ class Recipe(BaseModel):
     steps: list[RecipeStep]
     variables: list[str] = Field(default_factory=list, description="Names a rerun fills in with --var.")
     secrets: list[str] = Field(default_factory=list, description="Secret names a rerun needs with --secret.")
+    policies: dict[str, Policy] = Field(default_factory=dict, description="Choice policies by name (seed 002 §5.4).")
     source_session: str = ""
 
     @field_validator("name")

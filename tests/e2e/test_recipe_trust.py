@@ -91,6 +91,10 @@ HOSTILE = {
     "a name with a newline": ("workflow", lambda w: {**w, "name": "darkmode\n"}, "bad recipe name"),
     "a nested argument": ("workflow", lambda w: {**w, "steps": [{**w["steps"][0], "actions": [
         {**w["steps"][0]["actions"][0], "args": {"text": {"deep": [1]}}}]}]}, "not a word, a number"),
+    "a policy with an unknown operator": ("policies", lambda _: {"p": {"hard": [
+        {"field": "price", "op": "like", "value": 1}]}}, "p.hard.0.op: unknown operator 'like'"),
+    "a policy that is code": ("policies", lambda _: {"p": {"eval": "__import__('os')"}},
+                              "p.eval: is not a part of a policy"),
 }
 
 
@@ -171,3 +175,24 @@ def test_a_lone_surrogate_in_the_answer_is_printed_not_a_crash(hardsite: HardSit
     assert "it is \ufffd there" in result.stdout, result.stdout
     assert rows(db_path, "select status from sessions")[0]["status"] == "ok"
 
+
+
+def test_a_recipe_keeps_its_policies_shows_them_diffs_them_and_exports_them_as_they_were(
+        hardsite: HardSite, model_server, db_path: Path) -> None:
+    _record(hardsite, model_server, db_path)
+    folder = _exported(db_path)
+    assert json.loads((folder / "policies.json").read_text()) == {}
+    policies = {"front": {"hard": [{"field": "available", "op": "==", "value": True},
+                                   {"field": "price", "op": "<=", "value": "{{vars.MAX}}"}],
+                          "score": [{"when": {"field": "row", "op": "==", "value": 1}, "add": 10}],
+                          "tie_break": ["price_asc"], "pick": "argmax"}}
+    (folder / "policies.json").write_text(json.dumps(policies))
+    assert run_cli("--db", str(db_path), "recipe", "import", str(folder)).returncode == 0
+    shown = run_cli("--db", str(db_path), "recipe", "show", "darkmode").stdout
+    assert ('policy front: only available == true; price <= "{{vars.MAX}}" · +10 when row == 1 · pick highest '
+            "score · ties by price_asc (needs --var MAX)") in shown, shown
+    diff = run_cli("--db", str(db_path), "recipe", "diff", "darkmode", "1", "2").stdout
+    assert "+policy front: only available == true" in diff, diff
+    again = db_path.parent / "again"
+    assert run_cli("--db", str(db_path), "recipe", "export", "darkmode", str(again)).returncode == 0
+    assert json.loads((again / "policies.json").read_text()) == policies
