@@ -22,9 +22,9 @@ from blinker import Signal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from goalbot.payloads import (
-    ActionData, ApprovalData, EventData, GoalStatusData, LlmCallData, LlmErrorData, ObservationData, PauseData,
-    PlanData, PlanDecisionData, PolicyData, QuestionData, ReplyData, ResumeData, StepData, TaskEndData,
-    TaskStartData, ValidateData,
+    ActionData, ApprovalData, EventData, ExtractedData, GoalStatusData, LlmCallData, LlmErrorData,
+    ObservationData, PauseData, PlanData, PlanDecisionData, PolicyData, QuestionData, ReplyData, ResumeData,
+    StepData, TaskEndData, TaskStartData, ValidateData,
 )
 
 
@@ -59,6 +59,7 @@ class EventType(StrEnum):
     LLM_CALL = "LLM_CALL"
     LLM_ERROR = "LLM_ERROR"
     POLICY = "POLICY"
+    EXTRACTED = "EXTRACTED"
 
 
 class Actor(StrEnum):
@@ -113,6 +114,7 @@ DATA_MODELS: dict[EventType, type[EventData]] = {
     EventType.APPROVAL_GRANTED: ApprovalData,
     EventType.APPROVAL_DENIED: ApprovalData,
     EventType.POLICY: PolicyData,
+    EventType.EXTRACTED: ExtractedData,
 }
 
 

@@ -236,6 +236,15 @@ class ApprovalData(EventData):
     screenshot: str | None = Field(None, description="The screen it would happen on (an artifact id).")
 
 
+class ExtractedData(EventData):
+    key: str = Field(description='Where the data is kept: "result" for the run\'s final answer.')
+    data: Any = None
+    valid: bool
+    errors: list[str] = Field(default_factory=list, description="Every way the data fails its schema.")
+    url: str = Field("", description="The page it was read on.")
+    scope: str = Field("", description="What part of the page was read; empty: all of it.")
+
+
 class PolicyData(EventData):
     policy: str = Field(description="One of PolicyName's values (a store may hold others: kept as they are).")
     message: str

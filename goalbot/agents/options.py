@@ -3,7 +3,7 @@ option a person sets for it (`goalbot run`'s flags, once read)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -30,5 +30,7 @@ class RunOptions(BaseModel):
     allow_risky: bool = Field(False, description="GO to risky actions without asking.")
     approval_timeout_s: float | None = Field(D.APPROVAL_TIMEOUT_S, description="No answer in time is NOT GO.")
     policy: SafetyPolicy = Field(default_factory=SafetyPolicy)
+    output_schema: dict[str, Any] | None = Field(
+        None, description="--output-schema: the run's answer is data read off the page and shaped by it.")
     pictures: Literal["every", "paced"] = Field(
         "every", description="Every look with a screenshot (someone watches live), or paced for the store's replay.")

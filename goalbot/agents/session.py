@@ -8,10 +8,12 @@ concern single actions live in `guards`.
 from __future__ import annotations
 
 import asyncio
+import json
 
 from goalbot.agents.control import SessionControl
 from goalbot.agents.crew import Crew
 from goalbot.agents.domains import Domains
+from goalbot.agents.extractor import Extractor
 from goalbot.agents.navigator import Navigator, NavigatorSettings
 from goalbot.agents.observing import picture_of
 from goalbot.agents.options import RunOptions
@@ -133,7 +135,7 @@ class Session:
         verdict, observation = await self._final_check(planner_answer)
         if verdict.is_valid:
             verdict.answer = verdict.answer or planner_answer
-            self._reached(verdict, self.state.steps_run or None)
+            await self._reached(verdict, self.state.steps_run or None)
         feedback = f"{why} but the goal is not reached: {verdict.reason}"
         self._count_failure(feedback)
         return observation, feedback
@@ -236,7 +238,7 @@ class Session:
                                                              judged_goal=last and report.success)
             self._step_passed(description, position, verdict, step)
             if last:
-                self._reached(verdict, step)
+                await self._reached(verdict, step)
             if await self._unsure(verdict.confidence, step):
                 observation = await self._look()
         return observation, None
@@ -325,11 +327,23 @@ class Session:
         verdict = await self._judge(self.options.goal, True, evidence, observation, self.state.steps_run or None)
         return verdict, observation
 
-    def _reached(self, verdict: VerdictAnswer, step: int | None) -> None:
-        """The Validator confirmed the goal: the session ends here."""
+    async def _reached(self, verdict: VerdictAnswer, step: int | None) -> None:
+        """The Validator confirmed the goal: the session ends here, with the data the person's
+        schema asks for when there is one."""
+        answer = verdict.answer
+        schema = self.options.output_schema
+        if schema is not None:
+            observation = await self._look()
+            extracted = await Extractor(self.client, self.dialogue.dialects).extract(
+                self.options.goal, schema, observation, step)
+            self.emitter.emit(EventType.EXTRACTED, Actor.NAVIGATOR, step, key="result", data=extracted.data,
+                              valid=extracted.valid, errors=extracted.errors, url=observation.url)
+            if not extracted.valid:
+                raise finish(Status.FAILED, "the answer does not fit --output-schema: " + "; ".join(extracted.errors))
+            answer = json.dumps(extracted.data, ensure_ascii=False)
         self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, step, achieved=True,
                           progress_percent=100, confidence=verdict.confidence, description=verdict.reason)
-        raise Finish(SessionResult(status=Status.OK, reason=verdict.reason, answer=verdict.answer))
+        raise Finish(SessionResult(status=Status.OK, reason=verdict.reason, answer=answer))
 
     def _count_failure(self, reason: str) -> None:
         self.failures += 1

@@ -15,7 +15,7 @@ from typing import Callable
 from goalbot import defaults as D
 from goalbot.cli.flags import (
     add_browser_flags, add_model_flags, add_observe_parser, add_operator_flags,
-    add_person_flags, add_recipe_flags, add_run_flags, add_secret_flags,
+    add_person_flags, add_recipe_flags, add_result_flags, add_run_flags, add_secret_flags,
 )
 from goalbot.cli.parser import Parser, add_global_flags, finish, parse
 from goalbot.cli.settings import ConfigError, Settings, load_settings
@@ -59,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_browser_flags(run)
     add_operator_flags(run)
     add_run_flags(run)
+    add_result_flags(run)
     add_recipe_flags(run, saving=True)
 
     demo = sub.add_parser("demo", help="watch goalbot sign in and turn on dark mode on a bundled site")

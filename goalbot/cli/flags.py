@@ -56,7 +56,7 @@ def add_image_flag(p: argparse._ActionsContainer) -> None:
 
 
 def add_model_flags(p: argparse.ArgumentParser,
-                    roles: tuple[str, ...] = ("planner", "navigator", "validator", "patcher")) -> None:
+                    roles: tuple[str, ...] = ("planner", "navigator", "validator", "patcher", "extractor")) -> None:
     """The endpoint and model flags, with a model flag for each of `roles` the command asks."""
     add_settings(p.add_argument_group("model"), "base_url", "model", "api_key", *(f"{role}_model" for role in roles),
                  "dialect", "coords", "vision", "model_timeout_s", "model_retries")
@@ -122,6 +122,17 @@ def add_observe_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
                          help=f"characters the observation may take (default {D.OBSERVATION_BUDGET})")
     add_browser_flags(observe)
     return observe
+
+
+def add_result_flags(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("the result")
+    g.add_argument("--output-schema", type=Path, metavar="FILE",
+                   help="a JSON Schema: the run's answer is data read off the last page, shaped by it and "
+                        "checked against it (a run whose data does not fit fails, with every error)")
+    g.add_argument("--json", action="store_true",
+                   help='print the result as one JSON document on stdout: {"session", "status", "result", '
+                        '"valid", "errors"}; events go to stderr')
+    g.add_argument("--output", type=Path, metavar="FILE", help="write the result there as JSON")
 
 
 def add_recipe_flags(p: argparse.ArgumentParser, saving: bool) -> None:

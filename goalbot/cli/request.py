@@ -24,6 +24,8 @@ class RunRequest(BaseModel):
     secrets: dict[str, SecretStr] = Field(default_factory=dict, description="--secret and --secrets-file.")
     save_recipe: str | None = Field(None, description="--save-recipe: keep the run as this recipe if it succeeds.")
     variables: dict[str, str] = Field(default_factory=dict, description="--var K=V: a recipe's variables.")
+    json_result: bool = Field(False, description="--json: events on stderr, the result as JSON on stdout.")
+    output: Path | None = Field(None, description="--output FILE: the result as JSON, written there.")
 
     @classmethod
     def from_flags(cls, args: argparse.Namespace, browser_path: str | None) -> RunRequest:
@@ -38,6 +40,7 @@ class RunRequest(BaseModel):
             secrets={name: SecretStr(value) for name, value in values.items()},
             save_recipe=getattr(args, "save_recipe", None),
             variables=dict(parse_variable(text) for text in getattr(args, "var", None) or []),
+            json_result=bool(getattr(args, "json", False)), output=getattr(args, "output", None),
         )
 
     @classmethod

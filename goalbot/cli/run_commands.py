@@ -4,6 +4,7 @@ or printing events, and what the person is told when it ends."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import signal
 import sys
 import threading
@@ -25,8 +26,10 @@ from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail, has_terminal
 from goalbot.cli.wiring import Wiring, WiringError, wire_run
 from goalbot.events import EventType, RunStatus
-from goalbot.payloads import TaskStartData
+from goalbot.payloads import ExtractedData, TaskStartData
 from goalbot.llm.dialects import DialectError
+from goalbot.llm.extraction import SchemaError, load_schema
+from goalbot.cli.result import RunResult
 from goalbot.recipes.runner import RecipeRun, Rerun
 from goalbot.text.eventfmt import printable
 from storage import queries
@@ -44,7 +47,9 @@ def cmd_run(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     try:
         options = run_options(settings, args.goal, args.url)
         request = RunRequest.from_flags(args, settings.browser_path)
-    except (DialectError, SecretError) as exc:
+        if args.output_schema is not None:
+            options.output_schema = load_schema(args.output_schema)
+    except (DialectError, SecretError, SchemaError) as exc:
         return fail(str(exc))
     return run_goal(request, settings, db_path, options)
 
@@ -186,7 +191,7 @@ def run_goal(
     request: RunRequest, settings: Settings, db_path: Path, options: RunOptions,
     resume: ResumePoint | None = None, rerun: Rerun | None = None,
 ) -> int:
-    use_tui = not request.no_tui
+    use_tui = not request.no_tui and not request.json_result  # with --json, stdout is the result's
     if use_tui and not has_terminal():
         print("goalbot: no terminal for the dashboard; printing events instead", file=sys.stderr)
         use_tui = False
@@ -206,13 +211,17 @@ def run_goal(
     if await_attach:
         print(f"goalbot: session {wiring.session_id} waits for goalbot attach {wiring.session_id}",
               file=sys.stderr, flush=True)
+    extracted: list[ExtractedData] = []
+    wiring.bus.subscribe(lambda event: extracted.append(event.data_of(ExtractedData))
+                         if event.type is EventType.EXTRACTED else None)
     try:
         if use_tui:
             from goalbot.cli.dashboard import run_dashboard  # the dashboard loads only when it opens
 
             result = run_dashboard(wiring, db_path, settings)
         else:
-            result = run_printing(wiring.bus, wiring.session, wiring.control)
+            with contextlib.redirect_stdout(sys.stderr) if request.json_result else contextlib.nullcontext():
+                result = run_printing(wiring.bus, wiring.session, wiring.control)
     finally:
         wiring.close(db_path)
     if wiring.recorder.failure is not None:
@@ -221,8 +230,16 @@ def run_goal(
         return 1
     print(f"goalbot: session {wiring.session_id} {result.status.value}: {printable(result.reason)} "
           f"(goalbot report {wiring.session_id})", file=sys.stderr)
-    if result.answer:
+    outcome = RunResult.of(wiring.session_id, result, extracted[-1] if extracted else None)
+    if request.json_result:
+        print(outcome.model_dump_json())
+    elif result.answer:
         print(printable(result.answer))
+    if request.output is not None:
+        try:
+            request.output.write_text(outcome.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            print(f"goalbot: the result was not written to {request.output}: {exc}", file=sys.stderr)
     _keep_recipe(request, db_path, wiring, result.status)
     if result.could_not_start:
         return 2

@@ -58,7 +58,8 @@ def _declared(section: Section, help: str, default: Any = None, *, flag: str | N
               **limits: Any) -> Any:
     extra = {"declared": Declared(section, flag, metavar, env, show_default)}
     factory = {"default_factory": list} if default == [] else {"default_factory": dict} if default == {} else {}
-    return Field(**(factory or {"default": default}), description=help, json_schema_extra=extra, **limits)  # type: ignore[arg-type]
+    return Field(**(factory or {"default": default}),  # type: ignore[arg-type]
+                 description=help, json_schema_extra=extra, **limits)
 
 
 # Short names for the sections, so each declaration below stays on a line or two.
@@ -79,6 +80,8 @@ class Settings(BaseModel):
     navigator_model: str | None = _declared(M, "a different model for the navigator", metavar="MODEL")
     validator_model: str | None = _declared(M, "a different model for the validator", metavar="MODEL")
     patcher_model: str | None = _declared(M, "a different model for the patcher", metavar="MODEL")
+    extractor_model: str | None = _declared(M, "a different model for the extractor (--output-schema)",
+                                            metavar="MODEL")
     dialect: list[str] = _declared(
         M, "how the model answers: auto (tool calls if the endpoint takes them, else JSON text), tools, uitars "
            "or json; for every role, or one role with navigator=uitars (repeatable)", [], metavar="[ROLE=]DIALECT")
@@ -151,7 +154,8 @@ class Settings(BaseModel):
 
     def role_models(self) -> dict[str, str]:
         chosen = {"planner": self.planner_model, "navigator": self.navigator_model,
-                  "validator": self.validator_model, "patcher": self.patcher_model}
+                  "validator": self.validator_model, "patcher": self.patcher_model,
+                  "extractor": self.extractor_model}
         return {role: model for role, model in chosen.items() if model}
 
 

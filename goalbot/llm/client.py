@@ -23,9 +23,10 @@ from goalbot.tally import Tally
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-ROLES = ("planner", "navigator", "validator", "patcher")  # the patcher: a recipe's rerun only
+# The patcher: a recipe's rerun only; the extractor: a run with --output-schema only.
+ROLES = ("planner", "navigator", "validator", "patcher", "extractor")
 ROLE_ACTORS = {"planner": Actor.PLANNER, "navigator": Actor.NAVIGATOR, "validator": Actor.VALIDATOR,
-               "patcher": Actor.PLANNER}
+               "patcher": Actor.PLANNER, "extractor": Actor.NAVIGATOR}
 
 
 class ModelConfig(BaseModel):

@@ -138,8 +138,10 @@ def read_policies(text: str, where: str = "policies.json") -> dict[str, Policy]:
         raw = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise PolicyError(f"{where} is not JSON: {exc.msg} at line {exc.lineno}") from exc
-    except (ValueError, RecursionError) as exc:
-        raise PolicyError(f"{where}: {str(exc).splitlines()[0] or 'nested too deeply'}") from exc
+    except RecursionError as exc:
+        raise PolicyError(f"{where} is nested too deeply to be a file of policies") from exc
+    except ValueError as exc:
+        raise PolicyError(f"{where}: {str(exc).splitlines()[0]}") from exc
     return policies_of(raw, where)
 
 
@@ -280,7 +282,8 @@ def _sortable(value: Any) -> Any:
 
 def _pattern(condition: Condition, where: str) -> None:
     if not isinstance(condition.value, str) or len(condition.value) > MAX_PATTERN:
-        raise PolicyError(f"{where}: {condition.field} matches: a pattern is a word of at most {MAX_PATTERN} characters")
+        raise PolicyError(f"{where}: {condition.field} matches: a pattern is a word of at most "
+                          f"{MAX_PATTERN} characters")
     if NESTED_QUANTIFIER.search(condition.value):
         raise PolicyError(f"{where}: {condition.field} matches {condition.value!r}: a repeated group that repeats "
                           "inside can take for ever on a page's text; write it without one")

@@ -2,7 +2,7 @@
 
 It answers `POST /v1/chat/completions` from a script of canned answers, one queue per role. The
 role is recognised the way any model would: from the tools offered (`plan` → planner, `verdict` →
-validator, anything else → navigator). goalbot talks to it like to any endpoint.
+validator, `patch` → patcher, `extracted` → extractor, anything else → navigator). goalbot talks to it like to any endpoint.
 
 Script (JSON):
 
@@ -61,7 +61,7 @@ class ScriptError(Exception):
     pass
 
 
-_ROLE_IN_PROMPT = re.compile(r"You are the (Planner|Navigator|Validator|Patcher)\b")
+_ROLE_IN_PROMPT = re.compile(r"You are the (Planner|Navigator|Validator|Patcher|Extractor)\b")
 
 
 def role_of(request: dict[str, Any]) -> str:
@@ -72,6 +72,8 @@ def role_of(request: dict[str, Any]) -> str:
         return "validator"
     if "patch" in names:
         return "patcher"
+    if "extracted" in names:
+        return "extractor"
     if not names:
         for message in request.get("messages", []):
             if message.get("role") == "system":
@@ -135,7 +137,7 @@ class Script:
     def __init__(self, answers: dict[str, Any]) -> None:
         answers = dict(answers)
         self.rules = ServerRules.model_validate(answers.pop("server", {}))
-        unknown = set(answers) - {"planner", "navigator", "validator", "patcher"}
+        unknown = set(answers) - {"planner", "navigator", "validator", "patcher", "extractor"}
         if unknown:
             raise ScriptError(f"unknown roles in script: {sorted(unknown)}")
         self._scripted = {role: list(items) for role, items in answers.items()}

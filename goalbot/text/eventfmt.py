@@ -7,9 +7,9 @@ import re
 
 from goalbot.events import Event, EventType as T
 from goalbot.payloads import (
-    ActionData, ApprovalData, GoalStatusData, LlmCallData, LlmErrorData, ObservationData, PauseData, PlanData,
-    PlanDecisionData, PolicyData, QuestionData, ReplyData, ResumeData, ShownAction, StepData, TaskEndData,
-    TaskStartData, ValidateData,
+    ActionData, ApprovalData, ExtractedData, GoalStatusData, LlmCallData, LlmErrorData, ObservationData,
+    PauseData, PlanData, PlanDecisionData, PolicyData, QuestionData, ReplyData, ResumeData, ShownAction,
+    StepData, TaskEndData, TaskStartData, ValidateData,
 )
 
 
@@ -96,6 +96,10 @@ def summary(event: Event) -> str:
             return f"{verdict}{p.kind}: {p.what} — by {p.by or 'user'}"
         case T.POLICY, PolicyData() as p:
             return f"{p.policy}: {p.message}"
+        case T.EXTRACTED, ExtractedData() as p:
+            data = json.dumps(p.data, ensure_ascii=False)
+            fit = "fits its schema" if p.valid else f"does NOT fit its schema: {'; '.join(p.errors)}"
+            return f"{p.key} {fit}: {data[:200]}{'…' if len(data) > 200 else ''}"
     return json.dumps(event.data, ensure_ascii=False)[:160]
 
 

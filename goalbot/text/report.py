@@ -3,6 +3,7 @@ same for a run that just ended, one resumed after a crash, and one stored long a
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -10,8 +11,8 @@ from pydantic import BaseModel, Field
 
 from goalbot.events import ENDINGS, Actor, Event, EventType as T
 from goalbot.payloads import (
-    AS_RECORDED, ActionData, ApprovalData, PlanDecisionData, PolicyData, PolicyName, ReplyData, ResumeData, StepData,
-    TaskEndData, TaskStartData, ValidateData,
+    AS_RECORDED, ActionData, ApprovalData, ExtractedData, PlanDecisionData, PolicyData, PolicyName, ReplyData,
+    ResumeData, StepData, TaskEndData, TaskStartData, ValidateData,
 )
 from goalbot.tally import Tally
 
@@ -55,6 +56,7 @@ def render(session_id: str, goal: str, events: list[Event], kept: Kept | None = 
     answer = end.answer if end else ""
     if answer:
         lines += ["", "## Answer", "", str(answer)]
+    lines += _extracted(events)
     lines += _recipe(events, kept or Kept())
     lines += ["", "## What was done", ""] + (_steps(events) or ["(no step was run)"])
     lines += ["", "## Retried or worked around", ""] + (_detours(events) or ["(nothing)"])
@@ -132,7 +134,8 @@ def _detours(events: list[Event]) -> list[str]:
     for e in events:
         match e.type, e.payload:
             case T.ACT_FAIL, ActionData() as failed:
-                out.append(f"- step {e.step}: {failed.action.name or 'answer'} failed ({failed.error}): {failed.message}")
+                out.append(f"- step {e.step}: {failed.action.name or 'answer'} failed ({failed.error}): "
+                           f"{failed.message}")
             case T.POLICY, PolicyData() as policy if policy.policy not in (PolicyName.MIN_INTERVAL,
                                                                             PolicyName.RECIPE_PATCH):
                 out.append(f"- safety policy {policy.policy}: {policy.message}")
@@ -158,6 +161,19 @@ def _decisions(events: list[Event]) -> list[str]:
             case T.USER_REPLY, ReplyData() as reply:
                 out.append("- a question was declined" if reply.declined else f"- answered: {reply.answer}")
     return out
+
+
+def _extracted(events: list[Event]) -> list[str]:
+    """What was read off pages for a schema, and whether it fit."""
+    out: list[str] = []
+    for e in events:
+        match e.type, e.payload:
+            case T.EXTRACTED, ExtractedData() as read:
+                fit = "fits its schema" if read.valid else "does NOT fit its schema"
+                out += [f"- `{read.key}`, read on {read.url}, {fit}:", "", "```json",
+                        json.dumps(read.data, ensure_ascii=False, indent=2), "```"]
+                out += [f"  - {error}" for error in read.errors]
+    return ["", "## Extracted data", "", *out] if out else []
 
 
 def _saved(events: list[Event]) -> list[str]:

@@ -1,0 +1,148 @@
+"""Data out of a page, shaped by a JSON Schema the person gives (`--output-schema`): the schema is
+read as hostile input, reaches the model both as the parameters of the one tool it may call and
+in its prompt (endpoints that ignore structured output still read the prompt), and the answer is
+validated strictly. An answer that does not fit is an `AnswerError` naming every problem, which
+the dialogue sends back once as a repair; nothing is ever filled in with defaults."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError as InvalidSchema
+from pydantic import BaseModel
+
+from goalbot.llm.answers import _template
+from goalbot.llm.client import ChatReply
+from goalbot.llm.dialects import Dialect
+from goalbot.llm.parsing import AnswerError, parse_single
+
+MAX_SCHEMA_BYTES = 1_000_000
+MAX_ERRORS = 8  # listed in a repair or a failure; more only repeat the same mistake
+TOOL = "extracted"
+
+
+class SchemaError(Exception):
+    """A schema that cannot be used; one line naming the problem."""
+
+
+class ExtractedAnswer(BaseModel):
+    data: Any = None
+
+
+def load_schema(path: Path) -> dict[str, Any]:
+    """The JSON Schema in `path`, checked: a regular file of bounded size, strict JSON, a valid
+    schema (draft 2020-12), and no `$ref` that leads back to itself."""
+    if not path.is_file():
+        raise SchemaError(f"{path} is not a file")
+    if path.stat().st_size > MAX_SCHEMA_BYTES:
+        raise SchemaError(f"{path} is over {MAX_SCHEMA_BYTES // 1_000_000} MB: not a schema")
+    try:
+        schema = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SchemaError(f"cannot read {path}: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise SchemaError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from exc
+    except RecursionError as exc:
+        raise SchemaError(f"{path} is nested too deeply to be a schema") from exc
+    except ValueError as exc:  # NaN, Infinity, a number of thousands of digits
+        raise SchemaError(f"{path}: {str(exc).splitlines()[0]}") from exc
+    try:
+        return checked(schema, str(path))
+    except RecursionError as exc:
+        raise SchemaError(f"{path} is nested too deeply to be a schema") from exc
+
+
+def checked(schema: object, where: str = "the schema") -> dict[str, Any]:
+    if not isinstance(schema, dict):
+        raise SchemaError(f"{where} holds {type(schema).__name__}, not a JSON Schema object")
+    try:
+        Draft202012Validator.check_schema(schema)
+    except InvalidSchema as exc:
+        at = "/".join(str(part) for part in exc.absolute_path) or "the top"
+        raise SchemaError(f"{where} is not a valid JSON Schema at {at}: {exc.message[:200]}") from exc
+    _no_ref_loop(schema, schema, where)
+    return schema
+
+
+def problems(data: Any, schema: dict[str, Any]) -> list[str]:
+    """Every way `data` fails `schema`, as "path: what is wrong"; empty when it fits."""
+    found = sorted(Draft202012Validator(schema).iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(the whole answer)'}: {e.message[:200]}"
+            for e in found[:MAX_ERRORS]]
+
+
+class SchemaAnswer:
+    """The extractor's answer: one `extracted {data}` call whose `data` is shaped by `schema`."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = schema
+        self.last: Any = None  # the latest data the model gave, kept to report a failure
+        self._text = json.dumps(schema, ensure_ascii=False)
+
+    def tools(self, dialect: Dialect) -> list[dict[str, Any]]:
+        if dialect is not Dialect.TOOLS:
+            return []
+        parameters = {"type": "object", "properties": {"data": self.schema}, "required": ["data"]}
+        return [{"type": "function", "function": {
+            "name": TOOL, "description": "The data the instruction asks for, read from the page.",
+            "parameters": parameters}}]
+
+    def instructions(self, dialect: Dialect) -> str:
+        if dialect is Dialect.TOOLS:
+            return ""
+        wrapped = json.dumps({"type": "object", "properties": {"data": self.schema}, "required": ["data"]})
+        return _template("answer-object.md").substitute(tool=TOOL, schema=wrapped)
+
+    def reminder(self, dialect: Dialect) -> str:
+        how = f"Call `{TOOL}` once with" if dialect is Dialect.TOOLS else "Answer with one JSON object:"
+        return f'{how} {{"data": …}}, where data fits this JSON Schema exactly: {self._text}'
+
+    def parse(self, reply: ChatReply, dialect: Dialect) -> Any:
+        answer = parse_single(reply, TOOL, ExtractedAnswer)
+        self.last = answer.data
+        wrong = problems(answer.data, self.schema)
+        if wrong:
+            raise AnswerError("the data does not fit the schema: " + "; ".join(wrong))
+        return answer.data
+
+
+def _no_ref_loop(node: Any, root: dict[str, Any], where: str, seen: tuple[str, ...] = ()) -> None:
+    """A `$ref` chain that comes back to where it started, with nothing between, can never be
+    checked: refused. Local references only (`#/…`); a schema names no other file."""
+    if isinstance(node, list):
+        for item in node:
+            _no_ref_loop(item, root, where, seen)
+        return
+    if not isinstance(node, dict):
+        return
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        if not ref.startswith("#"):
+            raise SchemaError(f"{where}: $ref {ref!r} points outside the schema; only #/… references are read")
+        if ref in seen:
+            raise SchemaError(f"{where}: $ref {ref!r} leads back to itself")
+        target = _pointer(root, ref, where)
+        if set(node) <= {"$ref", "description", "title"}:
+            _no_ref_loop(target, root, where, (*seen, ref))
+    for key, value in node.items():
+        if key != "$ref":
+            _no_ref_loop(value, root, where)
+
+
+def _pointer(root: dict[str, Any], ref: str, where: str) -> Any:
+    node: Any = root
+    for part in [p.replace("~1", "/").replace("~0", "~") for p in ref[1:].split("/") if p]:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            raise SchemaError(f"{where}: $ref {ref!r} points at nothing")
+    return node
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a schema may hold")
