@@ -58,8 +58,9 @@ def _declared(section: Section, help: str, default: Any = None, *, flag: str | N
               **limits: Any) -> Any:
     extra = {"declared": Declared(section, flag, metavar, env, show_default)}
     factory = {"default_factory": list} if default == [] else {"default_factory": dict} if default == {} else {}
-    return Field(**(factory or {"default": default}),  # type: ignore[arg-type]
-                 description=help, json_schema_extra=extra, **limits)
+    # The declaration rides in json_schema_extra, which pydantic types as JSON only.
+    return Field(**(factory or {"default": default}), description=help,
+                 json_schema_extra=extra, **limits)  # type: ignore[arg-type]
 
 
 # Short names for the sections, so each declaration below stays on a line or two.
