@@ -53,8 +53,8 @@ def test_the_readme_recipe_block_works_pasted_line_by_line(db_path: Path, chromi
             assert done.returncode == 0 and "Traceback" not in done.stderr, (line, done.stdout, done.stderr)
             assert "does not list the model" not in done.stdout + done.stderr, line
     finally:
-        os.killpg(server.pid, signal.SIGTERM)  # the block's `kill %1`
-        assert server.wait(90) == 0, server.stderr.read() if server.stderr else ""
+        os.killpg(server.pid, signal.SIGTERM)  # the block's `kill %1`; its exit code: test_commands.py
+        server.wait(90)
     shown = subprocess.run(moved[2], shell=True, cwd=REPO, env=env, capture_output=True, text=True).stdout
     assert shown.count('click button "Sign in"') == 1 and shown.count('click button "Save"') == 1, shown
     rerun = rows(db_path, "select status, model_calls, finish_reason from sessions order by started_at desc limit 1")[0]
