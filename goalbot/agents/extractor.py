@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from goalbot.agents.context import untrusted_page
 from goalbot.llm.client import ModelClient
 from goalbot.llm.dialects import DialectChoice
 from goalbot.llm.dialogue import Dialogue
@@ -32,13 +33,11 @@ class Extractor:
     async def extract(self, instruction: str, schema: dict[str, Any], observation: Observation,
                       step: int | None) -> Extracted:
         answer = SchemaAnswer(schema)
-        page = observation.render()
+        shape = json.dumps(schema, ensure_ascii=False)
 
-        def compose(shrink: int) -> list[dict[str, Any]]:
-            shown = page if not shrink else page[: max(2000, len(page) >> shrink)]
-            return [{"role": "user", "content": (
-                f"Instruction: {instruction}\n\nThe answer's JSON Schema:\n{json.dumps(schema, ensure_ascii=False)}"
-                f"\n\nThe page:\n{shown}")}]
+        def compose(level: int) -> list[dict[str, Any]]:
+            return [{"role": "user", "content": (f"Instruction: {instruction}\n\nThe answer's JSON Schema:\n{shape}"
+                                                 f"\n\n{untrusted_page(observation, level)}")}]
 
         try:
             data = await self.dialogue.ask("extractor", compose, answer, step)
