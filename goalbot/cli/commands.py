@@ -144,6 +144,7 @@ def add_recipe_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     add_model_flags(rerun, roles=("patcher",))  # a patch when evidence is not enough; an unchanged site needs none
     add_browser_flags(rerun)
     add_run_flags(rerun)
+    add_result_flags(rerun, schema=False)
 
 
 def _not_utf8(args: argparse.Namespace) -> str | None:

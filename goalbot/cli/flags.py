@@ -124,11 +124,13 @@ def add_observe_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     return observe
 
 
-def add_result_flags(p: argparse.ArgumentParser) -> None:
+def add_result_flags(p: argparse.ArgumentParser, schema: bool = True) -> None:
+    """How the run's result is given: `--json` and `--output`, and (for a run) `--output-schema`."""
     g = p.add_argument_group("the result")
-    g.add_argument("--output-schema", type=Path, metavar="FILE",
-                   help="a JSON Schema: the run's answer is data read off the last page, shaped by it and "
-                        "checked against it (a run whose data does not fit fails, with every error)")
+    if schema:
+        g.add_argument("--output-schema", type=Path, metavar="FILE",
+                       help="a JSON Schema: the run's answer is data read off the last page, shaped by it and "
+                            "checked against it (a run whose data does not fit fails, with every error)")
     g.add_argument("--json", action="store_true",
                    help='print the result as one JSON document on stdout: {"session", "status", "result", '
                         '"valid", "errors"}; events go to stderr')

@@ -196,3 +196,17 @@ def test_a_recipe_keeps_its_policies_shows_them_diffs_them_and_exports_them_as_t
     again = db_path.parent / "again"
     assert run_cli("--db", str(db_path), "recipe", "export", "darkmode", str(again)).returncode == 0
     assert json.loads((again / "policies.json").read_text()) == policies
+
+
+def test_a_rerun_gives_its_result_as_json_on_stdout_and_its_events_on_stderr(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+    _record(hardsite, model_server, db_path)
+    hardsite.reset()
+    out = tmp_path / "result.json"
+    result = run_cli("--db", str(db_path), "rerun", "darkmode", "--secret", "PW=hunter2", "--no-tui", "--yes",
+                     "--base-url", DEAD_ENDPOINT, "--json", "--output", str(out))
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout)
+    assert printed["status"] == "ok" and printed["valid"] and printed["errors"] == [], printed
+    assert printed["session"] in result.stderr and "ACT_OK" in result.stderr  # the events went to stderr
+    assert json.loads(out.read_text()) == printed and "hunter2" not in result.stdout + out.read_text()
