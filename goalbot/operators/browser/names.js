@@ -70,16 +70,24 @@ const SHAPES = { circle: "point", ellipse: "point", rect: "box", path: "shape", 
   line: "line", polyline: "line", use: "mark" };
 const centreOf = (r) => [r.left + r.width / 2, r.top + r.height / 2];
 const TICK_SLACK = 6; // px a tick's label may sit off its column's or row's centre line
+const drawnTexts = new Map(); // per drawing, for this observation: its words and where they are
+const textsOf = (svg) => {
+  if (!drawnTexts.has(svg)) {
+    drawnTexts.set(svg, Array.from(svg.querySelectorAll("text")).slice(0, 500)
+      .map((t) => ({ words: clean(t.textContent, 40), r: t.getBoundingClientRect() }))
+      .filter((t) => t.words && t.r.width > 0));
+  }
+  return drawnTexts.get(svg);
+};
 const drawnName = (el) => {
   const svg = el.ownerSVGElement;
   const kind = SHAPES[el.tagName.toLowerCase()];
   if (!svg || !kind) return "";
   const box = el.getBoundingClientRect();
   const [x, y] = centreOf(box);
-  const texts = Array.from(svg.querySelectorAll("text")).map((t) => ({ words: clean(t.textContent, 40),
-    r: t.getBoundingClientRect() })).filter((t) => t.words && t.r.width > 0);
+  const texts = textsOf(svg);
   const away = (r) => Math.hypot(Math.max(r.left - x, 0, x - r.right), Math.max(r.top - y, 0, y - r.bottom));
-  const nearest = (list, by) => list.sort((a, b) => by(a) - by(b))[0];
+  const nearest = (list, by) => list.reduce((best, t) => (best === undefined || by(t) < by(best) ? t : best), undefined);
   const on = nearest(texts.filter((t) => away(t.r) <= Math.max(6, Math.max(box.width, box.height) / 2)), (t) => away(t.r));
   if (on) return on.words;
   // A tick's label is one of a line of them (the axis name drawn at its end is not).
