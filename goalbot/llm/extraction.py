@@ -18,6 +18,7 @@ from goalbot.llm.answers import _template
 from goalbot.llm.client import ChatReply
 from goalbot.llm.dialects import Dialect
 from goalbot.llm.parsing import AnswerError, parse_single
+from goalbot.text.strict_json import NotStrictJson, strict_loads
 
 MAX_SCHEMA_BYTES = 1_000_000
 MAX_ERRORS = 8  # listed in a repair or a failure; more only repeat the same mistake
@@ -40,15 +41,11 @@ def load_schema(path: Path) -> dict[str, Any]:
     if path.stat().st_size > MAX_SCHEMA_BYTES:
         raise SchemaError(f"{path} is over {MAX_SCHEMA_BYTES // 1_000_000} MB: not a schema")
     try:
-        schema = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant)
+        schema = strict_loads(path.read_text(encoding="utf-8"), str(path), "a schema")
     except (OSError, UnicodeDecodeError) as exc:
         raise SchemaError(f"cannot read {path}: {exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise SchemaError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from exc
-    except RecursionError as exc:
-        raise SchemaError(f"{path} is nested too deeply to be a schema") from exc
-    except ValueError as exc:  # NaN, Infinity, a number of thousands of digits
-        raise SchemaError(f"{path}: {str(exc).splitlines()[0]}") from exc
+    except NotStrictJson as exc:
+        raise SchemaError(str(exc)) from exc
     try:
         return checked(schema, str(path))
     except RecursionError as exc:
@@ -143,6 +140,3 @@ def _pointer(root: dict[str, Any], ref: str, where: str) -> Any:
             raise SchemaError(f"{where}: $ref {ref!r} points at nothing")
     return node
 
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number a schema may hold")

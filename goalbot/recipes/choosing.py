@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from goalbot.text.strict_json import NotStrictJson, strict_loads
+
 MAX_POLICY_BYTES = 200_000
 MAX_PATTERN = 200  # a `matches` pattern longer than this is refused: a file is hostile input
 # A quantified group holding a quantifier, "(a+)+": on a page's text it can backtrack for ever.
@@ -135,13 +137,9 @@ def read_policies(text: str, where: str = "policies.json") -> dict[str, Policy]:
     if len(text.encode("utf-8")) > MAX_POLICY_BYTES:
         raise PolicyError(f"{where} is over {MAX_POLICY_BYTES // 1000} kB: not a file of policies")
     try:
-        raw = json.loads(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise PolicyError(f"{where} is not JSON: {exc.msg} at line {exc.lineno}") from exc
-    except RecursionError as exc:
-        raise PolicyError(f"{where} is nested too deeply to be a file of policies") from exc
-    except ValueError as exc:
-        raise PolicyError(f"{where}: {str(exc).splitlines()[0]}") from exc
+        raw = strict_loads(text, where, "a file of policies")
+    except NotStrictJson as exc:
+        raise PolicyError(str(exc)) from exc
     return policies_of(raw, where)
 
 
@@ -302,6 +300,3 @@ def _said(error: Any) -> str:
         return "is missing"
     return str(error["msg"])
 
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number a policy may hold")

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from goalbot.recipes.build import RecipeError
 from goalbot.recipes.choosing import Policy, PolicyError, policies_of
 from goalbot.recipes.model import MAX_ACTIONS, Evidence, Expect, Fingerprint, Recipe, RecipeAction, RecipeStep
+from goalbot.text.strict_json import NotStrictJson, strict_loads
 
 MAX_FILE_BYTES = 4_000_000  # a recipe of MAX_ACTIONS actions with their evidence fits well within
 
@@ -71,10 +72,6 @@ def export(recipe: Recipe, folder: Path, readme: str, summary: str | None = None
     return written
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number a recipe may hold")
-
-
 def _read(folder: Path, kind: str, shape: type) -> Any:
     """One file of the folder, which is hostile input: a regular file, of bounded size, strict
     JSON (no NaN or Infinity, no absurd depth or digits), of the `shape` expected."""
@@ -90,13 +87,9 @@ def _read(folder: Path, kind: str, shape: type) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise RecipeError(f"cannot read {path}: {exc}") from exc
     try:
-        content = json.loads(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise RecipeError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from exc
-    except RecursionError as exc:
-        raise RecipeError(f"{path} is nested too deeply to be a recipe") from exc
-    except ValueError as exc:  # NaN, Infinity, a number of thousands of digits
-        raise RecipeError(f"{path}: {str(exc).splitlines()[0]}") from exc
+        content = strict_loads(text, str(path), "a recipe")
+    except NotStrictJson as exc:
+        raise RecipeError(str(exc)) from exc
     if not isinstance(content, shape):
         raise RecipeError(f"{path} holds {type(content).__name__}, not the {shape.__name__} of a recipe")
     return content
