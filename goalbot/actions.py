@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema, model_validator
 
 
 class _Action(BaseModel):
@@ -181,6 +181,40 @@ class SaveData(_Action):
     value: str
 
 
+DATA_KEY = r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$"
+# One type list rather than `anyOf`, which several local servers reject in a tool's parameters.
+NAME_OR_OBJECT = WithJsonSchema({"type": ["string", "object"]})
+
+
+class Extract(_Action):
+    """Read data off the page into `key`, shaped by a JSON Schema: `schema` is the name of one the
+    run was given, or a schema written inline (left out: the run's only one). `scope`: an element
+    index, to read only inside it. The data comes back checked against the schema."""
+
+    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True, serialize_by_alias=True)
+
+    name: Literal["extract"] = "extract"
+    instruction: str = Field(min_length=1, description="What to read, e.g. \"every seat with its row and price\".")
+    key: str = Field(pattern=DATA_KEY, description="The name the data is kept under.")
+    schema_: Annotated[str | dict[str, Any], NAME_OR_OBJECT] = Field(
+        "", alias="schema", description="A schema's name, or a JSON Schema.")
+    scope: int | None = Field(None, description="Element index: read only inside this element.")
+
+
+class Choose(_Action):
+    """Take one of the candidates kept under `from` (a key, or key.path to a list) by a choice
+    policy: `policy` is a policy's name, or one written inline ({"hard": […], "score": […],
+    "tie_break": […], "pick": "argmax"}). With `act`, click the chosen candidate's element."""
+
+    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True, serialize_by_alias=True)
+
+    name: Literal["choose"] = "choose"
+    from_: str = Field(alias="from", pattern=r"^[A-Za-z_][A-Za-z0-9_.-]{0,127}$",
+                       description="The key of extracted data, or key.path to a list in it.")
+    policy: Annotated[str | dict[str, Any], NAME_OR_OBJECT] = Field(description="A policy's name, or a policy object.")
+    act: bool = Field(False, description="Click the chosen candidate's element on the page.")
+
+
 class CallUser(_Action):
     """Ask the person a question and wait for the answer."""
 
@@ -199,14 +233,14 @@ class Finished(_Action):
 Action = Annotated[
     Union[
         Click, DoubleClick, RightClick, Hover, Drag, Scroll, Type, Key, Hotkey, SelectOption,
-        Navigate, GoBack, SwitchTab, CloseTab, UploadFile, Wait, SaveData, CallUser, Finished,
+        Navigate, GoBack, SwitchTab, CloseTab, UploadFile, Wait, SaveData, Extract, Choose, CallUser, Finished,
     ],
     Field(discriminator="name"),
 ]
 
 ACTION_TYPES: tuple[type[_Action], ...] = (
     Click, DoubleClick, RightClick, Hover, Drag, Scroll, Type, Key, Hotkey, SelectOption,
-    Navigate, GoBack, SwitchTab, CloseTab, UploadFile, Wait, SaveData, CallUser, Finished,
+    Navigate, GoBack, SwitchTab, CloseTab, UploadFile, Wait, SaveData, Extract, Choose, CallUser, Finished,
 )
 
 ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)

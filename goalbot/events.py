@@ -22,7 +22,7 @@ from blinker import Signal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from goalbot.payloads import (
-    ActionData, ApprovalData, EventData, ExtractedData, GoalStatusData, LlmCallData, LlmErrorData,
+    ActionData, ApprovalData, ChosenData, EventData, ExtractedData, GoalStatusData, LlmCallData, LlmErrorData,
     ObservationData, PauseData, PlanData, PlanDecisionData, PolicyData, QuestionData, ReplyData, ResumeData,
     StepData, TaskEndData, TaskStartData, ValidateData,
 )
@@ -60,6 +60,7 @@ class EventType(StrEnum):
     LLM_ERROR = "LLM_ERROR"
     POLICY = "POLICY"
     EXTRACTED = "EXTRACTED"
+    CHOSEN = "CHOSEN"
 
 
 class Actor(StrEnum):
@@ -115,6 +116,7 @@ DATA_MODELS: dict[EventType, type[EventData]] = {
     EventType.APPROVAL_DENIED: ApprovalData,
     EventType.POLICY: PolicyData,
     EventType.EXTRACTED: ExtractedData,
+    EventType.CHOSEN: ChosenData,
 }
 
 

@@ -7,7 +7,7 @@ name. A field an older store lacks has a default that means what that store mean
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -243,6 +243,31 @@ class ExtractedData(EventData):
     errors: list[str] = Field(default_factory=list, description="Every way the data fails its schema.")
     url: str = Field("", description="The page it was read on.")
     scope: str = Field("", description="What part of the page was read; empty: all of it.")
+    read_by: Literal["model", "places"] = Field("model", description="The extractor, or the places a "
+                                                "recipe recorded (no model).")
+    sections: int = Field(1, description="How many parts of a big page the extractor read, one call each.")
+    place: dict[str, Any] | None = Field(None, description="Where the data is written on the page "
+                                         "(structure, not coordinates); None when it could not be told.")
+
+
+class ChoiceRow(BaseModel):
+    candidate: Any = None
+    dropped_by: str | None = Field(None, description="The hard rule that dropped it.")
+    score: float | None = None
+
+
+class ChosenData(EventData):
+    """A choice policy applied to extracted candidates: the table says why the one was taken."""
+
+    model_config = ConfigDict(extra="allow", validate_by_name=True, serialize_by_alias=True)
+
+    policy: str
+    rules: str = Field("", description="The policy in words.")
+    from_: str = Field("", alias="from", description="The key (or key.path) of the candidates.")
+    chosen: Any = None
+    position: int | None = Field(None, description="The chosen candidate's place in the list, from 0.")
+    table: list[ChoiceRow] = Field(default_factory=list)
+    tie_break: str | None = None
 
 
 class PolicyData(EventData):

@@ -16,6 +16,8 @@ from goalbot.agents.acting import Hands
 from goalbot.agents.control import SessionControl
 from goalbot.agents.domains import Domains
 from goalbot.agents.ending import ended_by
+from goalbot.agents.extractor import Extractor
+from goalbot.agents.gathering import Gatherer
 from goalbot.agents.guards import ActionGuards
 from goalbot.agents.observing import Camera
 from goalbot.agents.options import RunOptions
@@ -25,6 +27,7 @@ from goalbot.agents.progress import ResumePoint
 from goalbot.agents.secrets import Secrets
 from goalbot.events import Bus, Emitter, new_session_id
 from goalbot.llm.client import ModelClient, ModelSetup
+from goalbot.llm.dialects import DialectChoice
 from goalbot.operators.base import Operator
 
 
@@ -50,6 +53,9 @@ class Crew:
                                   ask_budget=self.person.allow_more, redact=self.secrets.scrub) if model else None
         guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
         self.hands = Hands(operator, guards, control, self.secrets, self.emitter)
+        extractor = Extractor(self.client, DialectChoice(options.dialects)) if self.client else None
+        self.gatherer = Gatherer(operator, self.emitter, self.hands, self.person, extractor,
+                                 options.schemas, options.choice_policies, options.variables)
 
     @property
     def session_id(self) -> str:

@@ -11,6 +11,7 @@ from goalbot import actions as A
 from goalbot import defaults as D
 from goalbot.actions import Action, Outcome
 from goalbot.agents.acting import Ended, Hands
+from goalbot.agents.gathering import Gathered, Gatherer, Reading
 from goalbot.agents.context import bullet_list, geometry_of, recent, untrusted_page, with_picture
 from goalbot.agents.observing import Camera, picture_of
 from goalbot.agents.person import Person
@@ -20,6 +21,7 @@ from goalbot.llm.answers import ActionsAnswer
 from goalbot.llm.coordinates import Convention
 from goalbot.llm.dialects import Dialect
 from goalbot.llm.dialogue import Dialogue
+from goalbot.llm.extraction import SchemaError
 from goalbot.llm.parsing import AnswerError
 from goalbot.llm.vision import user_message
 from goalbot.operators.base import Observation, Operator
@@ -77,13 +79,14 @@ class NavigatorSettings(BaseModel):
 class Navigator:
     def __init__(
         self, dialogue: Dialogue, operator: Operator, camera: Camera, hands: Hands, person: Person,
-        saved_data: dict[str, str], settings: NavigatorSettings | None = None,
+        gatherer: Gatherer, saved_data: dict[str, str], settings: NavigatorSettings | None = None,
     ) -> None:
         self.dialogue = dialogue
         self.operator = operator
         self.camera = camera
         self.emitter = camera.emitter
         self.hands = hands
+        self.gatherer = gatherer
         self.person = person
         self.secrets = person.secrets
         self.saved_data = saved_data
@@ -158,6 +161,14 @@ class Navigator:
             if isinstance(action, (A.SaveData, A.CallUser)):  # nothing happens to the page
                 done.append(await self._note(action, shown, step))
                 continue
+            if isinstance(action, (A.Extract, A.Choose)):
+                gathered = await self._gather(action, observation, step, shown)
+                done.append(f"{_describe(shown)} -> {'ok' if gathered.ok else f'FAILED ({gathered.error})'}: "
+                            f"{gathered.message}")
+                self._count(gathered.ok)
+                if not gathered.ok or isinstance(action, A.Choose) and action.act:
+                    return None  # a click may have changed the page: look again
+                continue
             acted = await self.hands.act(action, observation, step, shown,
                                          await target_of(action, observation, self.operator))
             if acted.ended is Ended.REFUSED:
@@ -175,6 +186,20 @@ class Navigator:
                             "look at the page again)")
                 return None
         return None
+
+    async def _gather(self, action: A.Extract | A.Choose, observation: Observation, step: int,
+                      shown: dict[str, object]) -> Gathered:
+        if isinstance(action, A.Choose):
+            return (await self.gatherer.choose(action, observation, step, shown))[0]
+        try:
+            schema = self.gatherer.schema_for(action.schema_)
+        except SchemaError as exc:
+            self.emitter.emit(EventType.ACT_START, Actor.NAVIGATOR, step, action=shown, target=None)
+            self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown, message=str(exc),
+                              error="BadAnswer")
+            return Gathered(ok=False, error="BadAnswer", message=str(exc))
+        reading = Reading(instruction=action.instruction, schema_=schema, scope=action.scope)
+        return await self.gatherer.extract(action.key, reading, observation, step, shown)
 
     def _count(self, ok: bool) -> None:
         self.failures_in_a_row = 0 if ok else self.failures_in_a_row + 1
@@ -208,6 +233,13 @@ class Navigator:
             references = ", ".join(f"<secret:{name}>" for name in self.secrets.names())
             parts.append(f"Secrets you can type, written exactly like this (you never see their values): "
                          f"{references}")
+        if self.gatherer.schemas:
+            parts.append("Schemas `extract` may name: " + ", ".join(self.gatherer.schemas))
+        if self.gatherer.policies:
+            parts.append("Choice policies `choose` may name:\n" + bullet_list(
+                [f"{name}: {policy.words()}" for name, policy in self.gatherer.policies.items()]))
+        if self.gatherer.kept:
+            parts.append("Data kept so far: " + ", ".join(self.gatherer.kept))
         parts += ["Actions so far in this step:\n" + bullet_list(recent(done, level)),
                   untrusted_page(observation, level)]
         return "\n\n".join(parts)

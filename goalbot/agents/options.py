@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from goalbot import defaults as D
+from goalbot.agents.choosing import Policy
 from goalbot.agents.policies import SafetyPolicy
 from goalbot.llm.coordinates import Convention
 from goalbot.llm.dialects import Dialect
@@ -32,5 +33,10 @@ class RunOptions(BaseModel):
     policy: SafetyPolicy = Field(default_factory=SafetyPolicy)
     output_schema: dict[str, Any] | None = Field(
         None, description="--output-schema: the run's answer is data read off the page and shaped by it.")
+    schemas: dict[str, dict[str, Any]] = Field(default_factory=dict, description="--schema NAME=FILE: "
+                                               "what `extract` may name.")
+    choice_policies: dict[str, Policy] = Field(default_factory=dict, description="--policies FILE: what "
+                                               "`choose` may name (a rerun: its recipe's).")
+    variables: dict[str, str] = Field(default_factory=dict, description="--var: the values {{vars.NAME}} stands for.")
     pictures: Literal["every", "paced"] = Field(
         "every", description="Every look with a screenshot (someone watches live), or paced for the store's replay.")

@@ -13,7 +13,7 @@ import json
 from goalbot.agents.control import SessionControl
 from goalbot.agents.crew import Crew
 from goalbot.agents.domains import Domains
-from goalbot.agents.extractor import Extractor
+from goalbot.agents.gathering import Reading
 from goalbot.agents.navigator import Navigator, NavigatorSettings
 from goalbot.agents.observing import picture_of
 from goalbot.agents.options import RunOptions
@@ -57,7 +57,8 @@ class Session:
         self.planner = Planner(self.dialogue)
         self.validator = Validator(self.dialogue)
         self.navigator = Navigator(
-            self.dialogue, operator, self.camera, self.crew.hands, self.person, self.state.saved_data,
+            self.dialogue, operator, self.camera, self.crew.hands, self.person, self.crew.gatherer,
+            self.state.saved_data,
             NavigatorSettings(max_turns=options.max_turns_per_step, max_actions=options.max_actions_per_step,
                               max_failures=options.max_failures, vision=options.vision, coords=options.coords),
         )
@@ -333,14 +334,13 @@ class Session:
         answer = verdict.answer
         schema = self.options.output_schema
         if schema is not None:
-            observation = await self._look()
-            extracted = await Extractor(self.client, self.dialogue.dialects).extract(
-                self.options.goal, schema, observation, step)
-            self.emitter.emit(EventType.EXTRACTED, Actor.NAVIGATOR, step, key="result", data=extracted.data,
-                              valid=extracted.valid, errors=extracted.errors, url=observation.url)
-            if not extracted.valid:
-                raise finish(Status.FAILED, "the answer does not fit --output-schema: " + "; ".join(extracted.errors))
-            answer = json.dumps(extracted.data, ensure_ascii=False)
+            gatherer = self.crew.gatherer
+            read = await gatherer.read("result", Reading(instruction=self.options.goal, schema_=schema),
+                                       await self._look(), step or 0)
+            if not read.ok:
+                raise finish(Status.FAILED, "the answer does not fit --output-schema: "
+                             + ("; ".join(read.errors) or read.message))
+            answer = json.dumps(gatherer.kept["result"].data, ensure_ascii=False)
         self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, step, achieved=True,
                           progress_percent=100, confidence=verdict.confidence, description=verdict.reason)
         raise Finish(SessionResult(status=Status.OK, reason=verdict.reason, answer=answer))

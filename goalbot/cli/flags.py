@@ -131,6 +131,12 @@ def add_result_flags(p: argparse.ArgumentParser, schema: bool = True) -> None:
         g.add_argument("--output-schema", type=Path, metavar="FILE",
                        help="a JSON Schema: the run's answer is data read off the last page, shaped by it and "
                             "checked against it (a run whose data does not fit fails, with every error)")
+    if schema:
+        g.add_argument("--schema", action="append", metavar="NAME=FILE", default=[],
+                       help="a JSON Schema the navigator's `extract` may name (repeatable)")
+        g.add_argument("--policies", type=Path, metavar="FILE",
+                       help="choice policies (policies.json: hard filters, scores, tie-breaks) the navigator's "
+                            "`choose` may name; a recipe saved from the run keeps them")
     g.add_argument("--json", action="store_true",
                    help='print the result as one JSON document on stdout: {"session", "status", "result", '
                         '"valid", "errors"}; events go to stderr')

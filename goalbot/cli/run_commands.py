@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
+from goalbot.agents.choosing import POLICY_NAME, PolicyError, read_policies
 from goalbot.agents.replaying import state_from_events
 from goalbot.agents.secrets import SecretError
 from goalbot.agents.progress import ResumePoint
@@ -47,11 +48,29 @@ def cmd_run(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     try:
         options = run_options(settings, args.goal, args.url)
         request = RunRequest.from_flags(args, settings.browser_path)
-        if args.output_schema is not None:
-            options.output_schema = load_schema(args.output_schema)
-    except (DialectError, SecretError, SchemaError) as exc:
+        read_data_rules(args, options, request.variables)
+    except (DialectError, SecretError, SchemaError, PolicyError) as exc:
         return fail(str(exc))
     return run_goal(request, settings, db_path, options)
+
+
+def read_data_rules(args: argparse.Namespace, options: RunOptions, variables: dict[str, str]) -> None:
+    """`--output-schema`, `--schema NAME=FILE` and `--policies FILE`, each read as hostile input
+    and checked before anything starts; SchemaError or PolicyError in one line otherwise."""
+    if args.output_schema is not None:
+        options.output_schema = load_schema(args.output_schema)
+    for given in args.schema:
+        name, _, path = given.partition("=")
+        if not (name and path and POLICY_NAME.fullmatch(name)):
+            raise SchemaError(f"--schema wants NAME=FILE, not {given!r}")
+        options.schemas[name] = load_schema(Path(path))
+    if args.policies is not None:
+        try:
+            text = args.policies.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PolicyError(f"cannot read {args.policies}: {exc}") from exc
+        options.choice_policies = read_policies(text, str(args.policies))
+    options.variables = dict(variables)
 
 
 def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:

@@ -140,3 +140,49 @@ def _pointer(root: dict[str, Any], ref: str, where: str) -> Any:
             raise SchemaError(f"{where}: $ref {ref!r} points at nothing")
     return node
 
+
+
+def sections(text: str, budget: int) -> list[str]:
+    """A big page's text in parts of at most `budget` characters, cut between lines where it can
+    be: each part is one extractor call, and a record (a table's row) stays whole in one part."""
+    if len(text) <= budget:
+        return [text]
+    parts, current = [], ""
+    for line in text.splitlines(keepends=True):
+        while len(line) > budget:  # one line longer than a part: cut it where it must be cut
+            if current:
+                parts.append(current)
+                current = ""
+            parts.append(line[:budget])
+            line = line[budget:]
+        if len(current) + len(line) > budget:
+            parts.append(current)
+            current = ""
+        current += line
+    if current.strip():
+        parts.append(current)
+    return parts
+
+
+def relaxed(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema one part of a page is read by: what the whole asks to be there (its required
+    fields, its smallest list) may be in another part. What a record must hold stays strict."""
+    loose = {key: value for key, value in schema.items() if key not in ("required", "minItems", "minProperties")}
+    if isinstance(schema.get("properties"), dict):
+        loose["properties"] = {name: ({k: v for k, v in sub.items() if k != "minItems"} if isinstance(sub, dict) else sub)
+                               for name, sub in schema["properties"].items()}
+    return loose
+
+
+def merged(parts: list[Any]) -> Any:
+    """What the parts of a page gave, as one answer: lists are joined in page order; of any other
+    value, the first part that has one gives it."""
+    given = [part for part in parts if part is not None]
+    if not given:
+        return None
+    if all(isinstance(part, list) for part in given):
+        return [item for part in given for item in part]
+    if all(isinstance(part, dict) for part in given):
+        keys = list(dict.fromkeys(key for part in given for key in part))
+        return {key: merged([part.get(key) for part in given]) for key in keys}
+    return given[0]

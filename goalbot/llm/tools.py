@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -111,7 +112,7 @@ def tool_schema(name: str, model: type[BaseModel]) -> dict[str, Any]:
         "type": "function",
         "function": {
             "name": name,
-            "description": (model.__doc__ or "").strip(),
+            "description": inspect.cleandoc(model.__doc__ or ""),
             "parameters": flat_schema(model),
         },
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -197,6 +197,21 @@ class Landing(BaseModel):
     url: str = Field("", description="The address it would load or submit to, when it has one.")
 
 
+class Located(BaseModel):
+    """Where extracted data sits on a page (see browser/places.js for the shape), and for a list
+    of records, each record's position among the elements its `each` selector matches."""
+
+    place: dict[str, Any]
+    positions: list[int] = Field(default_factory=list)
+
+
+class ReadBack(BaseModel):
+    """Data read back from recorded places; `misses` names what was there but not as recorded."""
+
+    data: Any = None
+    misses: list[str] = Field(default_factory=list)
+
+
 class OperatorError(Exception):
     """The operator cannot go on (no browser, browser gone); the message is for the person."""
 
@@ -247,6 +262,23 @@ class Operator(Protocol):
     async def gone(self, index: int) -> bool:
         """Whether element `[index]` of the latest observation has left the page a person sees
         (removed or hidden) while the page itself stayed; False when it cannot be told."""
+        ...
+
+    async def read_text(self, scope: int | None) -> str:
+        """The text a person reads on the page, or in element `[scope]`; "" when the operator
+        cannot tell more than its observation."""
+        ...
+
+    async def places_of(self, data: Any, scope: int | None) -> Located | None:
+        """Where on the page `data` (extracted from it) is written; None when it cannot be told."""
+        ...
+
+    async def read_places(self, place: dict[str, Any]) -> ReadBack:
+        """The data written now where `place` says, read with no model."""
+        ...
+
+    async def item(self, each: str, nth: int) -> int | None:
+        """The index of the element a person would click to take the `nth` record of a list."""
         ...
 
     def hold_writes(self) -> None:

@@ -14,7 +14,9 @@ from typing import Any, Awaitable, Callable
 
 from goalbot import actions as A
 from goalbot.actions import Action, ActionResult, Outcome
-from goalbot.operators.base import SECRET_WORDS, ActionFailed, Landing, Observation, OperatorError, Text
+from goalbot.operators.base import (
+    SECRET_WORDS, ActionFailed, Landing, Located, Observation, OperatorError, ReadBack, Text,
+)
 from goalbot.operators import desktop_unicode as unicode_keys
 from goalbot.operators.desktop_read import crop_around, read_words
 from goalbot.operators.desktop_screen import (
@@ -127,6 +129,19 @@ class DesktopOperator:
 
     async def gone(self, index: int) -> bool:
         return False
+
+    # The screen's words are all the desktop can read: no structure to find places in.
+    async def read_text(self, scope: int | None) -> str:
+        return ""
+
+    async def places_of(self, data: Any, scope: int | None) -> Located | None:
+        return None
+
+    async def read_places(self, place: dict[str, Any]) -> ReadBack:
+        return ReadBack(misses=["the desktop keeps no places to read again"])
+
+    async def item(self, each: str, nth: int) -> int | None:
+        return None
 
     def hold_writes(self) -> None:
         raise NotImplementedError("the desktop cannot hold back what an application sends")

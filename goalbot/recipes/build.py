@@ -9,8 +9,9 @@ from urllib.parse import urlsplit
 
 from goalbot.agents.secrets import HIDDEN, REFERENCE
 from goalbot.events import Event, EventType
-from goalbot.payloads import ActionData, ObservationData, StepData, TaskStartData
-from goalbot.recipes.model import NAME, Evidence, Fingerprint, Recipe, RecipeAction, RecipeStep
+from goalbot.agents.choosing import Policy, policies_of
+from goalbot.payloads import ActionData, ExtractedData, ObservationData, ShownAction, StepData, TaskStartData
+from goalbot.recipes.model import NAME, Evidence, Fingerprint, Recipe, RecipeAction, RecipeStep, Recorded
 from goalbot.recipes.variables import each_text, loosen, names_in, template
 
 # Actions that change nothing a rerun could repeat, or need the model or a person to mean anything.
@@ -41,8 +42,15 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
     varying: dict[str, str] = {}  # pages reached through a value in a form not seen → their folder
     acting: tuple[Event, RecipeAction] | None = None  # started, not yet done
     done: RecipeAction | None = None  # done, and the look that shows what it changed is still to come
+    rules = _DataRules(start.options)
+    read: dict[str, ExtractedData] = {}  # the latest reading of each key
     for event in events:
         match event.type, event.payload:
+            case EventType.EXTRACTED, ExtractedData() as extracted if extracted.valid:
+                read[extracted.key] = extracted
+            # The click a `choose` made is the choice's own: a rerun makes it by today's pick.
+            case EventType.ACT_START, ActionData() as started if started.action.arg("chosen"):
+                acting = None
             case EventType.OBSERVATION, ObservationData() as look:
                 if done is not None:  # the first look after an action: what it changed
                     _expect_from(done, look.url, announced, look.announced, variables, varying)
@@ -58,6 +66,7 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
             case EventType.ACT_OK, ActionData() as ended if (
                     acting is not None and acting[0].step == event.step
                     and ended.action.name == acting[0].data_of(ActionData).action.name):
+                rules.record(acting[1], acting[0].data_of(ActionData).action, read)
                 done, acting = acting[1], None
                 steps.setdefault(event.step or 0, RecipeStep(description="")).actions.append(done)
                 done.expect.element_gone = ended.gone
@@ -69,14 +78,17 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
     if not kept:
         raise RecipeError("the session did nothing a rerun could repeat")
     recipe = Recipe(name=name, goal=template(start.goal, variables), start_url=template(start.url or "", variables),
-                    steps=kept, variables=sorted(variables), source_session=events[0].session_id)
+                    steps=kept, variables=sorted(variables), source_session=events[0].session_id,
+                    policies=rules.used, result=rules.result(start.goal, read.get("result")))
     texts = " ".join(str(action.action.arg("text", "")) for action in recipe.actions)
     recipe.secrets = sorted(set(REFERENCE.findall(texts)))
     return recipe
 
 
 def _action(started: ActionData, page_path: str, title: str, variables: dict[str, str]) -> RecipeAction:
-    shown = started.action.without("index", "to_index").model_dump()
+    # What a model wrote inline (a schema, a policy) is kept beside the action, not in its arguments.
+    shown = {key: value for key, value in started.action.without("index", "to_index", "scope").model_dump().items()
+             if not isinstance(value, dict)}
     for key in ("text", "option", "url"):
         if isinstance(shown.get(key), str):
             shown[key] = template(str(shown[key]), variables)
@@ -101,3 +113,40 @@ def _expect_from(action: RecipeAction, url_after: str, announced_before: list[st
         action.expect.url_contains = path
     action.expect.text_appeared = [template(text, variables) for text in announced_after
                                    if text not in announced_before]
+
+
+class _DataRules:
+    """The schemas and policies a run was given (its TASK_START options), and those of them its
+    `extract` and `choose` actions used: a recipe keeps each with the action that used it."""
+
+    def __init__(self, options: dict[str, object]) -> None:
+        schemas, policies = options.get("schemas"), options.get("choice_policies")
+        self.schemas = schemas if isinstance(schemas, dict) else {}
+        self.policies = policies_of(policies) if isinstance(policies, dict) else {}
+        output = options.get("output_schema")
+        self.output_schema = output if isinstance(output, dict) else None
+        self.used: dict[str, Policy] = {}
+
+    def record(self, action: RecipeAction, shown: ShownAction, read: dict[str, ExtractedData]) -> None:
+        """Keeps with `action` what its `shown` arguments named or wrote inline."""
+        if shown.name == "extract":
+            key, schema = str(shown.arg("key", "")), shown.arg("schema", "")
+            if not isinstance(schema, dict):
+                schema = self.schemas.get(schema) if schema else next(iter(self.schemas.values()), None)
+            action.action = action.action.without("schema")
+            if key in read and isinstance(schema, dict):
+                action.reads = Recorded(instruction=str(shown.arg("instruction", "")), schema_=schema,
+                                        place=read[key].place)
+        elif shown.name == "choose":
+            policy = shown.arg("policy")
+            if isinstance(policy, dict):  # written inline: kept under a name of its own
+                name = f"{str(shown.arg('from', 'choice')).split('.')[0]}-choice"
+                self.used[name] = policies_of({name: policy})[name]
+                action.action = ShownAction(**{**action.action.model_dump(), "policy": name})
+            elif isinstance(policy, str) and policy in self.policies:
+                self.used[policy] = self.policies[policy]
+
+    def result(self, goal: str, read: ExtractedData | None) -> Recorded | None:
+        if self.output_schema is None or read is None:
+            return None
+        return Recorded(instruction=goal, schema_=self.output_schema, place=read.place)

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from goalbot.recipes.build import RecipeError
-from goalbot.recipes.choosing import Policy, PolicyError, policies_of
+from goalbot.agents.choosing import Policy, PolicyError, policies_of
 from goalbot.recipes.model import MAX_ACTIONS, Evidence, Expect, Fingerprint, Recipe, RecipeAction, RecipeStep
 from goalbot.text.strict_json import NotStrictJson, strict_loads
 
@@ -47,7 +47,8 @@ def export(recipe: Recipe, folder: Path, readme: str, summary: str | None = None
             expect = [{"kind": kind, "value": value}
                       for kind, value in action.expect.model_dump(exclude_defaults=True).items()]
             entries.append({"id": key, "op": action.action.name, "targetKey": key if action.target else None,
-                            "args": args, "expect": expect})
+                            "args": args, "expect": expect,
+                            **({"reads": action.reads.model_dump(mode="json")} if action.reads else {})})
             fingerprints[key] = {"urlContains": action.fingerprint.url_contains, "title": action.fingerprint.title}
             if action.target is not None:
                 actions[key] = {"description": action.words(), "method": action.action.name,
@@ -131,6 +132,7 @@ def load(folder: Path) -> Recipe:
                     target=Evidence.model_validate(selectors[target]) if target else None,
                     expect=Expect.model_validate(expect),
                     fingerprint=Fingerprint(url_contains=printed.get("urlContains", ""), title=printed.get("title", "")),
+                    reads=entry.get("reads"),
                 ))
                 if len(actions) > MAX_ACTIONS:
                     raise RecipeError(f"{folder}: step {s} has over {MAX_ACTIONS} actions")

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from goalbot.llm.extraction import SchemaError, checked
 from goalbot.payloads import ShownAction
-from goalbot.recipes.choosing import Policy
+from goalbot.agents.choosing import Policy
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # whole names only: fullmatch
 MAX_ACTIONS = 2_000  # far beyond any recorded flow; a bigger file is an attack on every `recipe list`
@@ -57,12 +59,33 @@ class Fingerprint(BaseModel):
     title: str = ""
 
 
+class Recorded(BaseModel):
+    """An extraction as a recipe keeps it: its schema, and where each field was read (structure,
+    not coordinates), so a rerun reads the same places with no model."""
+
+    instruction: str = ""
+    schema_: dict[str, Any] = Field(alias="schema")
+    place: dict[str, Any] | None = Field(None, description="None: the page showed no place to read again; "
+                                         "a rerun asks the extractor.")
+
+    model_config = ConfigDict(validate_by_name=True, serialize_by_alias=True)
+
+    @field_validator("schema_")
+    @classmethod
+    def _usable(cls, schema: dict[str, Any]) -> dict[str, Any]:
+        try:  # a recipe file is hostile input like a schema file
+            return checked(schema, "the recorded schema")
+        except SchemaError as exc:
+            raise ValueError(str(exc)) from exc
+
+
 class RecipeAction(BaseModel):
     action: ShownAction = Field(description="As the navigator wrote it, without its index; text "
                                             "may hold {{variables}} and <secret:NAME> references.")
     target: Evidence | None = None
     expect: Expect = Field(default_factory=Expect)
     fingerprint: Fingerprint = Field(default_factory=Fingerprint)
+    reads: Recorded | None = Field(None, description="An `extract`: what it reads and where.")
 
     @field_validator("action")
     @classmethod
@@ -104,6 +127,7 @@ class Recipe(BaseModel):
     variables: list[str] = Field(default_factory=list, description="Names a rerun fills in with --var.")
     secrets: list[str] = Field(default_factory=list, description="Secret names a rerun needs with --secret.")
     policies: dict[str, Policy] = Field(default_factory=dict, description="Choice policies by name (seed 002 §5.4).")
+    result: Recorded | None = Field(None, description="--output-schema: the answer read at the end.")
     source_session: str = ""
 
     @field_validator("name")

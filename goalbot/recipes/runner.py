@@ -4,6 +4,7 @@ each result checked against what it did the first time. The events are a run's e
 
 from __future__ import annotations
 
+import json
 from typing import TypeVar
 from urllib.parse import urlsplit
 
@@ -13,6 +14,7 @@ from goalbot import actions as A
 from goalbot.agents.control import SessionControl
 from goalbot.agents.domains import Domains
 from goalbot.agents.crew import Crew
+from goalbot.agents.gathering import Gathered, Reading
 from goalbot.agents.navigator import target_of
 from goalbot.agents.observing import picture_of
 from goalbot.agents.outcome import Finish, SessionResult, Status, finish
@@ -27,7 +29,7 @@ from goalbot.operators.base import Observation, Operator, OperatorError
 from goalbot.payloads import PolicyName, Rung
 from goalbot.recipes.expecting import announced_again, went_away
 from goalbot.recipes.locate import Found, locate
-from goalbot.recipes.model import Evidence, Recipe, RecipeAction
+from goalbot.recipes.model import Evidence, Recipe, RecipeAction, Recorded
 from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts
 from goalbot.recipes.variables import each_text, fill, template
 
@@ -55,9 +57,11 @@ class RecipeRun:
         if missing:
             raise SecretError(f"the recipe needs --var {' --var '.join(f'{m}=…' for m in missing)}")
         # A working copy: a patch changes it, and a run that ends well keeps it as the next version.
-        self.rerun, self.recipe, self.options = rerun, rerun.recipe.model_copy(deep=True), options
+        self.rerun, self.recipe = rerun, rerun.recipe.model_copy(deep=True)
+        self.options = options = options.model_copy(update={"choice_policies": self.recipe.policies,
+                                                            "variables": rerun.values})
         self.crew = Crew(options, operator, bus, control, secrets, domains, model)
-        self.operator, self.control, self.hands = operator, control, self.crew.hands
+        self.operator, self.control, self.hands, self.gatherer = operator, control, self.crew.hands, self.crew.gatherer
         self.secrets, self.emitter, self.camera, self.person = (self.crew.secrets, self.crew.emitter,
                                                                 self.crew.camera, self.crew.person)
         self.heals: dict[int, Evidence] = {}  # what this rerun found by re-finding: tomorrow's memory
@@ -76,9 +80,33 @@ class RecipeRun:
         return await self.crew.live(self._announce, self._ran)
 
     async def _ran(self) -> SessionResult:
-        await self._drive()
+        observation = await self._drive()
+        answer = await self._result(observation) if self.recipe.result is not None else ""
         return SessionResult(status=Status.OK, reason=f"every step of recipe {self.recipe.name} "
-                                                      f"v{self.recipe.version} ran {_how(self.found_by)}")
+                                                      f"v{self.recipe.version} ran {_how(self.found_by)}",
+                             answer=answer)
+
+    async def _result(self, observation: Observation) -> str:
+        """The answer the recipe's run gave (`--output-schema`), read again where it was read."""
+        recorded = self.recipe.result
+        assert recorded is not None
+        last = len(self.recipe.steps)
+        reading = Reading(instruction=recorded.instruction, schema_=recorded.schema_, place=recorded.place)
+        read = await self.gatherer.read("result", reading, observation, last)
+        self._reread(read, "result", recorded, last)
+        if not read.ok:
+            raise finish(Status.FAILED, "the answer does not fit its schema: " + ("; ".join(read.errors) or read.message))
+        return json.dumps(self.gatherer.kept["result"].data, ensure_ascii=False)
+
+    def _reread(self, read: Gathered, key: str, recorded: Recorded, step: int) -> None:
+        """The extractor read what the recorded places no longer could: counted like a patch, and
+        the new places kept in the next version."""
+        if not (read.ok and read.by_model):
+            return
+        recorded.place = self.gatherer.kept[key].reading.place
+        change = f"{key} read again by the model" + (", at new places" if recorded.place else ", with no place to keep")
+        self.patches.append(change)
+        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_PATCH, message=change)
 
     def _announce(self) -> None:
         o, recipe = self.options, self.recipe
@@ -95,7 +123,7 @@ class RecipeRun:
         self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps,
                           by=f"goalbot rerun {recipe.name} (v{recipe.version})")
 
-    async def _drive(self) -> None:
+    async def _drive(self) -> Observation:
         try:
             await self.operator.start(self.options.url)
         except OperatorError as exc:
@@ -116,6 +144,7 @@ class RecipeRun:
             self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, number, achieved=number == len(self.recipe.steps),
                               progress_percent=100 * number // len(self.recipe.steps), confidence=1.0,
                               description=f"step {number} of {len(self.recipe.steps)} ran {how}")
+        return observation
 
     def _fail(self, step: int, error: str, message: str, shown: dict[str, object] | None = None) -> Finish:
         self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown or {}, message=message, error=error)
@@ -133,6 +162,8 @@ class RecipeRun:
         """Runs one recorded action; True with the page when a patch changed the recipe instead."""
         await self.person.pause_point(step)
         arguments = {key: self._filled(value) for key, value in recorded.action.model_dump().items()}
+        if recorded.action.name in ("extract", "choose"):
+            return await self._gather(recorded, step, observation, arguments), False
         page, printed = urlsplit(observation.url).path or "/", self._filled(recorded.fingerprint.url_contains)
         if printed and printed not in page:
             raise self._fail(step, "ExpectationFailed", f"the page is {observation.url}, not the one the recipe "
@@ -174,6 +205,39 @@ class RecipeRun:
             raise self._fail(step, "ExpectationFailed", f"the page did not say {missing[0]!r} as it did the "
                              "first time", arguments)
         return after, False
+
+    async def _gather(self, recorded: RecipeAction, step: int, observation: Observation,
+                      arguments: dict[str, object]) -> Observation:
+        """A recorded `extract` reads its places (the model only when they no longer read right);
+        a recorded `choose` picks by the recipe's policy on today's data, and clicks today's pick."""
+        if recorded.action.name == "extract":
+            key = str(arguments.get("key", ""))
+            if recorded.reads is None:
+                raise self._fail(step, "BadRecipe", f"the recipe's extract of {key!r} keeps no schema", arguments)
+            reading = Reading(instruction=recorded.reads.instruction, schema_=recorded.reads.schema_,
+                              place=recorded.reads.place)
+            read = await self.gatherer.extract(key, reading, observation, step, arguments)
+            self._reread(read, key, recorded.reads, step)
+            if not read.ok:
+                raise self._ended(step, read.error or "ExtractionInvalid", read.message)
+            return observation
+        try:
+            action = A.ACTION_ADAPTER.validate_python(arguments)
+        except ValidationError as exc:
+            raise self._fail(step, "BadRecipe", f"the recorded choice cannot be made: {exc}", arguments) from exc
+        assert isinstance(action, A.Choose)
+        chose, observation = await self.gatherer.choose(action, observation, step, arguments)
+        if not chose.ok:
+            raise self._ended(step, chose.error or "NoCandidate", chose.message)
+        if not action.act:
+            return observation
+        self.found_by[Rung.DIRECT] = self.found_by.get(Rung.DIRECT, 0) + 1
+        after = await self.camera.look(step, picture=self._last_of_run(recorded))
+        expected = self._filled(recorded.expect.url_contains or "")
+        if expected and expected not in (urlsplit(after.url).path or "/"):
+            raise self._fail(step, "ExpectationFailed", f"after the choice the page is {after.url}; the recipe "
+                             f"expects {expected}", arguments)
+        return after
 
     def _last_of_run(self, recorded: RecipeAction) -> bool:
         """The run's last action: the look after it is the picture a replay and a report end on."""

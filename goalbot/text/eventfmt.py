@@ -7,7 +7,7 @@ import re
 
 from goalbot.events import Event, EventType as T
 from goalbot.payloads import (
-    ActionData, ApprovalData, ExtractedData, GoalStatusData, LlmCallData, LlmErrorData, ObservationData,
+    ActionData, ApprovalData, ChosenData, ExtractedData, GoalStatusData, LlmCallData, LlmErrorData, ObservationData,
     PauseData, PlanData, PlanDecisionData, PolicyData, QuestionData, ReplyData, ResumeData, ShownAction,
     StepData, TaskEndData, TaskStartData, ValidateData,
 )
@@ -99,8 +99,31 @@ def summary(event: Event) -> str:
         case T.EXTRACTED, ExtractedData() as p:
             data = json.dumps(p.data, ensure_ascii=False)
             fit = "fits its schema" if p.valid else f"does NOT fit its schema: {'; '.join(p.errors)}"
-            return f"{p.key} {fit}: {data[:200]}{'…' if len(data) > 200 else ''}"
+            how = " (read where the recipe read it, no model)" if p.read_by == "places" else ""
+            return f"{p.key} {fit}{how}: {data[:200]}{'…' if len(data) > 200 else ''}"
+        case T.CHOSEN, ChosenData() as p:
+            return f"{p.policy} {choice_words(p)}"
     return json.dumps(event.data, ensure_ascii=False)[:160]
+
+
+def choice_words(chosen: ChosenData) -> str:
+    """"chose {…} (2 of 4 left; tie by price_asc)", or why nothing was chosen."""
+    left = sum(1 for row in chosen.table if row.dropped_by is None)
+    if chosen.chosen is None:
+        return f"chose nothing from {chosen.from_}: all {len(chosen.table)} dropped by its hard rules"
+    tie = f"; a tie settled by {chosen.tie_break}" if chosen.tie_break else ""
+    return f"chose {json.dumps(chosen.chosen, ensure_ascii=False)[:160]} ({left} of {len(chosen.table)} left{tie})"
+
+
+def choice_table(chosen: ChosenData) -> list[tuple[str, str, str]]:
+    """Each candidate in words, and why it was dropped or what it scored: the table a person reads."""
+    marked = []
+    for n, row in enumerate(chosen.table):
+        candidate = row.candidate if isinstance(row.candidate, dict) else {"value": row.candidate}
+        words = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in candidate.items())[:120]
+        why = f"dropped: {row.dropped_by}" if row.dropped_by else f"score {row.score:g}"
+        marked.append(("→" if n == chosen.position else "", words, why))
+    return marked
 
 
 def line(event: Event) -> str:

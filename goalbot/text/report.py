@@ -11,10 +11,11 @@ from pydantic import BaseModel, Field
 
 from goalbot.events import ENDINGS, Actor, Event, EventType as T
 from goalbot.payloads import (
-    AS_RECORDED, ActionData, ApprovalData, ExtractedData, PlanDecisionData, PolicyData, PolicyName, ReplyData,
+    AS_RECORDED, ActionData, ApprovalData, ChosenData, ExtractedData, PlanDecisionData, PolicyData, PolicyName, ReplyData,
     ResumeData, StepData, TaskEndData, TaskStartData, ValidateData,
 )
 from goalbot.tally import Tally
+from goalbot.text.eventfmt import choice_table, choice_words
 
 _RESULT = {kind: status.value for kind, status in ENDINGS.items()}
 
@@ -173,7 +174,12 @@ def _extracted(events: list[Event]) -> list[str]:
                 out += [f"- `{read.key}`, read on {read.url}, {fit}:", "", "```json",
                         json.dumps(read.data, ensure_ascii=False, indent=2), "```"]
                 out += [f"  - {error}" for error in read.errors]
-    return ["", "## Extracted data", "", *out] if out else []
+            case T.CHOSEN, ChosenData() as chosen:
+                out += ["", f"Policy `{chosen.policy}` ({chosen.rules}) on `{chosen.from_}`: {choice_words(chosen)}", "",
+                        "| | candidate | why |", "|---|---|---|"]
+                out += [f"| {mark} | {words.replace('|', '/')} | {why.replace('|', '/')} |"
+                        for mark, words, why in choice_table(chosen)]
+    return ["", "## Extracted data and choices", "", *out] if out else []
 
 
 def _saved(events: list[Event]) -> list[str]:

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from goalbot.recipes.choosing import NoCandidate, PolicyError, choose, read_policies
+from goalbot.agents.choosing import NoCandidate, PolicyError, choose, read_policies
 
 SEATS = [
     {"label": "A1", "price": 62, "row": 1, "available": True},

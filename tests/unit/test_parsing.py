@@ -74,7 +74,7 @@ def test_tool_schemas_follow_the_protocol() -> None:
     names = {t["function"]["name"] for t in NAVIGATOR_TOOLS}
     assert {"click", "double_click", "right_click", "hover", "drag", "scroll", "type", "key",
             "hotkey", "select_option", "navigate", "go_back", "switch_tab", "close_tab", "upload_file",
-            "wait", "save_data",
+            "wait", "save_data", "extract", "choose",
             "call_user", "finished"} == names
     plan = PLANNER_TOOLS[0]["function"]["parameters"]["properties"]
     assert {"observation", "reasoning", "done", "web_task", "steps", "final_answer",

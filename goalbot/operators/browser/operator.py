@@ -12,7 +12,7 @@ import secrets
 import tempfile
 from pathlib import Path
 from functools import partial
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from playwright.async_api import Page, Playwright
 from playwright.async_api import Error as PlaywrightError
@@ -22,8 +22,8 @@ from playwright.async_api import async_playwright
 from goalbot import actions as A
 from goalbot import defaults as D
 from goalbot.actions import Action, ActionResult, Outcome
-from goalbot.operators.base import ActionFailed, Landing, Observation, OperatorError
-from goalbot.operators.browser import activation, evidence, keyboard, pages, pointer, widgets
+from goalbot.operators.base import ActionFailed, Landing, Located, Observation, OperatorError, ReadBack
+from goalbot.operators.browser import activation, evidence, keyboard, pages, pointer, reading, widgets
 from goalbot.operators.browser import checks as js
 from goalbot.operators.browser import scroll as scrolling
 from goalbot.operators.browser.effects import EffectProbe, classify, first_line
@@ -236,6 +236,18 @@ class BrowserOperator:
 
     async def gone(self, index: int) -> bool:
         return await evidence.gone(self, index)
+
+    async def read_text(self, scope: int | None) -> str:
+        return await reading.page_text(self, scope)
+
+    async def places_of(self, data: Any, scope: int | None) -> Located | None:
+        return await reading.places_of(self, data, scope)
+
+    async def read_places(self, place: dict[str, Any]) -> ReadBack:
+        return await reading.read_places(self, place)
+
+    async def item(self, each: str, nth: int) -> int | None:
+        return await reading.item(self, each, nth)
 
     async def is_secret_field(self, index: int | None) -> bool:
         # unsure=True: hide the text rather than risk a password in the store

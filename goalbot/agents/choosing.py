@@ -121,6 +121,7 @@ class Choice(BaseModel):
     chosen: dict[str, Any] | None
     table: list[Row]
     tie_break: str | None = Field(None, description="The key that settled a draw, when one did.")
+    position: int | None = Field(None, description="The chosen candidate's place in the list, from 0.")
 
 
 class NoCandidate(Exception):
@@ -198,7 +199,8 @@ def choose(name: str, policy: Policy, candidates: list[dict[str, Any]], variable
         if len(narrowed) < len(tied):
             settled_by = key
         tied = narrowed
-    return Choice(policy=name, chosen=tied[0].candidate, table=table, tie_break=settled_by)
+    position = next(n for n, row in enumerate(table) if row is tied[0])
+    return Choice(policy=name, chosen=tied[0].candidate, table=table, tie_break=settled_by, position=position)
 
 
 def _holds(condition: Condition, candidate: dict[str, Any], variables: dict[str, str]) -> bool:

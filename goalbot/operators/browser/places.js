@@ -1,0 +1,271 @@
+// Where extracted data sits on the page, so that a rerun reads the same places with no model.
+// A place is structure, never coordinates: a CSS path from <body> (or from an element with a
+// stable id) and how the value is read from the text found there.
+//   {"at": SEL, "as": KIND}                        one value
+//   {"each": SEL, "as": KIND}                      a list of values
+//   {"each": SEL, "fields": {NAME: {"at": REL, "as": KIND}}}   a list of records, REL under each
+//   {"fields": {NAME: PLACE}}                      an object
+// KIND: "text"; "number" (the one number in the text); "part" (the text between `before` and
+// `after`); "map" (the value each text stood for when it was recorded, in `texts`).
+([mode, arg]) => {
+  const squash = (s) => (s || "").replace(/\s+/g, " ").trim();
+  const NUMBER = /-?(?:\d[\d,]*(?:\.\d+)?|\.\d+)/g;
+  const numberIn = (text) => {
+    const found = text.match(NUMBER);
+    return found && found.length === 1 ? Number(found[0].replace(/,/g, "")) : null;
+  };
+  const stable = (id) => id && !/\d{3,}|[0-9a-f]{8,}|^:r/i.test(id) ? id : "";
+  const nth = (e) => {
+    let n = 1;
+    for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === e.tagName) n += 1;
+    return n;
+  };
+  const step = (e) => `${e.tagName.toLowerCase()}:nth-of-type(${nth(e)})`;
+  const absolute = (e) => {
+    const steps = [];
+    for (let n = e; n && n !== document.body && n !== document.documentElement; n = n.parentElement) {
+      if (stable(n.id) && document.querySelectorAll(`#${CSS.escape(n.id)}`).length === 1) {
+        steps.unshift(`#${CSS.escape(n.id)}`);
+        return steps;
+      }
+      steps.unshift(step(n));
+    }
+    steps.unshift("body");
+    return steps;
+  };
+  const relative = (e, root) => {
+    const steps = [];
+    for (let n = e; n && n !== root; n = n.parentElement) steps.unshift(step(n));
+    return steps.length ? ":scope > " + steps.join(" > ") : ":scope";
+  };
+  const listed = () => (window.__goalbot && window.__goalbot.elements) || [];
+  const rootOf = (scope) => (scope ? listed()[scope - 1] : null) || document.body;
+
+  // Elements holding text of their own: where a value is written.
+  const owners = (root) => {
+    const found = [];
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    for (let e = root; e; e = walker.nextNode()) {
+      if (["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"].includes(e.tagName)) continue;
+      const own = [...e.childNodes].some((c) => c.nodeType === 3 && c.textContent.trim());
+      if (own) found.push({ el: e, text: squash(e.textContent) });
+    }
+    return found;
+  };
+  // How `value` is written in `text`, best first; null when it is not.
+  const howWritten = (value, text) => {
+    if (typeof value === "number") {
+      if (text === String(value)) return { as: "number", exact: true };
+      return numberIn(text) === value ? { as: "number", exact: false } : null;
+    }
+    if (typeof value !== "string" || !value.trim()) return null;
+    const wanted = squash(value);
+    if (text === wanted) return { as: "text", exact: true };
+    const at = text.indexOf(wanted);
+    if (at < 0) return null;
+    return { as: "part", before: text.slice(0, at), after: text.slice(at + wanted.length), exact: false };
+  };
+  const candidates = (all, value) => {
+    const hits = [];
+    for (const o of all) {
+      const how = howWritten(value, o.text);
+      if (how) hits.push({ el: o.el, how });
+    }
+    const exact = hits.filter((h) => h.how.exact);
+    return exact.length ? exact : hits;
+  };
+  const isScalar = (v) => v === null || ["string", "number", "boolean"].includes(typeof v);
+  const place = (how) => {
+    const p = { as: how.as };
+    if (how.as === "part") { p.before = how.before; p.after = how.after; }
+    return p;
+  };
+
+  // The place of a single value anywhere under `root`: only a value written in one spot.
+  const locateValue = (all, value) => {
+    const found = candidates(all, value);
+    return found.length === 1 ? { at: absolute(found[0].el).join(" > "), ...place(found[0].how) } : null;
+  };
+
+  // One selector for elements alike in shape: the steps all of them share, positions kept where equal.
+  const generalise = (elements) => {
+    const paths = elements.map(absolute);
+    if (paths.some((p) => p.length !== paths[0].length)) return null;
+    const steps = paths[0].map((s, i) => {
+      if (paths.every((p) => p[i] === s)) return s;
+      const tags = paths.map((p) => p[i].replace(/:nth-of-type\(\d+\)$/, ""));
+      return tags.every((t) => t === tags[0]) ? tags[0] : null;
+    });
+    return steps.includes(null) ? null : steps.join(" > ");
+  };
+
+  const locateRecords = (all, records) => {
+    const names = [...new Set(records.flatMap((r) => Object.keys(r)))];
+    if (!names.length || records.some((r) => Object.values(r).some((v) => !isScalar(v)))) return null;
+    const hits = records.map((r) => Object.fromEntries(
+      names.filter((n) => n in r).map((n) => [n, candidates(all, r[n])])));
+    // Each record's anchor: a value written once on the page; its row is the lowest box around
+    // it holding every value of the record that can be found, and no other record's anchor.
+    const anchors = hits.map((h) => {
+      const name = names.find((n) => h[n] && h[n].length === 1);
+      return name ? h[name][0].el : null;
+    });
+    if (anchors.includes(null)) return null;
+    const roots = anchors.map((anchor, i) => {
+      const wanted = names.filter((n) => hits[i][n] && hits[i][n].length);
+      for (let box = anchor; box && box !== document.body; box = box.parentElement) {
+        if (anchors.some((other, j) => j !== i && box.contains(other))) return null;
+        if (wanted.every((n) => hits[i][n].some((h) => box.contains(h.el)))) return box;
+      }
+      return null;
+    });
+    if (roots.includes(null) || new Set(roots).size !== roots.length) return null;
+    // A row is as wide as it can be while no two meet: a card with its button, a table's whole row.
+    let rows = roots;
+    while (records.length > 1) {
+      const up = rows.map((r) => r.parentElement);
+      if (up.some((u) => !u || u === document.body) || new Set(up).size !== up.length) break;
+      rows = up;
+    }
+    const each = generalise(rows);
+    if (!each) return null;
+    const fields = {};
+    for (const name of names) {
+      const votes = new Map();
+      records.forEach((record, i) => {
+        for (const h of (hits[i][name] || []).filter((h) => rows[i].contains(h.el))) {
+          const key = JSON.stringify([relative(h.el, rows[i]), place(h.how)]);
+          votes.set(key, (votes.get(key) || 0) + 1);
+        }
+      });
+      const best = [...votes.entries()].sort((a, b) => b[1] - a[1])[0];
+      if (best && best[1] === records.length) {
+        const [at, how] = JSON.parse(best[0]);
+        fields[name] = { at, ...how };
+      }
+    }
+    // What cannot be searched for (true/false, a word the page writes differently): the cell
+    // whose text stands for the same value in every record.
+    const used = new Set(Object.values(fields).map((f) => f.at));
+    for (const name of names.filter((n) => !(n in fields))) {
+      const values = records.map((r) => r[name]);
+      if (!values.every(isScalar)) return null;
+      const cells = owners(rows[0]).map((o) => relative(o.el, rows[0])).filter((at) => !used.has(at));
+      const fits = cells.map((at) => {
+        const texts = {};
+        for (let i = 0; i < records.length; i += 1) {
+          const cell = rows[i].querySelector(at);
+          if (!cell) return null;
+          const text = squash(cell.textContent);
+          if (text in texts && texts[text] !== values[i]) return null;
+          texts[text] = values[i];
+        }
+        const distinct = new Set(values.map((v) => JSON.stringify(v))).size;
+        return Object.keys(texts).length === distinct ? { at, as: "map", texts } : null;
+      }).filter(Boolean);
+      if (!fits.length) return null;
+      fields[name] = fits[0];
+      used.add(fits[0].at);
+    }
+    const everyRow = [...document.querySelectorAll(each)];
+    return { place: { each, fields }, positions: rows.map((r) => everyRow.indexOf(r)) };
+  };
+
+  const locate = (all, data) => {
+    if (isScalar(data)) {
+      const at = locateValue(all, data);
+      return at ? { place: at, positions: [] } : null;
+    }
+    if (Array.isArray(data)) {
+      if (!data.length) return null;
+      if (data.every((v) => v && typeof v === "object" && !Array.isArray(v))) return locateRecords(all, data);
+      if (!data.every(isScalar)) return null;
+      const cells = data.map((v) => candidates(all, v));
+      if (cells.some((c) => c.length !== 1)) return null;
+      const each = generalise(cells.map((c) => c[0].el));
+      return each ? { place: { each, ...place(cells[0][0].how) }, positions: [] } : null;
+    }
+    const fields = {};
+    let positions = [];
+    for (const [name, value] of Object.entries(data)) {
+      const found = locate(all, value);
+      if (!found) return null;
+      fields[name] = found.place;
+      if (found.positions.length) positions = found.positions;
+    }
+    return { place: { fields }, positions };
+  };
+
+  // Reading a place: `misses` says what was there but could not be read as recorded.
+  const misses = [];
+  const readText = (el, p, where) => {
+    if (!el) return undefined;
+    const text = squash(el.textContent);
+    switch (p.as) {
+      case "number": {
+        const n = numberIn(text);
+        if (n === null) misses.push(`${where}: ${JSON.stringify(text)} holds no one number`);
+        return n === null ? undefined : n;
+      }
+      case "part": {
+        if (!text.startsWith(p.before || "") || !text.endsWith(p.after || "")) {
+          misses.push(`${where}: ${JSON.stringify(text)} is not written as it was`);
+          return undefined;
+        }
+        return text.slice((p.before || "").length, text.length - (p.after || "").length);
+      }
+      case "map":
+        if (!(text in (p.texts || {}))) {
+          misses.push(`${where}: ${JSON.stringify(text)} was not seen when the recipe was recorded`);
+          return undefined;
+        }
+        return p.texts[text];
+      default:
+        return text;
+    }
+  };
+  const read = (p, where) => {
+    if (p.at !== undefined && p.each === undefined) return readText(document.querySelector(p.at), p, where);
+    if (p.each !== undefined) {
+      const rows = [...document.querySelectorAll(p.each)];
+      if (!p.fields) return rows.map((r, i) => readText(r, p, `${where}/${i}`));
+      return rows.map((row, i) => {
+        const record = {};
+        for (const [name, f] of Object.entries(p.fields)) {
+          const value = readText(row.querySelector(f.at), f, `${where}/${i}/${name}`);
+          if (value !== undefined) record[name] = value;
+        }
+        return record;
+      });
+    }
+    const object = {};
+    for (const [name, f] of Object.entries(p.fields || {})) {
+      const value = read(f, where ? `${where}/${name}` : name);
+      if (value !== undefined) object[name] = value;
+    }
+    return object;
+  };
+
+  switch (mode) {
+    case "text":
+      return (rootOf(arg).innerText || "").replace(/\n{3,}/g, "\n\n").trim();
+    case "locate":
+      try { return locate(owners(rootOf(arg.scope)), arg.data); } catch { return null; }
+    case "read":
+      try {
+        const data = read(arg, "");
+        return { data: data === undefined ? null : data, misses };
+      } catch (e) {
+        return { data: null, misses: [`the recorded place cannot be read: ${e.message}`] };
+      }
+    case "item": {
+      let row;
+      try { row = document.querySelectorAll(arg.each)[arg.nth]; } catch { return 0; }
+      if (!row) return 0;
+      const elements = listed();
+      const inside = elements.findIndex((e) => e === row || row.contains(e));
+      return inside + 1;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,133 @@
+"""The navigator's `extract` and `choose`, and both again on a rerun with no model: a run reads the
+seats on a page by a schema, takes the cheapest front-row seat under a price by a policy and
+clicks it; the recipe made from it reruns on the next day's seats, with another price limit,
+reading the same places and choosing by the same rules — 0 model calls — and the rerun's answer
+still fits the schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from kit import answer, call, finished, plan, rows, run_cli, run_goal, verdict
+from hardsite.server import HardSite
+
+SEAT = {"type": "object", "required": ["label", "row", "price", "available"], "additionalProperties": False,
+        "properties": {"label": {"type": "string"}, "row": {"type": "integer", "minimum": 1},
+                       "price": {"type": "number", "minimum": 0}, "available": {"type": "boolean"}}}
+SEATS_SCHEMA = {"type": "object", "required": ["seats"], "additionalProperties": False,
+                "properties": {"seats": {"type": "array", "minItems": 1, "items": SEAT}}}
+POLICIES = {"cheapest_front": {
+    "hard": [{"field": "available", "op": "==", "value": True},
+             {"field": "price", "op": "<=", "value": "{{vars.MAX}}"}],
+    "score": [{"when": {"field": "row", "op": "==", "value": 1}, "add": 10}],
+    "tie_break": ["price_asc", "label_asc"], "pick": "argmax"}}
+FRIDAY = [{"label": "A1", "row": 1, "price": 62.0, "status": "available"},
+          {"label": "A2", "row": 1, "price": 49.0, "status": "available"},
+          {"label": "A7", "row": 1, "price": 45.0, "status": "sold"},
+          {"label": "B4", "row": 2, "price": 38.0, "status": "available"}]
+# The next day: A2 is gone, A7 is back and cheaper, a new row-1 seat costs too much for MAX=55.
+SATURDAY = [{"label": "A2", "row": 1, "price": 49.0, "status": "sold"},
+            {"label": "A7", "row": 1, "price": 44.5, "status": "available"},
+            {"label": "A9", "row": 1, "price": 58.0, "status": "available"},
+            {"label": "C3", "row": 3, "price": 20.0, "status": "available"}]
+GOAL = "take the cheapest front-row seat under the limit"
+
+
+def _as_data(seats: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"seats": [{"label": s["label"], "row": s["row"], "price": s["price"],
+                       "available": s["status"] == "available"} for s in seats]}
+
+
+def _files(tmp_path: Path) -> tuple[Path, Path]:
+    schema, policies = tmp_path / "seats.schema.json", tmp_path / "policies.json"
+    schema.write_text(json.dumps(SEATS_SCHEMA))
+    policies.write_text(json.dumps(POLICIES))
+    return schema, policies
+
+
+def _record(hardsite: HardSite, model_server: Any, db_path: Path, tmp_path: Path) -> tuple[Any, Any, list[dict[str, Any]]]:
+    hardsite.posted["seats"] = FRIDAY
+    schema, policies = _files(tmp_path)
+    model = model_server({
+        "planner": [plan("Read the seats and take the cheapest front-row seat under the limit")],
+        "navigator": [answer(call("extract", instruction="every seat with its row, price and whether it is free",
+                                  key="seats", schema="seats"),
+                             call("choose", **{"from": "seats"}, policy="cheapest_front", act=True)),
+                      finished(summary="picked a seat")],
+        "extractor": [answer(call("extracted", data=_as_data(FRIDAY)))],
+        "validator": [verdict(True, "a seat was picked"), verdict(True, "a seat was picked")],
+    })
+    result, events = run_goal(db_path, model, hardsite.page("seat-picker"), GOAL, "--schema", f"seats={schema}",
+                              "--policies", str(policies), "--var", "MAX=55", "--save-recipe", "seats")
+    return result, model, events
+
+
+def test_a_run_extracts_chooses_by_policy_and_clicks_the_pick(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+    result, model, events = _record(hardsite, model_server, db_path, tmp_path)
+    assert result.returncode == 0, result.stderr
+    read = next(e for e in events if e["type"] == "EXTRACTED")
+    assert read["valid"] and read["key"] == "seats" and read["read_by"] == "model"
+    assert read["place"]["fields"]["seats"]["each"].endswith("tr")  # where the rows are, as structure
+    chosen = next(e for e in events if e["type"] == "CHOSEN")
+    assert chosen["policy"] == "cheapest_front" and chosen["chosen"]["label"] == "A2"
+    why = {row["candidate"]["label"]: (row["dropped_by"], row["score"]) for row in chosen["table"]}
+    assert why == {"A1": ('price <= "{{vars.MAX}}"', None), "A2": (None, 10.0),
+                   "A7": ("available == true", None), "B4": (None, 0.0)}
+    looks = [e["url"] for e in events if e["type"] == "OBSERVATION"]
+    assert looks[-1].endswith("seat-picker.html?picked=A2")  # the pick's own link was clicked
+    extractor = [r for r in model.requests if "You are the Extractor" in json.dumps(r["messages"])]
+    assert len(extractor) == 1 and "A7\t1\t$45.00\tsold" in extractor[0]["messages"][-1]["content"]
+    assert "CHOSEN" in result.stdout and "cheapest_front chose" in result.stdout
+    report = run_cli("--db", str(db_path), "report").stdout  # the latest session's
+    assert "| → | label=\"A2\", row=1, price=49.0, available=true | score 10 |" in report, report
+    assert "|  | label=\"A7\", row=1, price=45.0, available=false | dropped: available == true |" in report
+    shown = run_cli("--db", str(db_path), "recipe", "show", "seats").stdout
+    assert "policy cheapest_front: only available == true; price <=" in shown and "needs --var MAX" in shown
+
+
+def test_the_recipe_reruns_on_changed_data_with_no_model_and_picks_by_the_same_rules(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+    result, _, _ = _record(hardsite, model_server, db_path, tmp_path)
+    assert result.returncode == 0, result.stderr
+    hardsite.posted["seats"] = SATURDAY
+    rerun = run_cli("--db", str(db_path), "rerun", "seats", "--var", "MAX=55", "--no-tui", "--yes",
+                    "--base-url", "http://127.0.0.1:9/v1", "--json")
+    assert rerun.returncode == 0, rerun.stderr
+    session = json.loads(rerun.stdout)["session"]
+    events = [dict(type=r["type"], **json.loads(r["data"] or "{}")) for r in rows(
+        db_path, "select type, data from events where session_id = ? order by seq", session)]
+    assert not [e for e in events if e["type"] in ("LLM_CALL", "LLM_ERROR")]  # 0 model calls
+    read = next(e for e in events if e["type"] == "EXTRACTED")
+    assert read["read_by"] == "places" and read["valid"] and read["data"] == _as_data(SATURDAY)
+    chosen = next(e for e in events if e["type"] == "CHOSEN")
+    assert chosen["chosen"]["label"] == "A7"  # today's cheapest free front-row seat under 55
+    assert [e["url"] for e in events if e["type"] == "OBSERVATION"][-1].endswith("picked=A7")
+    # Another limit, the same rules: A9 is now allowed and row 1 still wins over the cheap C3.
+    hardsite.posted["seats"] = [dict(s, status="sold") if s["label"] == "A7" else s for s in SATURDAY]
+    again = run_cli("--db", str(db_path), "rerun", "seats", "--var", "MAX=60", "--no-tui", "--yes",
+                    "--base-url", "http://127.0.0.1:9/v1", "--json")
+    assert again.returncode == 0, again.stderr
+    assert "picked=A9" in rows(db_path, "select data from events where session_id = ? and type = 'OBSERVATION' "
+                                        "order by seq desc limit 1", json.loads(again.stdout)["session"])[0]["data"]
+
+
+def test_no_candidate_left_is_a_checkpoint_never_a_silent_pick(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+    result, _, _ = _record(hardsite, model_server, db_path, tmp_path)
+    assert result.returncode == 0, result.stderr
+    hardsite.posted["seats"] = [dict(s, status="sold") for s in SATURDAY]
+    rerun = run_cli("--db", str(db_path), "rerun", "seats", "--var", "MAX=55", "--no-tui", "--yes",
+                    "--approval-timeout", "1", "--base-url", "http://127.0.0.1:9/v1")
+    assert rerun.returncode != 0
+    assert "no candidate is left" in rerun.stderr, rerun.stderr
+    session = rows(db_path, "select id from sessions order by started_at desc limit 1")[0]["id"]
+    events = [dict(type=r["type"], **json.loads(r["data"] or "{}")) for r in rows(
+        db_path, "select type, data from events where session_id = ? order by seq", session)]
+    asked = [e for e in events if e["type"] == "APPROVAL_REQUEST"]
+    assert asked and asked[0]["kind"] == "checkpoint" and "no candidate is left" in asked[0]["what"]
+    chosen = [e for e in events if e["type"] == "CHOSEN"]
+    assert chosen and chosen[0]["chosen"] is None and all(r["dropped_by"] for r in chosen[0]["table"])
+    assert not any("picked=" in e.get("url", "") for e in events if e["type"] == "OBSERVATION")
