@@ -107,6 +107,8 @@ class PlanData(EventData):
     question: str = ""
     # Stores from before the flag asked for approval of every plan.
     asks_approval: bool = Field(True, description="Whether the person will be asked to approve it.")
+    policies: dict[str, Any] = Field(default_factory=dict, description="Choice policies the planner drafted "
+                                     "from the goal's constraints, by name, for the person to see and edit.")
 
 
 class PauseData(EventData):
@@ -126,6 +128,7 @@ class PlanDecisionData(EventData):
     feedback: str = ""
     by: str = "user"
     edited: bool = Field(False, description="The person changed the steps before approving them.")
+    policies: dict[str, Any] = Field(default_factory=dict, description="The choice policies approved with it.")
 
 
 class StepData(EventData):

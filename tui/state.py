@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from goalbot.events import ENDINGS, Event, EventType as T
 from goalbot.payloads import (
@@ -56,6 +57,7 @@ class DashboardState:
     viewport_width: int = 0
     page: str = ""
     proposed: list[str] = field(default_factory=list)  # the steps waiting for approval
+    proposed_policies: dict[str, Any] = field(default_factory=dict)  # the choice policies drafted with them
     consent: Event | None = None  # the open APPROVAL_REQUEST: GO / NOT GO, or the budget
     question: Event | None = None  # the open ASK_USER
 
@@ -77,6 +79,7 @@ class DashboardState:
                 if p.asks_approval:
                     self.awaiting_approval, self.status = True, Phase.AWAITING_APPROVAL
                     self.proposed = list(p.steps)
+                    self.proposed_policies = dict(p.policies)
             case T.PLAN_APPROVED, PlanDecisionData() as p:
                 settled = [s for s in self.plan if s.state is not StepState.PENDING]
                 pending = [s.text for s in self.plan if s.state is StepState.PENDING]

@@ -302,3 +302,12 @@ def _said(error: Any) -> str:
         return "is missing"
     return str(error["msg"])
 
+
+
+def choice_rules(policies: dict[str, Any]) -> str:
+    """Policies as a person reads them beside a plan: one line each, in words."""
+    try:
+        read = policies_of(policies, "the policies")
+    except PolicyError as exc:
+        return f"Choice policies: {exc}"
+    return "Choice policies:\n" + "\n".join(f"  {name}: {policy.words()}" for name, policy in read.items())

@@ -22,6 +22,7 @@ STOP_GRACE_S = 5.0  # how long a stop lets an action under way finish before it 
 class PlanDecision(BaseModel):
     approved: bool
     steps: list[str] | None = None  # the steps as the person left them, when approved
+    policies: dict[str, Any] | None = None  # the choice policies as the person left them, when edited
     feedback: str = ""
     by: str = "user"
 
@@ -105,8 +106,9 @@ class SessionControl:
     def awaiting_reply(self) -> bool:
         return bool(self._replies and self._replies.waiting)
 
-    def approve(self, steps: list[str] | None = None, by: str = "user") -> None:
-        self._send(self._plans, PlanDecision(approved=True, steps=steps, by=by))
+    def approve(self, steps: list[str] | None = None, by: str = "user",
+                policies: dict[str, Any] | None = None) -> None:
+        self._send(self._plans, PlanDecision(approved=True, steps=steps, by=by, policies=policies))
 
     def reject(self, feedback: str = "", by: str = "user") -> None:
         self._send(self._plans, PlanDecision(approved=False, feedback=feedback, by=by))
@@ -131,7 +133,8 @@ class SessionControl:
             return False
         match word:
             case Command.APPROVE:
-                self.approve(payload.get("steps"), by=by)
+                policies = payload.get("policies")
+                self.approve(payload.get("steps"), by=by, policies=policies if isinstance(policies, dict) else None)
             case Command.REJECT:
                 self.reject(str(payload.get("feedback", "")), by=by)
             case Command.GRANT:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
+from goalbot.agents.choosing import PolicyError, policies_of
 from goalbot.agents.control import SessionControl
 from goalbot.agents.crew import Crew
 from goalbot.agents.domains import Domains
@@ -159,7 +161,7 @@ class Session:
                 EventType.PLAN_PROPOSED, Actor.PLANNER, step,
                 steps=plan.steps, reasoning=plan.reasoning, revision=self.state.plan_revision,
                 done=plan.done, observation=plan.observation, question=plan.question,
-                asks_approval=asks_approval,
+                asks_approval=asks_approval, policies=self._drafted(plan, tell=True),
             )
             self.emitter.emit(
                 EventType.GOAL_STATUS, Actor.PLANNER, step, achieved=False,
@@ -197,11 +199,32 @@ class Session:
             return None, f"the person rejected the plan: {decision.feedback or 'no reason given'}"
         steps = [s.strip() for s in decision.steps or plan.steps if s.strip()]
         edited = steps != plan.steps
+        policies = self._drafted(plan) if decision.policies is None else decision.policies
+        try:
+            approved = policies_of(policies, "the approved policies")
+        except PolicyError as exc:  # a viewer in another process sent them: checked like a file
+            raise finish(Status.FAILED, str(exc)) from exc
+        self.crew.gatherer.policies.update(approved)
         self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps, by=decision.by,
-                          edited=edited)
+                          edited=edited, policies={name: p.model_dump(mode="json") for name, p in approved.items()})
         if edited:
             self.history.append(f"the person edited the plan to: {'; '.join(steps)}")
+        if decision.policies is not None and policies != self._drafted(plan):
+            self.history.append("the person set the choice policies to: "
+                                + "; ".join(f"{name}: {p.words()}" for name, p in approved.items()))
         return steps, ""
+
+    def _drafted(self, plan: PlanAnswer, tell: bool = False) -> dict[str, Any]:
+        """The planner's draft policies that are usable; one that is not is left out, and (`tell`,
+        when the plan is first shown) the planner is told why."""
+        usable: dict[str, Any] = {}
+        for name, body in plan.policies.items():
+            try:
+                usable[name] = policies_of({name: body}, "the planner's draft")[name].model_dump(mode="json")
+            except PolicyError as exc:
+                if tell:
+                    self.history.append(f"the drafted policy {name} was left out: {exc}")
+        return usable
 
     async def _run_steps(self, observation: Observation) -> tuple[Observation, str | None]:
         """Runs the approved steps that remain; returns why to re-plan, or None when all passed."""

@@ -7,11 +7,12 @@ import getpass
 import signal
 import sys
 import threading
-from typing import Callable
+from typing import Any, Callable
 
 from goalbot.cli.terminal import stop_printing
 from goalbot.text import eventfmt, plan_editing
 from goalbot.text.eventfmt import printable
+from goalbot.agents.choosing import PolicyError, choice_rules, read_policies
 from goalbot.agents.control import SessionControl
 from goalbot.agents.outcome import Run
 from goalbot.agents.session import SessionResult
@@ -86,7 +87,7 @@ def run_printing(bus: Bus, session: Run, control: SessionControl) -> SessionResu
             return
         match event.type, event.payload:
             case EventType.PLAN_PROPOSED, PlanData(asks_approval=True) as plan:
-                ask(_ask_approval, plan.steps)
+                ask(_ask_approval, plan.steps, plan.policies)
             case EventType.APPROVAL_REQUEST, ApprovalData() as request if control.can_ask:
                 ask(_ask_consent, request)
             case EventType.ASK_USER, QuestionData() as question if control.can_ask:
@@ -109,12 +110,14 @@ def run_printing(bus: Bus, session: Run, control: SessionControl) -> SessionResu
     return asyncio.run(go())
 
 
-def _ask_approval(control: SessionControl, proposed: list[str]) -> None:
+def _ask_approval(control: SessionControl, proposed: list[str], policies: dict[str, Any]) -> None:
+    if policies:
+        print(printable(choice_rules(policies)), flush=True)
     prompt = "Approve this plan? [y = yes, e = edit the steps, anything else = reject with that feedback] "
     try:
         answer = input(prompt).strip()
         if answer.lower() in ("e", "edit"):
-            _edit_plan(control, proposed)
+            _edit_plan(control, proposed, policies)
             return
     except EOFError:
         answer = ""
@@ -124,15 +127,26 @@ def _ask_approval(control: SessionControl, proposed: list[str]) -> None:
         control.reject(answer)
 
 
-def _edit_plan(control: SessionControl, proposed: list[str]) -> None:
-    """Edits the steps one command at a time until the person approves (`y`) or rejects (`r …`)."""
-    steps = list(proposed)
-    print(f"{printable(plan_editing.numbered(steps))}\n{plan_editing.HELP}", flush=True)
+def _edit_plan(control: SessionControl, proposed: list[str], policies: dict[str, Any]) -> None:
+    """Edits the steps one command at a time until the person approves (`y`) or rejects (`r …`);
+    `p {…}` sets the choice policies (JSON, as in policies.json)."""
+    steps, edited = list(proposed), None
+    print(f"{printable(plan_editing.numbered(steps))}\n{plan_editing.HELP} · `p {{…}}` set the choice policies",
+          flush=True)
     while True:
         command = input("edit> ").strip()
         if command.lower() in ("y", "yes"):
-            control.approve(steps)
+            control.approve(steps, policies=edited)
             return
+        if command.startswith("p "):
+            try:
+                read = read_policies(command[2:], "your policies")
+            except PolicyError as exc:
+                print(printable(str(exc)), flush=True)
+                continue
+            edited = {name: policy.model_dump(mode="json") for name, policy in read.items()}
+            print(printable(choice_rules(edited)), flush=True)
+            continue
         if command.lower() == "r" or command.lower().startswith("r "):
             control.reject(command[1:].strip())
             return

@@ -21,6 +21,11 @@ class PlanAnswer(BaseModel):
     final_answer: str = Field("", description="The answer to the goal, when done.")
     question: str = Field("", description="Only when the goal lacks what only the person knows "
                                           "(which site? which account?): ask it here, with no steps.")
+    policies: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Only when the goal says how to pick among candidates (cheapest, "
+        "under a price, in stock, best rated): a choice policy per pick, by name: {\"hard\": [{\"field\", "
+        "\"op\", \"value\"}], \"score\": [{\"when\": {…}, \"add\": N}], \"tie_break\": [\"price_asc\"], "
+        "\"pick\": \"argmax\"}; ops == != < <= > >= in not_in contains matches exists.")
     progress_percent: int = Field(0, ge=0, le=100)
     confidence: float = Field(0.5, ge=0, le=1)
 

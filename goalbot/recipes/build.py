@@ -10,7 +10,9 @@ from urllib.parse import urlsplit
 from goalbot.agents.secrets import HIDDEN, REFERENCE
 from goalbot.events import Event, EventType
 from goalbot.agents.choosing import Policy, policies_of
-from goalbot.payloads import ActionData, ExtractedData, ObservationData, ShownAction, StepData, TaskStartData
+from goalbot.payloads import (
+    ActionData, ExtractedData, ObservationData, PlanDecisionData, ShownAction, StepData, TaskStartData,
+)
 from goalbot.recipes.model import NAME, Evidence, Fingerprint, Recipe, RecipeAction, RecipeStep, Recorded
 from goalbot.recipes.variables import each_text, loosen, names_in, template
 
@@ -48,6 +50,8 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
         match event.type, event.payload:
             case EventType.EXTRACTED, ExtractedData() as extracted if extracted.valid:
                 read[extracted.key] = extracted
+            case EventType.PLAN_APPROVED, PlanDecisionData() as approved if approved.policies:
+                rules.policies.update(policies_of(approved.policies))
             # The click a `choose` made is the choice's own: a rerun makes it by today's pick.
             case EventType.ACT_START, ActionData() as started if started.action.arg("chosen"):
                 acting = None

@@ -12,32 +12,9 @@ from typing import Any
 
 from kit import answer, call, finished, plan, rows, run_cli, run_goal, verdict
 from hardsite.server import HardSite
+from seats_kit import FRIDAY, POLICIES, SATURDAY, SEATS_SCHEMA, as_data
 
-SEAT = {"type": "object", "required": ["label", "row", "price", "available"], "additionalProperties": False,
-        "properties": {"label": {"type": "string"}, "row": {"type": "integer", "minimum": 1},
-                       "price": {"type": "number", "minimum": 0}, "available": {"type": "boolean"}}}
-SEATS_SCHEMA = {"type": "object", "required": ["seats"], "additionalProperties": False,
-                "properties": {"seats": {"type": "array", "minItems": 1, "items": SEAT}}}
-POLICIES = {"cheapest_front": {
-    "hard": [{"field": "available", "op": "==", "value": True},
-             {"field": "price", "op": "<=", "value": "{{vars.MAX}}"}],
-    "score": [{"when": {"field": "row", "op": "==", "value": 1}, "add": 10}],
-    "tie_break": ["price_asc", "label_asc"], "pick": "argmax"}}
-FRIDAY = [{"label": "A1", "row": 1, "price": 62.0, "status": "available"},
-          {"label": "A2", "row": 1, "price": 49.0, "status": "available"},
-          {"label": "A7", "row": 1, "price": 45.0, "status": "sold"},
-          {"label": "B4", "row": 2, "price": 38.0, "status": "available"}]
-# The next day: A2 is gone, A7 is back and cheaper, a new row-1 seat costs too much for MAX=55.
-SATURDAY = [{"label": "A2", "row": 1, "price": 49.0, "status": "sold"},
-            {"label": "A7", "row": 1, "price": 44.5, "status": "available"},
-            {"label": "A9", "row": 1, "price": 58.0, "status": "available"},
-            {"label": "C3", "row": 3, "price": 20.0, "status": "available"}]
 GOAL = "take the cheapest front-row seat under the limit"
-
-
-def _as_data(seats: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"seats": [{"label": s["label"], "row": s["row"], "price": s["price"],
-                       "available": s["status"] == "available"} for s in seats]}
 
 
 def _files(tmp_path: Path) -> tuple[Path, Path]:
@@ -47,7 +24,8 @@ def _files(tmp_path: Path) -> tuple[Path, Path]:
     return schema, policies
 
 
-def _record(hardsite: HardSite, model_server: Any, db_path: Path, tmp_path: Path) -> tuple[Any, Any, list[dict[str, Any]]]:
+def _record(hardsite: HardSite, model_server: Any, db_path: Path, tmp_path: Path,
+            *flags: str) -> tuple[Any, Any, list[dict[str, Any]]]:
     hardsite.posted["seats"] = FRIDAY
     schema, policies = _files(tmp_path)
     model = model_server({
@@ -56,11 +34,11 @@ def _record(hardsite: HardSite, model_server: Any, db_path: Path, tmp_path: Path
                                   key="seats", schema="seats"),
                              call("choose", **{"from": "seats"}, policy="cheapest_front", act=True)),
                       finished(summary="picked a seat")],
-        "extractor": [answer(call("extracted", data=_as_data(FRIDAY)))],
+        "extractor": [answer(call("extracted", data=as_data(FRIDAY)))] * 2,
         "validator": [verdict(True, "a seat was picked"), verdict(True, "a seat was picked")],
     })
     result, events = run_goal(db_path, model, hardsite.page("seat-picker"), GOAL, "--schema", f"seats={schema}",
-                              "--policies", str(policies), "--var", "MAX=55", "--save-recipe", "seats")
+                              "--policies", str(policies), "--var", "MAX=55", "--save-recipe", "seats", *flags)
     return result, model, events
 
 
@@ -101,7 +79,7 @@ def test_the_recipe_reruns_on_changed_data_with_no_model_and_picks_by_the_same_r
         db_path, "select type, data from events where session_id = ? order by seq", session)]
     assert not [e for e in events if e["type"] in ("LLM_CALL", "LLM_ERROR")]  # 0 model calls
     read = next(e for e in events if e["type"] == "EXTRACTED")
-    assert read["read_by"] == "places" and read["valid"] and read["data"] == _as_data(SATURDAY)
+    assert read["read_by"] == "places" and read["valid"] and read["data"] == as_data(SATURDAY)
     chosen = next(e for e in events if e["type"] == "CHOSEN")
     assert chosen["chosen"]["label"] == "A7"  # today's cheapest free front-row seat under 55
     assert [e["url"] for e in events if e["type"] == "OBSERVATION"][-1].endswith("picked=A7")
@@ -131,3 +109,47 @@ def test_no_candidate_left_is_a_checkpoint_never_a_silent_pick(
     chosen = [e for e in events if e["type"] == "CHOSEN"]
     assert chosen and chosen[0]["chosen"] is None and all(r["dropped_by"] for r in chosen[0]["table"])
     assert not any("picked=" in e.get("url", "") for e in events if e["type"] == "OBSERVATION")
+
+
+def test_a_redesigned_page_is_read_again_by_the_model_once_and_its_new_places_kept(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+    """The site turns its table into cards: the recorded places read nothing that fits the schema,
+    so the rerun asks the extractor (counted like a patch), clicks today's pick, and keeps the new
+    places as the recipe's next version; the rerun after it needs no model again."""
+    result, _, _ = _record(hardsite, model_server, db_path, tmp_path)
+    assert result.returncode == 0, result.stderr
+    hardsite.posted.update(seats=SATURDAY, layout="cards")
+    model = model_server({"extractor": [answer(call("extracted", data=as_data(SATURDAY)))]})
+    healed = run_cli("--db", str(db_path), "rerun", "seats", "--var", "MAX=55", "--no-tui", "--yes",
+                     "--base-url", model.base_url, "--model", "scripted", "--json")
+    assert healed.returncode == 0, healed.stderr
+    assert "kept as seats v2 (seats read again by the model, at new places)" in healed.stderr
+    events = [dict(type=r["type"], **json.loads(r["data"] or "{}")) for r in rows(
+        db_path, "select type, data from events where session_id = ? order by seq", json.loads(healed.stdout)["session"])]
+    reads = [e for e in events if e["type"] == "EXTRACTED"]
+    assert [(e["read_by"], e["valid"]) for e in reads] == [("model", True)]
+    assert "article" in reads[0]["place"]["fields"]["seats"]["each"]
+    assert len([e for e in events if e["type"] == "LLM_CALL"]) == 1
+    assert [e["url"] for e in events if e["type"] == "OBSERVATION"][-1].endswith("picked=A7")
+    again = run_cli("--db", str(db_path), "rerun", "seats", "--var", "MAX=55", "--no-tui", "--yes",
+                    "--base-url", "http://127.0.0.1:9/v1", "--json")
+    assert again.returncode == 0, again.stderr
+    events = [dict(type=r["type"], **json.loads(r["data"] or "{}")) for r in rows(
+        db_path, "select type, data from events where session_id = ? order by seq", json.loads(again.stdout)["session"])]
+    read = next(e for e in events if e["type"] == "EXTRACTED")
+    assert read["read_by"] == "places" and read["data"] == as_data(SATURDAY)
+    assert not [e for e in events if e["type"] == "LLM_CALL"]
+
+
+def test_the_runs_answer_is_read_again_where_it_was_read(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+    schema, _ = _files(tmp_path)
+    result, _, _ = _record(hardsite, model_server, db_path, tmp_path, "--output-schema", str(schema), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["result"] == as_data(FRIDAY)
+    hardsite.posted["seats"] = SATURDAY
+    rerun = run_cli("--db", str(db_path), "rerun", "seats", "--var", "MAX=55", "--no-tui", "--yes",
+                    "--base-url", "http://127.0.0.1:9/v1", "--json")
+    assert rerun.returncode == 0, rerun.stderr
+    printed = json.loads(rerun.stdout)
+    assert printed["valid"] and printed["result"] == as_data(SATURDAY) and printed["errors"] == []

@@ -3,7 +3,9 @@ feedback for the planner. The edits go through the same commands as the terminal
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
 from difflib import SequenceMatcher
 
 from textual.app import ComposeResult
@@ -12,6 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 
+from goalbot.agents.choosing import PolicyError, choice_rules, read_policies
 from goalbot.text import plan_editing
 from tui.widgets.keys_footer import KeysFooter
 
@@ -21,6 +24,7 @@ class Review:
     approved: bool
     steps: list[str] | None = None  # None: approved as proposed; put off (later): the steps as left
     feedback: str = ""
+    policies: dict[str, Any] | None = None  # None: the drafted choice policies as they were
     later: bool = False  # put off with Esc: the plan keeps waiting, and the edits are kept
 
 
@@ -60,11 +64,16 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         Binding("d,delete", "delete", "Delete"),
         Binding("shift+up,K", "move(-1)", "Move", key_display="shift+↑↓"),
         Binding("shift+down,J", "move(1)", "Move down", show=False),
+        Binding("p", "policies", "Policies"),
     ]
 
-    def __init__(self, steps: list[str], draft: list[str] | None = None) -> None:
-        """`draft`: the steps as the person left them when they put the plan off."""
+    def __init__(self, steps: list[str], draft: list[str] | None = None,
+                 policies: dict[str, Any] | None = None) -> None:
+        """`draft`: the steps as the person left them when they put the plan off; `policies`:
+        the choice policies the planner drafted with them, which the person may edit too."""
         super().__init__()
+        self.drafted = dict(policies or {})
+        self.policies = dict(self.drafted)
         self.proposed = list(steps)
         self.steps = list(draft if draft is not None else steps)
         self._editing: str | None = None  # "edit", "add" or "reject" while the input is open
@@ -74,6 +83,7 @@ class PlanReviewScreen(ModalScreen[Review | None]):
             yield Label("The plan waits for your approval", id="review-title")
             yield OptionList(id="review-steps")
             yield Label("", id="review-removed", markup=False)
+            yield Label("", id="review-policies", markup=False)
             yield Label("", id="review-problem")
             # Not selected on focus: a key typed to change a word must not replace the whole step.
             yield Input(id="review-input", select_on_focus=False)
@@ -95,6 +105,9 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         self.query_one("#review-title", Label).update(f"The plan waits for your approval{edited}")
         self.query_one("#review-removed", Label).update(
             "\n".join(f"- {text}" for text in removed) if removed else "")
+        edited_rules = " (edited)" if self.policies != self.drafted else ""
+        self.query_one("#review-policies", Label).update(
+            choice_rules(self.policies) + edited_rules if self.policies else "")
         steps.focus()
 
     @property
@@ -125,6 +138,11 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         if self._editing is None:
             self._open_input("add", "", "a new step after the highlighted one (Enter adds)")
 
+    def action_policies(self) -> None:
+        if self._editing is None:
+            self._open_input("policies", json.dumps(self.policies, ensure_ascii=False),
+                             'the choice policies as JSON: {"name": {"hard": […], "score": […], …}} (Enter saves)')
+
     def action_reject(self) -> None:
         if self._editing is None:
             self._open_input("reject", "", "what should the planner do differently? (Enter rejects)")
@@ -140,7 +158,8 @@ class PlanReviewScreen(ModalScreen[Review | None]):
 
     def action_approve(self) -> None:
         if self._editing is None:
-            self.dismiss(Review(approved=True, steps=None if self.steps == self.proposed else self.steps))
+            self.dismiss(Review(approved=True, steps=None if self.steps == self.proposed else self.steps,
+                                policies=None if self.policies == self.drafted else self.policies))
 
     def action_back(self) -> None:
         if self._editing is not None:
@@ -160,6 +179,15 @@ class PlanReviewScreen(ModalScreen[Review | None]):
             self.dismiss(Review(approved=False, feedback=text))
         elif text and mode == "edit":
             self._apply(f"{self._current + 1} {text}", self._current)
+        elif text and mode == "policies":
+            try:
+                read = read_policies(message.value, "the policies")
+            except PolicyError as exc:
+                self.query_one("#review-problem", Label).update(str(exc))
+                return
+            self.query_one("#review-problem", Label).update("")
+            self.policies = {name: policy.model_dump(mode="json") for name, policy in read.items()}
+            self._show()
         elif text and mode == "add":
             position = min(self._current + 2, len(self.steps) + 1) if self.steps else 1
             self._apply(f"i {position} {text}", position - 1)

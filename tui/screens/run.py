@@ -263,11 +263,12 @@ class RunScreen(Screen[None]):
                 return
             self._draft = None
             if review.approved:
-                self._send(Command.APPROVE, steps=review.steps)
+                self._send(Command.APPROVE, steps=review.steps,
+                           **({"policies": review.policies} if review.policies is not None else {}))
             else:
                 self._send(Command.REJECT, feedback=review.feedback)
 
-        self.app.push_screen(PlanReviewScreen(state.proposed, self._draft_now()), send)
+        self.app.push_screen(PlanReviewScreen(state.proposed, self._draft_now(), state.proposed_policies), send)
 
     def _keep_draft(self, steps: list[str] | None) -> None:
         """The person's edits to a plan they put off are theirs: kept for this plan until they
