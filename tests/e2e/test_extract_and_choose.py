@@ -6,7 +6,9 @@ still fits the schema."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -153,3 +155,29 @@ def test_the_runs_answer_is_read_again_where_it_was_read(
     assert rerun.returncode == 0, rerun.stderr
     printed = json.loads(rerun.stdout)
     assert printed["valid"] and printed["result"] == as_data(SATURDAY) and printed["errors"] == []
+
+
+async def test_the_dashboard_shows_why_the_pick_was_made(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+    from dashboard_kit import on_top, until
+    from goalbot.events import EventType
+    from storage.db import opened
+    from storage.queries import session_events
+    from tui.app import GoalbotApp
+    from tui.screens.event_detail import EventScreen
+
+    result, _, events = _record(hardsite, model_server, db_path, tmp_path)
+    assert result.returncode == 0, result.stderr
+    with opened(db_path) as db:
+        stored = session_events(db, rows(db_path, "select id from sessions")[0]["id"])
+    chosen = next(e for e in stored if e.type is EventType.CHOSEN)
+    app = GoalbotApp(db_path=db_path, opening="sessions")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await until(pilot, lambda: on_top(app, "SessionsScreen"), "the sessions")
+        await app.push_screen(EventScreen(chosen))
+        await until(pilot, lambda: on_top(app, "EventScreen"), "the event's detail")
+        svg = app.export_screenshot()
+    drawn = html.unescape("".join(re.findall(r">([^<>]*)</text>", svg))).replace("\xa0", " ")
+    for words in ("cheapest_front: only available == true", 'label="A2"', "score 10",
+                  "dropped: available == true", 'dropped: price <= "{{vars.MAX}}"', "→"):
+        assert words in drawn, words

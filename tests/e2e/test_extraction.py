@@ -112,3 +112,44 @@ def test_a_bad_schema_is_refused_in_one_line_before_anything_starts(db_path: Pat
     assert result.returncode == 2 and said in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert not db_path.exists()
+
+
+def test_a_big_page_is_read_in_parts_within_the_budget_and_the_parts_joined(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+    """hardsite's inventory table has a thousand rows, more text than one observation may take: the
+    extractor reads it in parts, one call each, and the lists the parts give are joined in order."""
+    schema = {"type": "object", "required": ["rows"], "properties": {
+        "rows": {"type": "array", "minItems": 2, "items": {"type": "string", "pattern": "^Row [0-9]+$"}}}}
+    model = model_server(_script(answer(call("extracted", data={"rows": ["Row 1"]})),
+                                 answer(call("extracted", data={"rows": ["Row 1000"]}))))
+    result, events = run_goal(db_path, model, f"{hardsite.url}/table.html", "the first and the last row's names",
+                              "--output-schema", str(_schema(tmp_path, schema)), "--json")
+    assert result.returncode == 0, result.stderr
+    read = next(e for e in events if e["type"] == "EXTRACTED")
+    assert read["valid"] and read["data"] == {"rows": ["Row 1", "Row 1000"]} and read["sections"] == 2
+    asked = [r["messages"][-1]["content"] for r in model.requests
+             if "You are the Extractor" in json.dumps(r["messages"])]
+    assert len(asked) == read["sections"]
+    assert all(len(prompt) < 12_000 for prompt in asked)  # each part within the observation budget
+    assert "part 1 of 2" in asked[0] and "Row 1\t" in asked[0] and "Row 1000" not in asked[0]
+    assert "Row 1000" in asked[-1]
+
+
+@pytest.mark.parametrize(("flags", "said"), [
+    (("--schema", "seats"), "--schema wants NAME=FILE"),
+    (("--policies", "{tmp}/none.json"), "cannot read"),
+    (("--policies", "{tmp}/bad-op.json"), "cheap.hard.0.op: unknown operator 'like'"),
+    (("--policies", "{tmp}/bad-type.json"), "cheap.score.0.add: Input should be a valid number"),
+    (("--policies", "{tmp}/missing.json"), "cheap.hard.0.field: is missing"),
+], ids=["schema without a name", "no such file", "unknown operator", "wrong type", "missing field"])
+def test_bad_schemas_and_policies_given_to_a_run_are_refused_in_one_line(
+        db_path: Path, tmp_path: Path, flags: tuple[str, ...], said: str) -> None:
+    (tmp_path / "bad-op.json").write_text(json.dumps({"cheap": {"hard": [{"field": "price", "op": "like", "value": 1}]}}))
+    (tmp_path / "bad-type.json").write_text(json.dumps({"cheap": {"score": [{"when": {"field": "a", "op": "exists"},
+                                                                           "add": "ten"}]}}))
+    (tmp_path / "missing.json").write_text(json.dumps({"cheap": {"hard": [{"op": "==", "value": 1}]}}))
+    result = run_cli("--db", str(db_path), "run", GOAL, "--url", "http://127.0.0.1:9/", "--no-tui", "--yes",
+                     *(flag.format(tmp=tmp_path) for flag in flags))
+    assert result.returncode == 2 and said in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not db_path.exists()
