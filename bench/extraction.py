@@ -1,13 +1,13 @@
-"""What a run's extraction costs (`goalbot run … --output-schema S.json --json`), per extraction:
-model calls, prompt characters sent, and wall time from the goal's last verdict to the data, for
-an answer that fits at once and for one that needs its repair. The run is the real command
-line against the test site's seats page and the scripted model, whose every answer takes
-`--latency` seconds as a real model's does.
+"""What an extraction costs, per extraction: model calls, prompt characters sent, and wall time from
+the `extract` action's start to its data — in a recorded run (an answer that fits at once, and
+one that needs its repair) and in the reruns of the recipe made from it (the recorded places read
+with no model, and, after the site's redesign, the extractor's one re-read). Every figure comes
+from the real command line against the test site's seat-picker page and the scripted model, whose
+every answer takes `--latency` seconds as a real model's does.
 
     python bench/extraction.py [--runs 3] [--latency 0.5]
 
-Prints figures; nothing here asserts. Reruns that read the same places without a model are not
-built yet (issue 34), so there is no rerun column.
+Prints figures; nothing here asserts.
 """
 
 from __future__ import annotations
@@ -23,34 +23,69 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO), str(REPO / "tests"), str(REPO / "tests" / "e2e")]
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from goalbot.scripted.server import Script, ScriptedModelServer  # noqa: E402
 from hardsite.server import HardSite  # noqa: E402
-from kit import answer, call, rows  # noqa: E402
-from test_extraction import GOAL, SCHEMA, SEATS, _script  # noqa: E402
+from kit import answer, call, finished, plan, rows, verdict  # noqa: E402
+from seats_kit import FRIDAY, POLICIES, SATURDAY, SEATS_SCHEMA, as_data  # noqa: E402
+
+GOAL = "take the cheapest front-row seat under the limit"
+DEAD_ENDPOINT = "http://127.0.0.1:9/v1"
 
 
-def one_run(site: HardSite, script: dict[str, Any], latency: float) -> dict[str, float]:
-    server = ScriptedModelServer(Script({**script, "server": {"latency_s": latency}})).start()
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            db, schema = Path(folder) / "goalbot.db", Path(folder) / "schema.json"
-            schema.write_text(json.dumps(SCHEMA))
-            done = subprocess.run(
-                [sys.executable, "-m", "goalbot", "--db", str(db), "run", GOAL, "--url", site.page("seats"), "--no-tui",
-                 "--yes", "--base-url", server.base_url, "--model", "scripted", "--output-schema", str(schema),
-                 "--json"], capture_output=True, text=True, cwd=REPO, timeout=300)
-            assert json.loads(done.stdout)["valid"], done.stderr
-            events = rows(db, "select type, ts from events order by seq")
-    finally:
-        server.stop()
-    asked = [r for r in server.requests if any(t["function"]["name"] == "extracted" for t in r.get("tools") or [])]
-    verdicts = [e for e in events if e["type"] == "VALIDATE_OK"]
+def recording(extracted: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"planner": [plan("Read the seats and take the cheapest front-row seat under the limit")],
+            "navigator": [answer(call("extract", instruction="every seat with its row, price and whether it is free",
+                                      key="seats", schema="seats"),
+                                 call("choose", **{"from": "seats"}, policy="cheapest_front", act=True)),
+                          finished(summary="picked a seat")],
+            "extractor": extracted, "validator": [verdict(True, "a seat was picked")] * 2}
+
+
+def goalbot(db: Path, *args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "goalbot", "--db", str(db), *args, "--no-tui", "--yes"],
+                          capture_output=True, text=True, cwd=REPO, timeout=300, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+
+
+def measured(db: Path, server: ScriptedModelServer | None) -> dict[str, float]:
+    """The latest session's extraction: the extractor's requests, and the time it took."""
+    session = rows(db, "select id from sessions order by started_at desc limit 1")[0]["id"]
+    events = rows(db, "select type, ts, data from events where session_id = ? order by seq", session)
+    start = next(e for e in events if e["type"] == "ACT_START" and '"extract"' in e["data"])
     read = next(e for e in events if e["type"] == "EXTRACTED")
-    took = datetime.fromisoformat(read["ts"]) - datetime.fromisoformat(verdicts[-1]["ts"])
+    asked = [r for r in (server.requests if server else []) if r.get("role") == "extractor"]
+    took = datetime.fromisoformat(read["ts"]) - datetime.fromisoformat(start["ts"])
     return {"calls": len(asked), "chars": sum(len(json.dumps(r["messages"], ensure_ascii=False)) for r in asked),
             "seconds": took.total_seconds()}
+
+
+def one_round(site: HardSite, latency: float, repair: bool) -> dict[str, dict[str, float]]:
+    """A recorded run, a rerun on the next day's seats, and a rerun after the site's redesign."""
+    figures = {}
+    wrong = {"seats": [dict(as_data(FRIDAY)["seats"][0], price="$62.00")]}
+    first = [answer(call("extracted", data=wrong))] if repair else []
+    with tempfile.TemporaryDirectory() as folder:
+        db, schema, policies = (Path(folder) / name for name in ("goalbot.db", "seats.json", "policies.json"))
+        schema.write_text(json.dumps(SEATS_SCHEMA))
+        policies.write_text(json.dumps(POLICIES))
+        site.posted.update(seats=FRIDAY, layout="table")
+        script = recording([*first, answer(call("extracted", data=as_data(FRIDAY)))])
+        with ScriptedModelServer(Script({**script, "server": {"latency_s": latency}})) as model:
+            goalbot(db, "run", GOAL, "--url", site.page("seat-picker"), "--base-url", model.base_url,
+                    "--model", "scripted", "--schema", f"seats={schema}", "--policies", str(policies),
+                    "--var", "MAX=55", "--save-recipe", "seats")
+            figures["recorded run" + (", one repair" if repair else ", fits at once")] = measured(db, model)
+        site.posted.update(seats=SATURDAY)
+        goalbot(db, "rerun", "seats", "--var", "MAX=55", "--base-url", DEAD_ENDPOINT)
+        figures["rerun, recorded places"] = measured(db, None)
+        site.posted.update(layout="cards")
+        reread = {"extractor": [answer(call("extracted", data=as_data(SATURDAY)))], "server": {"latency_s": latency}}
+        with ScriptedModelServer(Script(reread)) as model:
+            goalbot(db, "rerun", "seats", "--var", "MAX=55", "--base-url", model.base_url, "--model", "scripted")
+            figures["rerun after a redesign (re-read once)"] = measured(db, model)
+    return figures
 
 
 def main() -> None:
@@ -58,16 +93,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--latency", type=float, default=0.5)
     args = parser.parse_args()
-    wrong = {"seats": [dict(SEATS["seats"][0], price="$62.00")]}
-    cases = {"fits at once": _script(answer(call("extracted", data=SEATS))),
-             "one repair": _script(answer(call("extracted", data=wrong)), answer(call("extracted", data=SEATS)))}
     print(f"| extraction (median of {args.runs}, model latency {args.latency:g} s) | calls | prompt chars | wall time |")
     print("|---|---:|---:|---:|")
     with HardSite() as site:
-        for name, script in cases.items():
-            runs = [one_run(site, script, args.latency) for _ in range(args.runs)]
-            figure = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
-            print(f"| {name} | {figure['calls']:.0f} | {figure['chars']:,.0f} | {figure['seconds']:.2f} s |")
+        rounds = [one_round(site, args.latency, repair) for repair in (False, True) for _ in range(args.runs)]
+    names = list(dict.fromkeys(name for figures in rounds for name in figures))
+    for name in names:
+        runs = [figures[name] for figures in rounds if name in figures]
+        figure = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+        print(f"| {name} | {figure['calls']:.0f} | {figure['chars']:,.0f} | {figure['seconds']:.2f} s |")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import difflib
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import sqlite_utils
 
@@ -20,7 +21,7 @@ from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail
 from goalbot.recipes import folder
 from goalbot.recipes.build import RecipeError
-from goalbot.recipes.model import Evidence, Recipe
+from goalbot.recipes.model import Evidence, Recipe, Recorded
 from goalbot.recipes.runner import Rerun
 from goalbot.recipes.variables import fill
 from goalbot.text.eventfmt import printable
@@ -153,13 +154,33 @@ def show(recipe: Recipe, healed: dict[int, Evidence] | None = None) -> str:
             if target is not None:
                 found_by = _locators(target)
                 lines.append(f"     found by: {', '.join(found_by) or 'role and name only'}")
+            if action.reads is not None:
+                lines.append(f"     reads: {_places_in_words(action.reads)}")
             if healed and position in healed:
                 lines.append(f"     healed: now found by {', '.join(_locators(healed[position])) or 'role and name'}"
                              f" ({healed[position].role} {healed[position].name!r})")
             expect = action.expect.words()
             lines.append(f"     on a page at {action.fingerprint.url_contains!r}"
                          + (f"; expects: {'; '.join(expect)}" if expect else ""))
-    return printable("\n".join(lines))  # a recipe file may carry terminal escapes
+    if recipe.result is not None:
+        lines.append(f"the answer (--output-schema) reads: {_places_in_words(recipe.result)}")
+    return printable("\n".join(lines))
+
+
+def _places_in_words(recorded: Recorded) -> str:
+    """Where an extraction reads, in a line: each list's rows and fields, or that the model must."""
+    if recorded.place is None:
+        return "no places kept: the extractor reads the page each time"
+
+    def words(place: dict[str, Any], name: str) -> list[str]:
+        if "each" in place:
+            fields = ", ".join(place.get("fields", {})) or "each value"
+            return [f"{name or 'the list'} from rows {place['each']!r} ({fields})"]
+        if "at" in place:
+            return [f"{name} at {place['at']!r}"]
+        return [part for key, sub in place.get("fields", {}).items() for part in words(sub, key)]
+
+    return "; ".join(words(recorded.place, ""))  # a recipe file may carry terminal escapes
 
 
 def _recorded_at(db: sqlite_utils.Database, recipe: Recipe) -> str | None:

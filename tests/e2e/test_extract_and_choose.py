@@ -50,7 +50,7 @@ def test_a_run_extracts_chooses_by_policy_and_clicks_the_pick(
     assert result.returncode == 0, result.stderr
     read = next(e for e in events if e["type"] == "EXTRACTED")
     assert read["valid"] and read["key"] == "seats" and read["read_by"] == "model"
-    assert read["place"]["fields"]["seats"]["each"].endswith("tr")  # where the rows are, as structure
+    assert read["place"]["fields"]["seats"]["each"] == "#seats > tbody:nth-of-type(1) > tr"  # structure, by a stable id
     chosen = next(e for e in events if e["type"] == "CHOSEN")
     assert chosen["policy"] == "cheapest_front" and chosen["chosen"]["label"] == "A2"
     why = {row["candidate"]["label"]: (row["dropped_by"], row["score"]) for row in chosen["table"]}
@@ -66,6 +66,8 @@ def test_a_run_extracts_chooses_by_policy_and_clicks_the_pick(
     assert "|  | label=\"A7\", row=1, price=45.0, available=false | dropped: available == true |" in report
     shown = run_cli("--db", str(db_path), "recipe", "show", "seats").stdout
     assert "policy cheapest_front: only available == true; price <=" in shown and "needs --var MAX" in shown
+    assert "reads: seats from rows '#seats > tbody:nth-of-type(1) > tr' (label, row, price, " \
+           "available)" in shown
 
 
 def test_the_recipe_reruns_on_changed_data_with_no_model_and_picks_by_the_same_rules(
@@ -181,3 +183,24 @@ async def test_the_dashboard_shows_why_the_pick_was_made(
     for words in ("cheapest_front: only available == true", 'label="A2"', "score 10",
                   "dropped: available == true", 'dropped: price <= "{{vars.MAX}}"', "→"):
         assert words in drawn, words
+
+
+def test_an_exported_recipe_keeps_its_places_and_a_tampered_schema_is_refused_on_import(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+    result, _, _ = _record(hardsite, model_server, db_path, tmp_path)
+    assert result.returncode == 0, result.stderr
+    folder = tmp_path / "seats-folder"
+    assert run_cli("--db", str(db_path), "recipe", "export", "seats", str(folder)).returncode == 0
+    workflow = json.loads((folder / "workflow.json").read_text())
+    extract = next(a for step in workflow["steps"] for a in step["actions"] if a["op"] == "extract")
+    assert extract["reads"]["schema"] == SEATS_SCHEMA and extract["reads"]["place"]["fields"]["seats"]["each"]
+    assert run_cli("--db", str(db_path), "recipe", "import", str(folder)).returncode == 0  # seats v2
+    hardsite.posted["seats"] = SATURDAY
+    rerun = run_cli("--db", str(db_path), "rerun", "seats", "--var", "MAX=55", "--no-tui", "--yes",
+                    "--base-url", "http://127.0.0.1:9/v1", "--json")
+    assert rerun.returncode == 0 and json.loads(rerun.stdout)["status"] == "ok", rerun.stderr
+    extract["reads"]["schema"] = {"type": "no-such-type"}
+    (folder / "workflow.json").write_text(json.dumps(workflow))
+    refused = run_cli("--db", str(db_path), "recipe", "import", str(folder))
+    assert refused.returncode == 2 and "is not a valid JSON Schema" in refused.stderr, refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1 and "Traceback" not in refused.stderr
