@@ -17,6 +17,7 @@ from goalbot.cli.flags import (
     add_browser_flags, add_model_flags, add_observe_parser, add_operator_flags,
     add_person_flags, add_recipe_flags, add_result_flags, add_run_flags, add_secret_flags,
 )
+from goalbot.cli.mcp_command import add_mcp_parser
 from goalbot.cli.parser import Parser, add_global_flags, finish, parse
 from goalbot.cli.settings import ConfigError, Settings, load_settings
 from goalbot.cli.terminal import fail, has_terminal
@@ -39,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "observe": ("goalbot.cli.observe", "cmd_observe"),
     "recipe": ("goalbot.cli.recipe_commands", "cmd_recipe"),
     "rerun": ("goalbot.cli.recipe_commands", "cmd_rerun"),
+    "mcp": ("goalbot.cli.mcp_command", "cmd_mcp"),
 }
 
 
@@ -107,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_observe_parser(sub)
     add_recipe_parsers(sub)
+    add_mcp_parser(sub)
     return finish(parser)
 
 

@@ -28,6 +28,7 @@ def _files(tmp_path: Path) -> tuple[Path, Path]:
 
 def _record(hardsite: HardSite, model_server: Any, db_path: Path, tmp_path: Path,
             *flags: str) -> tuple[Any, Any, list[dict[str, Any]]]:
+    hardsite.reset()  # the site is shared by the worker's tests: no layout or seats of another test
     hardsite.posted["seats"] = FRIDAY
     schema, policies = _files(tmp_path)
     model = model_server({

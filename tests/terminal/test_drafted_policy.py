@@ -22,6 +22,7 @@ DRAFT = {"cheap_front": {"hard": [{"field": "available", "op": "==", "value": Tr
 
 async def test_the_person_edits_the_drafted_policy_and_the_run_chooses_by_it(
         hardsite: HardSite, model_server, db_path: Path, tmp_path: Path, reaped) -> None:  # noqa: F811
+    hardsite.reset()
     hardsite.posted["seats"] = FRIDAY
     schema = tmp_path / "seats.schema.json"
     schema.write_text(json.dumps(SEATS_SCHEMA))

@@ -106,8 +106,9 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         self.query_one("#review-removed", Label).update(
             "\n".join(f"- {text}" for text in removed) if removed else "")
         edited_rules = " (edited)" if self.policies != self.drafted else ""
-        self.query_one("#review-policies", Label).update(
-            choice_rules(self.policies) + edited_rules if self.policies else "")
+        rules = self.query_one("#review-policies", Label)
+        rules.display = bool(self.policies)  # a plan that chooses nothing shows no empty line for it
+        rules.update(choice_rules(self.policies) + edited_rules if self.policies else "")
         steps.focus()
 
     @property

@@ -1,0 +1,274 @@
+"""The MCP server: goalbot's tools as a host's model reads them. Long runs go both ways — an id at
+once, to poll with `get_run`; or `wait`, with a progress notification for each step started, done
+or failed, each re-plan and each question — and a GO / NOT GO or a plan goes to the person through
+the host (MCP elicitation) when it can, bound to the one question the server asked."""
+
+from __future__ import annotations
+
+import json
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, AsyncIterator, Literal
+
+from mcp.server.elicitation import AcceptedElicitation, render_elicitation_schema
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import NoBackChannelError
+from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
+from pydantic import BaseModel, Field
+
+from goalbot.cli.mcp_server.models import (
+    Observed, Problem, RecipeLine, RecipeList, Report, RunLine, RunList, RunStarted, RunState,
+)
+from goalbot.cli.mcp_server.runs import HostRules, Live, ProblemError, RunBook, digest_of, waiting_of
+from goalbot.cli.reports import store_report
+from goalbot.cli.settings import Settings
+from goalbot.events import Event, EventType
+from goalbot.operators.base import OperatorError
+from goalbot.operators.browser.launch import BrowserOptions
+from goalbot.operators.browser.operator import BrowserOperator
+from goalbot.payloads import PlanData
+from goalbot.text.eventfmt import printable, summary
+from storage import queries, recipes
+from storage.db import StoreError, opened
+
+MAX_ANSWER = 20_000  # characters of a report or a page in one answer: the rest stays in the store
+PROGRESS_EVENTS = {EventType.PLAN_PROPOSED, EventType.STEP_START, EventType.STEP_OK, EventType.STEP_FAIL,
+                   EventType.APPROVAL_REQUEST, EventType.ASK_USER, EventType.EXTRACTED, EventType.CHOSEN}
+INSTRUCTIONS = """goalbot reaches goals in a real web browser: it plans, asks its person to approve
+the plan and every risky action (buying, sending, deleting), carries the steps out and checks them.
+Start with run_goal (or rerun_recipe for a recorded flow: no model, no cost), then get_run until it
+ends, or pass wait=true to follow it with progress. A run waiting for its person says so in
+get_run; the person answers in your host's prompt, or with `goalbot attach RUN_ID`."""
+
+
+class GoDecision(BaseModel):
+    decision: Literal["GO", "NOT GO"] = Field(description="GO lets exactly the action described happen.")
+
+
+class PlanDecision(BaseModel):
+    approve: bool = Field(description="Approve the plan as shown.")
+    feedback: str = Field("", description="When not approved: what the planner should do differently.")
+
+
+def _failed(problem: Problem) -> ToolError:
+    return ToolError(json.dumps(problem.model_dump(), ensure_ascii=False))
+
+
+def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServer[RunBook]:
+    book = RunBook(settings, db_path, rules)
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[RunBook]) -> AsyncIterator[RunBook]:
+        try:
+            yield book
+        finally:
+            await book.close()  # never orphaned browsers: what this server started ends with it
+
+    server: MCPServer[RunBook] = MCPServer("goalbot", instructions=INSTRUCTIONS, lifespan=lifespan)
+
+    @server.tool()
+    async def run_goal(goal: str, ctx: Context, url: str | None = None,
+                       output_schema: dict[str, Any] | None = None, wait: bool = False) -> RunStarted | InputRequiredResult:
+        """Reach a goal in a real browser: goalbot plans it, the person approves, it acts and checks.
+
+        goal: what to reach, in words ("turn on dark mode in the settings").
+        url: the page to start on.
+        output_schema: a JSON Schema; the run's answer is then data read off the page that fits it.
+        wait: follow the run with progress notifications and return when it ends; else return
+        its run_id at once, to poll with get_run.
+        """
+        try:
+            live, answered = _resumed(book, ctx) or (await book.start_goal(goal, url, output_schema), "")
+        except ProblemError as exc:
+            raise _failed(exc.problem) from exc
+        return await _settled(live, ctx, answered) if wait else RunStarted(run_id=live.wiring.session_id,
+                                                                           status=live.status)
+
+    @server.tool()
+    async def rerun_recipe(name: str, ctx: Context, vars: dict[str, str] | None = None,
+                           wait: bool = False) -> RunStarted | InputRequiredResult:
+        """Rerun a recorded recipe with no model: the same flow on today's page, with today's values.
+
+        name: the recipe's name (list_recipes). vars: the values of its variables, {"NAME": "value"}.
+        wait: as for run_goal.
+        """
+        try:
+            live, answered = _resumed(book, ctx) or (await book.start_rerun(name, vars or {}), "")
+        except ProblemError as exc:
+            raise _failed(exc.problem) from exc
+        return await _settled(live, ctx, answered) if wait else RunStarted(run_id=live.wiring.session_id,
+                                                                           status=live.status)
+
+    @server.tool()
+    def get_run(run_id: str) -> RunState:
+        """Where a run is: its status, the step in progress, what it waits for, its newest events, its result."""
+        try:
+            return book.state(run_id)
+        except ProblemError as exc:
+            raise _failed(exc.problem) from exc
+
+    @server.tool()
+    def cancel_run(run_id: str) -> RunState:
+        """Stop a run of this server before its next action; what it did so far stays stored."""
+        try:
+            return book.cancel(run_id)
+        except ProblemError as exc:
+            raise _failed(exc.problem) from exc
+
+    @server.tool()
+    def list_runs(limit: int = 10) -> RunList:
+        """The newest stored runs (any process's), newest first."""
+        try:
+            with opened(db_path) as db:
+                rows = queries.list_sessions(db, limit=max(1, min(limit, 100)))
+        except StoreError as exc:
+            raise _failed(Problem(code="internal", message=str(exc))) from exc
+        return RunList(runs=[RunLine(run_id=row.id, goal=printable(row.goal)[:200], status=row.status,
+                                     started_at=row.started_at) for row in rows])
+
+    @server.tool()
+    def list_recipes() -> RecipeList:
+        """The recorded recipes rerun_recipe can run, with the vars each needs."""
+        try:
+            with opened(db_path) as db:
+                found = [recipes.load(db, row["name"]) for row in recipes.listed(db)]
+        except (StoreError, recipes.UnreadableRecipe) as exc:
+            raise _failed(Problem(code="internal", message=str(exc))) from exc
+        return RecipeList(recipes=[RecipeLine(name=r.name, version=r.version, steps=len(r.steps),
+                                              goal=printable(r.goal)[:200], needs_vars=r.variables,
+                                              needs_secrets=r.secrets) for r in found if r is not None])
+
+    @server.tool()
+    def get_report(run_id: str) -> Report:
+        """A run's report in Markdown: what was planned and done, what it cost, what it found."""
+        try:
+            markdown = store_report(db_path, run_id)
+        except StoreError as exc:
+            raise _failed(Problem(code="internal", message=str(exc))) from exc
+        if markdown is None:
+            raise _failed(Problem(code="not_found", message=f"no run {run_id}", hint="list_runs names them"))
+        return Report(run_id=run_id, markdown=markdown[:MAX_ANSWER], cut=len(markdown) > MAX_ANSWER)
+
+    @server.tool()
+    async def observe(url: str) -> Observed:
+        """What goalbot's navigator sees on a page: its numbered elements and text, within a budget."""
+        operator = BrowserOperator(BrowserOptions(headless=True, browser_path=settings.browser_path,
+                                                  cdp_url=rules.cdp_url))
+        try:
+            await operator.start(url)
+            seen = await operator.observe(screenshot=False)
+        except OperatorError as exc:
+            raise _failed(Problem(code="unreachable", message=str(exc), hint="check the address")) from exc
+        finally:
+            await operator.close()
+        page = seen.render()
+        return Observed(url=seen.url, title=seen.title, page=page[:MAX_ANSWER], cut=len(page) > MAX_ANSWER)
+
+    return server
+
+
+async def _settled(live: Live, ctx: Context, answered: str = "") -> RunStarted | InputRequiredResult:
+    """Follows the run to its end: progress for each step and question; the person's answers
+    through the host when it can ask them. A host that cancels the call stops the run. On a host
+    of the 2026-07-28 protocol a question ends this round with the question itself, and the
+    host's retry of the same call carries the answer back (`_resumed`)."""
+    book: RunBook = ctx.request_context.lifespan_context
+    run_id, reported = live.wiring.session_id, 0
+    try:
+        async for event in book.follow(live):
+            if event.type in PROGRESS_EVENTS:
+                reported += 1
+                await ctx.report_progress(reported, None, printable(f"{event.type.value}: {summary(event)}")[:300])
+            if event is not live.waiting or digest_of(run_id, event) == answered:
+                continue  # not a question, or the one this round's retry just answered
+            asked = await _ask_host(live, event, ctx)
+            if isinstance(asked, InputRequiredResult):
+                return asked
+            if not asked:
+                reported += 1
+                await ctx.report_progress(reported, None, f"waiting for the person: goalbot attach {run_id}")
+    except BaseException:
+        if live.result is None:
+            live.wiring.control.stop()  # the host gave up on the call: the run stops before its next action
+        raise
+    assert live.task is not None
+    result = await live.task
+    if result.could_not_start:
+        raise _failed(Problem(code="unreachable", message=result.reason, hint="check the url, and that a browser "
+                              "can start on the server's machine"))
+    data = live.extracted.data if live.extracted and live.extracted.valid else result.answer or None
+    return RunStarted(run_id=run_id, status=live.status, result=data, reason=result.reason)
+
+
+class Asked(BaseModel):
+    """What a round of the multi-round-trip protocol carries to the next: the run and the one
+    question its answer binds to. The SDK seals it; a host only echoes it back."""
+
+    run_id: str
+    digest: str
+
+
+async def _ask_host(live: Live, event: Event, ctx: Context) -> bool | InputRequiredResult:
+    """Puts the question the run waits on to the person through the host. True: asked and
+    answered; False: the host cannot ask (the run waits for `goalbot attach`); or the question to
+    return, for a host that answers by retrying the call."""
+    capabilities = ctx.client_capabilities
+    if capabilities is None or capabilities.elicitation is None:
+        return False
+    run_id, digest, asked = live.wiring.session_id, digest_of(live.wiring.session_id, event), waiting_of(event)
+    schema = PlanDecision if isinstance(event.payload, PlanData) else GoDecision
+    where = f" on {asked.where}" if asked.where else ""
+    message = printable(f"goalbot run {run_id} [{digest}]: {asked.what}{where}")
+    try:
+        answer = await ctx.elicit(message, schema)
+    except NoBackChannelError:
+        request = ElicitRequest(params=ElicitRequestFormParams(message=message,
+                                                               requested_schema=render_elicitation_schema(schema)))
+        return InputRequiredResult(input_requests={digest: request},
+                                   request_state=Asked(run_id=run_id, digest=digest).model_dump_json())
+    except Exception:  # noqa: BLE001 - a host that fails to ask leaves the question to attach
+        return False
+    data = answer.data if isinstance(answer, AcceptedElicitation) else None
+    _apply(live, digest, answer.action, data)
+    return True
+
+
+def _apply(live: Live, digest: str, action: str, data: BaseModel | None) -> None:
+    """The person's answer, applied only while the run still waits on the very question asked:
+    its digest was minted here from that question, never taken from a tool's arguments."""
+    still = live.waiting
+    if still is None or digest_of(live.wiring.session_id, still) != digest:
+        return  # answered elsewhere meanwhile (attach, a timeout): this answer binds to nothing now
+    control, by = live.wiring.control, "the MCP host's person"
+    is_plan = isinstance(still.payload, PlanData)
+    if action != "accept" or data is None:
+        control.reject("declined in the host", by=by) if is_plan else control.deny(by=by)
+    elif isinstance(data, PlanDecision):
+        control.approve(by=by) if data.approve else control.reject(data.feedback, by=by)
+    elif isinstance(data, GoDecision):
+        control.grant(by=by) if data.decision == "GO" else control.deny(by=by)
+
+
+def _resumed(book: RunBook, ctx: Context) -> tuple[Live, str] | None:
+    """The run a retried call follows and the question its host answered, with the answer
+    applied; None for a new call."""
+    if ctx.request_state is None:
+        return None
+    try:
+        asked = Asked.model_validate_json(ctx.request_state)
+    except ValueError:
+        return None
+    live = book.live.get(asked.run_id)
+    if live is None:
+        return None
+    response = (ctx.input_responses or {}).get(asked.digest)
+    if isinstance(response, ElicitResult):
+        still = live.waiting
+        schema = PlanDecision if still is not None and isinstance(still.payload, PlanData) else GoDecision
+        try:
+            data = schema.model_validate(response.content) if response.content is not None else None
+        except ValueError:
+            data = None
+        _apply(live, asked.digest, response.action, data)
+    return live, asked.digest

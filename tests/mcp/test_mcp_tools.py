@@ -1,0 +1,174 @@
+"""`goalbot mcp` driven by the real MCP client in this process: a goal run on a page the tests
+serve with the scripted model, followed with progress notifications; the GO / NOT GO for a
+purchase put to the person through the host (elicitation) and bound to that one action; a run
+polled, cancelled, and two at once; bad input answered with a code, a message and a hint."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+
+from goalbot.cli.mcp_server.runs import HostRules
+from goalbot.cli.mcp_server.server import build_server
+from goalbot.cli.settings import load_settings
+from hardsite.server import HardSite
+from kit import answer, call, element, finished, plan, rows, verdict
+
+BUY = "buy one kimchi stew kit"
+
+
+def _buying(after_go: bool = True) -> dict[str, Any]:
+    return {"planner": [plan("Buy one kit with the Buy now button")],
+            "navigator": [answer(call("click", index=element("Buy now"))),
+                          finished(after_go, "bought" if after_go else "not bought")],
+            "validator": [verdict(after_go, "ordered" if after_go else "no order")] * 2}
+
+
+def _server(model: Any, db_path: Path, **rules: Any) -> Any:
+    settings = load_settings({"base_url": model.base_url, "model": "scripted", "db": str(db_path)})
+    return build_server(settings, db_path, HostRules(**rules))
+
+
+def _go(decision: str, asked: list[str]):
+    async def on_elicit(_context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        if "approve the plan" in params.message:
+            return types.ElicitResult(action="accept", content={"approve": True, "feedback": ""})
+        return types.ElicitResult(action="accept", content={"decision": decision})
+    return on_elicit
+
+
+@pytest.mark.parametrize("decision", ["GO", "NOT GO"])
+async def test_the_person_says_go_or_not_go_through_the_host_and_progress_follows_the_run(
+        hardsite: HardSite, model_server, db_path: Path, decision: str) -> None:
+    hardsite.reset()
+    model = model_server(_buying(after_go=decision == "GO"))
+    asked: list[str] = []
+    progress: list[str] = []
+
+    async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
+        progress.append(message or "")
+
+    async with Client(_server(model, db_path), elicitation_callback=_go(decision, asked)) as client:
+        result = await client.call_tool("run_goal", {"goal": BUY, "url": hardsite.page("checkout"), "wait": True},
+                                        progress_callback=on_progress)
+    assert not result.is_error, result.content
+    started = result.structured_content
+    assert asked[0].startswith(f"goalbot run {started['run_id']} [") and "approve the plan" in asked[0]
+    assert "Buy now" in asked[1] and "GO" not in asked[1].split("]")[0]  # the question names the button
+    bought = hardsite.reached("/api/buy", "POST")
+    assert bought == (['{"qty":"1"}'] if decision == "GO" else [])  # the purchase only after GO
+    assert any(p.startswith("STEP_START") for p in progress) and any("APPROVAL_REQUEST" in p for p in progress)
+    granted = rows(db_path, "select type, data from events where session_id = ? and type like 'APPROVAL_%'"
+                            " and data like '%risky%'", started["run_id"])
+    assert [r["type"] for r in granted][-1] == ("APPROVAL_GRANTED" if decision == "GO" else "APPROVAL_DENIED")
+    assert json.loads(granted[-1]["data"])["by"] == "the MCP host's person"
+
+
+async def test_a_host_without_elicitation_polls_and_get_run_says_the_run_waits_for_the_person(
+        hardsite: HardSite, model_server, db_path: Path) -> None:
+    hardsite.reset()
+    model = model_server(_buying())
+    async with Client(_server(model, db_path, approve_plans=True)) as client:
+        started = (await client.call_tool("run_goal", {"goal": BUY, "url": hardsite.page("checkout")})).structured_content
+        run_id = started["run_id"]
+
+        async def state() -> dict[str, Any]:
+            return (await client.call_tool("get_run", {"run_id": run_id})).structured_content
+
+        deadline = anyio.current_time() + 60
+        while (now := await state())["status"] != "waiting_for_person":
+            assert anyio.current_time() < deadline, now
+            await anyio.sleep(0.2)
+        assert now["waiting"]["risky"] and "Buy now" in now["waiting"]["what"]
+        assert len(json.dumps(now)) < 4_000  # a summary, never the whole page
+        cancelled = (await client.call_tool("cancel_run", {"run_id": run_id})).structured_content
+        assert cancelled["run_id"] == run_id
+        while (now := await state())["status"] not in ("cancelled", "failed"):
+            assert anyio.current_time() < deadline, now
+            await anyio.sleep(0.2)
+        assert now["status"] == "cancelled"
+    assert hardsite.reached("/api/buy", "POST") == []
+    assert rows(db_path, "select status from sessions where id = ?", run_id)[0]["status"] == "cancelled"
+
+
+async def test_two_goals_run_at_once_each_in_its_own_browser(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+    schema = {"type": "object", "required": ["title"], "properties": {"title": {"type": "string"}}}
+    script = {"planner": [plan("Read the page's heading")] * 2, "navigator": [finished(True, "read")] * 2,
+              "validator": [verdict(True, "read")] * 4,
+              "extractor": [answer(call("extracted", data={"title": "Seats for Friday"}))] * 2}
+    model = model_server(script)
+    async with Client(_server(model, db_path, approve_plans=True)) as client:
+        results: list[dict[str, Any]] = []
+
+        async def one() -> None:
+            done = await client.call_tool("run_goal", {"goal": "the page's heading", "url": hardsite.page("seats"),
+                                                       "output_schema": schema, "wait": True})
+            results.append(done.structured_content)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(one)
+            group.start_soon(one)
+        listed = (await client.call_tool("list_runs", {"limit": 5})).structured_content["runs"]
+    assert [r["status"] for r in results] == ["ok", "ok"] and results[0]["run_id"] != results[1]["run_id"]
+    assert all(r["result"] == {"title": "Seats for Friday"} for r in results)
+    assert {r["run_id"] for r in listed} >= {r["run_id"] for r in results}
+    starts = rows(db_path, "select started_at, ended_at from sessions order by started_at")
+    assert starts[1]["started_at"] < starts[0]["ended_at"]  # the second began before the first ended
+
+
+async def test_cancelling_the_call_in_the_host_stops_the_run(hardsite: HardSite, model_server, db_path: Path) -> None:
+    hardsite.reset()
+    model = model_server(_buying())
+    seen: list[str] = []
+
+    async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
+        seen.append(message or "")
+
+    async with Client(_server(model, db_path)) as client:  # no elicitation: the plan waits for its person
+        with anyio.move_on_after(60):
+            async with anyio.create_task_group() as group:
+                async def follow() -> None:
+                    await client.call_tool("run_goal", {"goal": BUY, "url": hardsite.page("checkout"), "wait": True},
+                                           progress_callback=on_progress)
+                group.start_soon(follow)
+                await wait_until_async(lambda: any("waiting for the person" in m for m in seen), "the plan waiting")
+                group.cancel_scope.cancel()
+        run_id = rows(db_path, "select id from sessions")[0]["id"]
+        # The server runs on this very loop: wait without blocking it.
+        await wait_until_async(lambda: rows(db_path, "select status from sessions where id = ?", run_id)[0]["status"]
+                               == "cancelled", "the run stopped")
+    assert hardsite.reached("/api/buy", "POST") == []
+
+
+async def wait_until_async(condition: Any, what: str, seconds: float = 60) -> None:
+    deadline = anyio.current_time() + seconds
+    while not condition():
+        assert anyio.current_time() < deadline, f"timed out waiting for {what}"
+        await anyio.sleep(0.1)
+
+
+@pytest.mark.parametrize(("tool", "arguments", "code"), [
+    ("rerun_recipe", {"name": "nothing"}, "not_found"),
+    ("run_goal", {"goal": "list the seats", "output_schema": {"type": "nope"}}, "bad_input"),
+    ("run_goal", {"goal": "sign in with password: hunter2"}, "secret_in_goal"),
+    ("run_goal", {"goal": "   "}, "bad_input"),
+    ("get_run", {"run_id": "20990101-000000-0000"}, "not_found"),
+    ("get_report", {"run_id": "nope"}, "not_found"),
+])
+async def test_bad_input_gets_a_code_a_message_and_a_hint(model_server, db_path: Path, tool: str,
+                                                          arguments: dict[str, Any], code: str) -> None:
+    async with Client(_server(model_server({}), db_path)) as client:
+        result = await client.call_tool(tool, arguments)
+    assert result.is_error
+    text = result.content[0].text
+    problem = json.loads(text[text.index("{"):])
+    assert problem["code"] == code and problem["message"] and "Traceback" not in text
+    assert "hunter2" not in text
