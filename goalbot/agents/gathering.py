@@ -115,8 +115,9 @@ class Gatherer:
 
     def _keep(self, key: str, data: Any, reading: Reading, observation: Observation, scope: str, read_by: str,
               sections: int, positions: list[int], step: int) -> Gathered:
-        if read_by == "places":
-            positions = list(range(len(_records(data)))) if _records(data) is not None else []
+        records = _records(data)
+        if read_by == "places":  # read in page order: each record is its own row
+            positions = list(range(len(records))) if records is not None else []
         self.kept[key] = Kept(data=data, reading=reading, positions=positions)
         self._emit_read(key, data, True, [], observation, scope, read_by, sections, reading.place, step)
         shown = json.dumps(data, ensure_ascii=False)

@@ -76,7 +76,9 @@ async def test_a_host_without_elicitation_polls_and_get_run_says_the_run_waits_f
     hardsite.reset()
     model = model_server(_buying())
     async with Client(_server(model, db_path, approve_plans=True)) as client:
-        started = (await client.call_tool("run_goal", {"goal": BUY, "url": hardsite.page("checkout")})).structured_content
+        # A model that slips in switches gets none: what the server allows is its own configuration.
+        started = (await client.call_tool("run_goal", {"goal": BUY, "url": hardsite.page("checkout"),
+                                                       "allow_risky": True, "yes": True})).structured_content
         run_id = started["run_id"]
 
         async def state() -> dict[str, Any]:
@@ -172,3 +174,54 @@ async def test_bad_input_gets_a_code_a_message_and_a_hint(model_server, db_path:
     problem = json.loads(text[text.index("{"):])
     assert problem["code"] == code and problem["message"] and "Traceback" not in text
     assert "hunter2" not in text
+
+
+async def test_a_recipe_reruns_from_the_host_with_no_model_and_a_model_gets_no_switch_past_the_person(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+    from kit import run_goal
+    from seats_kit import FRIDAY, POLICIES, SATURDAY, SEATS_SCHEMA, as_data
+
+    hardsite.reset()
+    hardsite.posted["seats"] = FRIDAY
+    schema, policies = tmp_path / "seats.json", tmp_path / "policies.json"
+    schema.write_text(json.dumps(SEATS_SCHEMA))
+    policies.write_text(json.dumps(POLICIES))
+    recording = model_server({
+        "planner": [plan("Take the cheapest front-row seat")],
+        "navigator": [answer(call("extract", instruction="every seat", key="seats", schema="seats"),
+                             call("choose", **{"from": "seats"}, policy="cheapest_front", act=True)),
+                      finished(True, "picked")],
+        "extractor": [answer(call("extracted", data=as_data(FRIDAY)))],
+        "validator": [verdict(True, "picked")] * 2})
+    recorded, _ = run_goal(db_path, recording, hardsite.page("seat-picker"), "the cheapest front-row seat",
+                           "--schema", f"seats={schema}", "--policies", str(policies), "--var", "MAX=55",
+                           "--save-recipe", "seats")
+    assert recorded.returncode == 0, recorded.stderr
+    hardsite.posted["seats"] = SATURDAY
+    nobody = model_server({})  # a rerun on an unchanged site asks no model
+    async with Client(_server(nobody, db_path)) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert set(tools["run_goal"].input_schema["properties"]) == {"goal", "url", "output_schema", "wait"}
+        listed = (await client.call_tool("list_recipes", {})).structured_content["recipes"]
+        assert listed == [{"name": "seats", "version": 1, "steps": 1, "goal": "the cheapest front-row seat",
+                           "needs_vars": ["MAX"], "needs_secrets": []}]
+        missing = await client.call_tool("rerun_recipe", {"name": "seats"})
+        assert missing.is_error and '"code": "bad_input"' in missing.content[0].text and "MAX" in missing.content[0].text
+        done = await client.call_tool("rerun_recipe", {"name": "seats", "vars": {"MAX": "55"}, "wait": True})
+    assert not done.is_error, done.content
+    assert done.structured_content["status"] == "ok"
+    run_id = done.structured_content["run_id"]
+    assert rows(db_path, "select count(*) as n from events where session_id = ? and type = 'LLM_CALL'", run_id)[0]["n"] == 0
+    chosen = rows(db_path, "select data from events where session_id = ? and type = 'CHOSEN'", run_id)
+    assert json.loads(chosen[0]["data"])["chosen"]["label"] == "A7"
+    assert nobody.requests == []
+
+
+async def test_an_unreachable_page_is_a_structured_error(model_server, db_path: Path) -> None:
+    model = model_server({"planner": [plan("Look")]})
+    async with Client(_server(model, db_path, approve_plans=True)) as client:
+        result = await client.call_tool("run_goal", {"goal": "look around", "url": "http://127.0.0.1:9/",
+                                                     "wait": True})
+    assert result.is_error
+    problem = json.loads(result.content[0].text[result.content[0].text.index("{"):])
+    assert problem["code"] == "unreachable" and "127.0.0.1:9" in problem["message"]

@@ -65,7 +65,9 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
         finally:
             await book.close()  # never orphaned browsers: what this server started ends with it
 
-    server: MCPServer[RunBook] = MCPServer("goalbot", instructions=INSTRUCTIONS, lifespan=lifespan)
+    # WARNING: the SDK's INFO lines (every model request) would bury what a person needs on stderr.
+    server: MCPServer[RunBook] = MCPServer("goalbot", instructions=INSTRUCTIONS, lifespan=lifespan,
+                                           log_level="WARNING")
 
     @server.tool()
     async def run_goal(goal: str, ctx: Context, url: str | None = None,
@@ -82,7 +84,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
             live, answered = _resumed(book, ctx) or (await book.start_goal(goal, url, output_schema), "")
         except ProblemError as exc:
             raise _failed(exc.problem) from exc
-        return await _settled(live, ctx, answered) if wait else RunStarted(run_id=live.wiring.session_id,
+        return await _settled(book, live, ctx, answered) if wait else RunStarted(run_id=live.wiring.session_id,
                                                                            status=live.status)
 
     @server.tool()
@@ -97,7 +99,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
             live, answered = _resumed(book, ctx) or (await book.start_rerun(name, vars or {}), "")
         except ProblemError as exc:
             raise _failed(exc.problem) from exc
-        return await _settled(live, ctx, answered) if wait else RunStarted(run_id=live.wiring.session_id,
+        return await _settled(book, live, ctx, answered) if wait else RunStarted(run_id=live.wiring.session_id,
                                                                            status=live.status)
 
     @server.tool()
@@ -168,12 +170,11 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
     return server
 
 
-async def _settled(live: Live, ctx: Context, answered: str = "") -> RunStarted | InputRequiredResult:
+async def _settled(book: RunBook, live: Live, ctx: Context, answered: str = "") -> RunStarted | InputRequiredResult:
     """Follows the run to its end: progress for each step and question; the person's answers
     through the host when it can ask them. A host that cancels the call stops the run. On a host
     of the 2026-07-28 protocol a question ends this round with the question itself, and the
     host's retry of the same call carries the answer back (`_resumed`)."""
-    book: RunBook = ctx.request_context.lifespan_context
     run_id, reported = live.wiring.session_id, 0
     try:
         async for event in book.follow(live):
