@@ -103,10 +103,17 @@ class RecipeRun:
         the new places kept in the next version."""
         if not (read.ok and read.by_model):
             return
-        recorded.place = self.gatherer.kept[key].reading.place
-        change = f"{key} read again by the model" + (", at new places" if recorded.place else ", with no place to keep")
+        found = self.gatherer.kept[key].reading.place
+        if found is None:  # nothing better to keep: no new version for the same re-read tomorrow
+            self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_PATCH,
+                              message=f"{key} read by the model: this page shows no place to read it again")
+            return
+        recorded.place = found
+        change = f"{key} read again by the model, at new places"
         self.patches.append(change)
-        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_PATCH, message=change)
+        # Said as a patch is said: the recipe's metrics count it in its patch rate.
+        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_PATCH,
+                          message=f"patched: {change}")
 
     def _announce(self) -> None:
         o, recipe = self.options, self.recipe

@@ -135,6 +135,7 @@ def test_a_redesigned_page_is_read_again_by_the_model_once_and_its_new_places_ke
     assert [(e["read_by"], e["valid"]) for e in reads] == [("model", True)]
     assert "article" in reads[0]["place"]["fields"]["seats"]["each"]
     assert len([e for e in events if e["type"] == "LLM_CALL"]) == 1
+    assert "patched 100%" in run_cli("--db", str(db_path), "recipe", "show", "seats").stdout  # its one rerun
     assert [e["url"] for e in events if e["type"] == "OBSERVATION"][-1].endswith("picked=A7")
     again = run_cli("--db", str(db_path), "rerun", "seats", "--var", "MAX=55", "--no-tui", "--yes",
                     "--base-url", "http://127.0.0.1:9/v1", "--json")

@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -80,7 +81,7 @@ def http_server(model_server, db_path: Path) -> Iterator[tuple[str, Any]]:
                     break
             if process.poll() is not None:
                 raise AssertionError(process.stderr.read() if process.stderr else "the server ended")
-            subprocess.run(["sleep", "0.1"])
+            time.sleep(0.1)
         yield f"http://127.0.0.1:{port}/mcp", process
     finally:
         process.terminate()

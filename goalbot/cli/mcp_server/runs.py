@@ -27,7 +27,7 @@ from goalbot.cli.wiring import Wiring, WiringError, check_endpoint, wire_run
 from goalbot.events import Event, EventType
 from goalbot.llm.extraction import SchemaError, checked
 from goalbot.operators.browser.launch import BrowserOptions
-from goalbot.payloads import ApprovalData, ExtractedData, GoalStatusData, PlanData, StepData
+from goalbot.payloads import ApprovalData, ExtractedData, GoalStatusData, PlanData, QuestionData, StepData
 from goalbot.recipes.runner import Rerun
 from goalbot.recipes.variables import fill
 from goalbot.text.eventfmt import printable, summary
@@ -84,8 +84,10 @@ class Live:
                 self.waiting = event
             case EventType.APPROVAL_REQUEST, ApprovalData():
                 self.waiting = event
+            case EventType.ASK_USER, QuestionData():
+                self.waiting = event  # answered with goalbot attach: an answer may be a secret
             case (EventType.PLAN_APPROVED | EventType.PLAN_REJECTED | EventType.APPROVAL_GRANTED
-                  | EventType.APPROVAL_DENIED, _):
+                  | EventType.APPROVAL_DENIED | EventType.USER_REPLY, _):
                 self.waiting = None
             case EventType.EXTRACTED, ExtractedData() as read if read.key == "result":
                 self.extracted = read
@@ -112,6 +114,8 @@ def waiting_of(event: Event) -> Waiting:
             return Waiting(kind="plan", what="approve the plan: " + " · ".join(plan.steps))
         case EventType.APPROVAL_REQUEST, ApprovalData() as asked:
             return Waiting(kind=asked.kind, what=asked.what, where=asked.where, risky=asked.risky)
+        case EventType.ASK_USER, QuestionData() as question:
+            return Waiting(kind="question", what=question.question)
     return Waiting(kind="question", what=summary(event))
 
 

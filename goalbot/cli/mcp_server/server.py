@@ -215,8 +215,8 @@ async def _ask_host(live: Live, event: Event, ctx: Context) -> bool | InputRequi
     answered; False: the host cannot ask (the run waits for `goalbot attach`); or the question to
     return, for a host that answers by retrying the call."""
     capabilities = ctx.client_capabilities
-    if capabilities is None or capabilities.elicitation is None:
-        return False
+    if capabilities is None or capabilities.elicitation is None or event.type is EventType.ASK_USER:
+        return False  # a question's answer may be a secret: it never passes through a host's model
     run_id, digest, asked = live.wiring.session_id, digest_of(live.wiring.session_id, event), waiting_of(event)
     schema = PlanDecision if isinstance(event.payload, PlanData) else GoDecision
     where = f" on {asked.where}" if asked.where else ""
