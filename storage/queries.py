@@ -131,6 +131,13 @@ def delete_session(db: sqlite_utils.Database, session_id: str) -> None:
         db.execute("delete from sessions where id = ?", [session_id])
 
 
+def latest_screenshot(db: sqlite_utils.Database, session_id: str) -> tuple[str, bytes] | None:
+    """The session's newest screenshot (its mime and bytes); None before its first."""
+    row = db.execute("select mime, content from artifacts where session_id = ? and kind = 'screenshot' "
+                     "order by rowid desc limit 1", [session_id]).fetchone()
+    return (str(row[0]), bytes(row[1])) if row else None
+
+
 def artifact_content(db: sqlite_utils.Database, artifact_id: str) -> bytes | None:
     row = next(db.query("select content from artifacts where id = ?", [artifact_id]), None)
     return row["content"] if row else None

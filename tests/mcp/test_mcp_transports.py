@@ -4,6 +4,7 @@ mid-call questions) and the newest (questions carried by retried calls)."""
 
 from __future__ import annotations
 
+import base64
 import os
 import socket
 import subprocess
@@ -50,9 +51,15 @@ async def test_over_stdio_a_goal_runs_with_progress_and_its_answer_is_data(
         assert not done.is_error, done.content
         run_id = done.structured_content["run_id"]
         report = (await client.call_tool("get_report", {"run_id": run_id})).structured_content
+        state = (await client.call_tool("get_run", {"run_id": run_id})).structured_content
+        whole = await client.read_resource(report["uri"])
+        picture = await client.read_resource(state["screenshot_uri"])
     assert done.structured_content["status"] == "ok" and done.structured_content["result"] == as_data(FRIDAY)
     assert any(p.startswith("STEP_OK") for p in progress) and any(p.startswith("EXTRACTED") for p in progress)
     assert report["markdown"].startswith(f"# Run summary {run_id}")
+    assert whole.contents[0].text == report["markdown"]  # the same report, as a resource
+    jpeg = base64.b64decode(picture.contents[0].blob)
+    assert picture.contents[0].mime_type == "image/jpeg" and jpeg[:2] == b"\xff\xd8"
     # A run started over MCP is a stored session like any other.
     listed = subprocess.run([sys.executable, "-m", "goalbot", "--db", str(db_path), "sessions", "--plain"],
                             capture_output=True, text=True, cwd=REPO, timeout=60)

@@ -46,6 +46,7 @@ class RunState(BaseModel):
     result: Any = None
     reason: str = ""
     model_calls: int = 0
+    screenshot_uri: str = Field("", description="What the browser shows now, as a resource (JPEG).")
 
 
 class RunLine(BaseModel):
@@ -77,6 +78,7 @@ class Report(BaseModel):
     run_id: str
     markdown: str
     cut: bool = Field(False, description="True when the report was longer than one answer may be.")
+    uri: str = Field("", description="The whole report, as a resource.")
 
 
 class Observed(BaseModel):

@@ -222,7 +222,7 @@ class RunBook:
                             progress_percent=live.percent, last_events=list(live.lines),
                             waiting=waiting_of(live.waiting) if live.waiting else None,
                             result=data if result else None, reason=result.reason if result else "",
-                            model_calls=live.calls)
+                            model_calls=live.calls, screenshot_uri=f"goalbot://runs/{run_id}/screenshot")
         try:
             with opened(self.db_path) as db:
                 row = queries.session_row(db, run_id)
@@ -234,7 +234,8 @@ class RunBook:
         status = row.status if row.status in ("ok", "failed", "cancelled", "interrupted") else "running"
         return RunState(run_id=run_id, goal=row.goal, status=status,  # type: ignore[arg-type]
                         last_events=[printable(f"{e.type.value}: {summary(e)}")[:300] for e in events],
-                        result=row.answer, reason=row.finish_reason or "")
+                        result=row.answer, reason=row.finish_reason or "",
+                        screenshot_uri=f"goalbot://runs/{run_id}/screenshot")
 
     def cancel(self, run_id: str) -> RunState:
         live = self.live.get(run_id)

@@ -12,7 +12,7 @@ from typing import Any, AsyncIterator, Literal
 
 from mcp.server.elicitation import AcceptedElicitation, render_elicitation_schema
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.shared.exceptions import NoBackChannelError
 from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from pydantic import BaseModel, Field
@@ -150,7 +150,29 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
             raise _failed(Problem(code="internal", message=str(exc))) from exc
         if markdown is None:
             raise _failed(Problem(code="not_found", message=f"no run {run_id}", hint="list_runs names them"))
-        return Report(run_id=run_id, markdown=markdown[:MAX_ANSWER], cut=len(markdown) > MAX_ANSWER)
+        return Report(run_id=run_id, markdown=markdown[:MAX_ANSWER], cut=len(markdown) > MAX_ANSWER,
+                      uri=f"goalbot://runs/{run_id}/report")
+
+    # Bulky things are resources a host reads when it wants them, never part of every answer.
+    @server.resource("goalbot://runs/{run_id}/report", mime_type="text/markdown",
+                     description="A run's whole Markdown report.")
+    def report_resource(run_id: str) -> str:
+        markdown = store_report(db_path, run_id)
+        if markdown is None:
+            raise ResourceNotFoundError(f"no run {run_id}")
+        return markdown
+
+    @server.resource("goalbot://runs/{run_id}/screenshot", mime_type="image/jpeg",
+                     description="What a run's browser showed last (JPEG).")
+    def screenshot_resource(run_id: str) -> bytes:
+        try:
+            with opened(db_path) as db:
+                shot = queries.latest_screenshot(db, run_id)
+        except StoreError as exc:
+            raise ResourceNotFoundError(str(exc)) from exc
+        if shot is None:
+            raise ResourceNotFoundError(f"run {run_id} has no screenshot yet")
+        return shot[1]
 
     @server.tool()
     async def observe(url: str) -> Observed:
