@@ -53,7 +53,9 @@ class Crew:
                                   ask_budget=self.person.allow_more, redact=self.secrets.scrub) if model else None
         guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
         self.hands = Hands(operator, guards, control, self.secrets, self.emitter)
-        extractor = Extractor(self.client, DialectChoice(options.dialects)) if self.client else None
+        # One choice of dialects per run: what one role learned of the endpoint, every role knows.
+        self.dialects = DialectChoice(options.dialects)
+        extractor = Extractor(self.client, self.dialects) if self.client else None
         self.gatherer = Gatherer(operator, self.emitter, self.hands, self.person, extractor,
                                  options.schemas, options.choice_policies, options.variables)
 

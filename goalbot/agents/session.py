@@ -27,7 +27,6 @@ from goalbot.agents.secrets import Secrets
 from goalbot.agents.validator import Validator
 from goalbot.events import Actor, Bus, EventType
 from goalbot.llm.client import ROLES, ModelSetup
-from goalbot.llm.dialects import DialectChoice
 from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
 from goalbot.llm.tools import PlanAnswer, VerdictAnswer
@@ -55,7 +54,7 @@ class Session:
         self.resumed = resume is not None
         self.state = resume.state if resume else RunState()
         self.failures = 0
-        self.dialogue = Dialogue(self.client, DialectChoice(options.dialects), options.answer_retries)
+        self.dialogue = Dialogue(self.client, self.crew.dialects, options.answer_retries)
         self.planner = Planner(self.dialogue)
         self.validator = Validator(self.dialogue)
         self.navigator = Navigator(

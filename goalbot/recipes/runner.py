@@ -22,7 +22,6 @@ from goalbot.agents.secrets import SecretError, Secrets
 from goalbot.agents.options import RunOptions
 from goalbot.events import Actor, Bus, EventType
 from goalbot.llm.client import ModelError, ModelSetup
-from goalbot.llm.dialects import DialectChoice
 from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
 from goalbot.operators.base import Observation, Operator, OperatorError
@@ -69,7 +68,7 @@ class RecipeRun:
         self.found_by: dict[Rung, int] = {}  # how many actions each rung of the ladder found
         self._patched: RecipeAction | None = None  # the action the latest patch was for
         self.client = self.crew.client
-        self.patcher = Patcher(Dialogue(self.client, DialectChoice(options.dialects), options.answer_retries)) \
+        self.patcher = Patcher(Dialogue(self.client, self.crew.dialects, options.answer_retries)) \
             if self.client else None
 
     @property

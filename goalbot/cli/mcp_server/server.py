@@ -70,8 +70,8 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
                                            log_level="WARNING")
 
     @server.tool()
-    async def run_goal(goal: str, ctx: Context, url: str | None = None,
-                       output_schema: dict[str, Any] | None = None, wait: bool = False) -> RunStarted | InputRequiredResult:
+    async def run_goal(goal: str, ctx: Context, url: str | None = None, output_schema: dict[str, Any] | None = None,
+                       wait: bool = False) -> RunStarted | InputRequiredResult:
         """Reach a goal in a real browser: goalbot plans it, the person approves, it acts and checks.
 
         goal: what to reach, in words ("turn on dark mode in the settings").
@@ -84,8 +84,9 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
             live, answered = _resumed(book, ctx) or (await book.start_goal(goal, url, output_schema), "")
         except ProblemError as exc:
             raise _failed(exc.problem) from exc
-        return await _settled(book, live, ctx, answered) if wait else RunStarted(run_id=live.wiring.session_id,
-                                                                           status=live.status)
+        if not wait:
+            return RunStarted(run_id=live.wiring.session_id, status=live.status)
+        return await _settled(book, live, ctx, answered)
 
     @server.tool()
     async def rerun_recipe(name: str, ctx: Context, vars: dict[str, str] | None = None,
@@ -99,11 +100,14 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
             live, answered = _resumed(book, ctx) or (await book.start_rerun(name, vars or {}), "")
         except ProblemError as exc:
             raise _failed(exc.problem) from exc
-        return await _settled(book, live, ctx, answered) if wait else RunStarted(run_id=live.wiring.session_id,
-                                                                           status=live.status)
+        if not wait:
+            return RunStarted(run_id=live.wiring.session_id, status=live.status)
+        return await _settled(book, live, ctx, answered)
 
+    # Async on purpose: the SDK runs plain functions on worker threads, and a live run's state
+    # belongs to the event loop it runs on.
     @server.tool()
-    def get_run(run_id: str) -> RunState:
+    async def get_run(run_id: str) -> RunState:
         """Where a run is: its status, the step in progress, what it waits for, its newest events, its result."""
         try:
             return book.state(run_id)
@@ -111,7 +115,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
             raise _failed(exc.problem) from exc
 
     @server.tool()
-    def cancel_run(run_id: str) -> RunState:
+    async def cancel_run(run_id: str) -> RunState:
         """Stop a run of this server before its next action; what it did so far stays stored."""
         try:
             return book.cancel(run_id)
