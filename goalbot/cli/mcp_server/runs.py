@@ -17,6 +17,7 @@ from typing import Any, AsyncIterator
 import anyio
 from pydantic import BaseModel, Field, SecretStr
 
+from goalbot.agents.options import RunOptions
 from goalbot.agents.outcome import SessionResult, Status
 from goalbot.agents.secrets import REFERENCE
 from goalbot.cli.mcp_server.models import Problem, RunState, RunStatus, Waiting
@@ -174,7 +175,7 @@ class RunBook:
         options.allow_risky = self.rules.allow_risky
         return self._start(options.goal, options, rerun)
 
-    def _start(self, goal: str, options: Any, rerun: Rerun | None) -> Live:
+    def _start(self, goal: str, options: RunOptions, rerun: Rerun | None) -> Live:
         options = options.model_copy(update={"pictures": "paced"})
         try:
             wiring = wire_run(self._request(), self.settings, self.db_path, options, True, rerun=rerun,
