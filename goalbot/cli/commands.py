@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sessions": ("goalbot.cli.store_commands", "cmd_sessions"),
     "tail": ("goalbot.cli.store_commands", "cmd_tail"),
     "doctor": ("goalbot.cli.store_commands", "cmd_doctor"),
+    "stats": ("goalbot.cli.store_commands", "cmd_stats"),
     "observe": ("goalbot.cli.observe", "cmd_observe"),
     "recipe": ("goalbot.cli.recipe_commands", "cmd_recipe"),
     "rerun": ("goalbot.cli.recipe_commands", "cmd_rerun"),
@@ -102,6 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
     tail.add_argument("--json", action="store_true", help="one JSON object per line")
     tail.add_argument("--session", metavar="ID", help="only this session")
     tail.add_argument("-n", "--lines", type=int, default=40, help="how many past events (default 40)")
+
+    stats = sub.add_parser("stats", help="seed 002's operating metrics over stored runs, and its SLOs")
+    stats.add_argument("--recipe", metavar="NAME", help="only this recipe's reruns")
+    stats.add_argument("--since", metavar="YYYY-MM-DD", help="only runs started on or after this day")
+    stats.add_argument("--json", action="store_true", help="the figures as one JSON document")
 
     doctor = sub.add_parser("doctor", help="check the browser, the store, the display and the model endpoint")
     add_model_flags(doctor)

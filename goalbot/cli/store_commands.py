@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import time
+from datetime import date
 from pathlib import Path
 from typing import Callable
 
@@ -35,6 +36,39 @@ def cmd_sessions(args: argparse.Namespace, settings: Settings, db_path: Path) ->
         why = " ".join((row.finish_reason or "").split())
         print(f"{row.id:<22} {row.status:<11} {row.steps:>5} {row.model_calls:>5} "
               f"{row.tokens:>7} {cost:>8}  {printable(row.goal[:40]):<40}  {printable(why[:80])}")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    from storage.stats import stats
+
+    if args.since is not None:
+        try:
+            date.fromisoformat(args.since)
+        except ValueError:
+            return fail(f"--since wants a day as YYYY-MM-DD, not {args.since!r}")
+    with opened(db_path, create=False) as db:
+        figures = stats(db, recipe=args.recipe, since=args.since)
+    if args.json:
+        print(figures.model_dump_json())
+        return 0
+    which = f"recipe {args.recipe}'s reruns" if args.recipe else "runs"
+    print(f"{figures.runs} {which}" + (f" since {args.since}" if args.since else "") + " (seed 002 §12)")
+    if not figures.runs:
+        return 0
+    for label, value in (
+            ("succeeded", f"{figures.succeeded:.0%}"), ("mean time", f"{figures.mean_seconds:.1f} s"),
+            ("model calls per run", f"{figures.model_calls_per_run:.2f}"),
+            ("tokens per run", f"{figures.tokens_per_run:,.0f}"), ("recipe reruns", str(figures.reruns)),
+            ("patched by the model", f"{figures.patch_rate:.0%}"),
+            ("failed again after a patch", f"{figures.refail_after_patch:.0%}"),
+            ("healing memory hits", f"{figures.memory_hit_rate:.0%}"),
+            ("checkpoint wait", f"{figures.checkpoint_wait_seconds:.1f} s")):
+        print(f"  {label:<28} {value}")
+    for slo in figures.slos:
+        verdict = "no reruns yet" if slo.met is None else ("met" if slo.met else "NOT met")
+        shown = "" if slo.value is None else f"{slo.value:.2f} " if "calls" in slo.name else f"{slo.value:.0%} "
+        print(f"  SLO {slo.name} {slo.target}: {shown}{verdict}")
     return 0
 
 

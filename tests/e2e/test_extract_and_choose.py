@@ -12,42 +12,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kit import answer, call, finished, plan, rows, run_cli, run_goal, verdict
+from kit import answer, call, rows, run_cli
 from hardsite.server import HardSite
-from seats_kit import FRIDAY, POLICIES, SATURDAY, SEATS_SCHEMA, as_data
-
-GOAL = "take the cheapest front-row seat under the limit"
-
-
-def _files(tmp_path: Path) -> tuple[Path, Path]:
-    schema, policies = tmp_path / "seats.schema.json", tmp_path / "policies.json"
-    schema.write_text(json.dumps(SEATS_SCHEMA))
-    policies.write_text(json.dumps(POLICIES))
-    return schema, policies
-
-
-def _record(hardsite: HardSite, model_server: Any, db_path: Path, tmp_path: Path,
-            *flags: str) -> tuple[Any, Any, list[dict[str, Any]]]:
-    hardsite.reset()  # the site is shared by the worker's tests: no layout or seats of another test
-    hardsite.posted["seats"] = FRIDAY
-    schema, policies = _files(tmp_path)
-    model = model_server({
-        "planner": [plan("Read the seats and take the cheapest front-row seat under the limit")],
-        "navigator": [answer(call("extract", instruction="every seat with its row, price and whether it is free",
-                                  key="seats", schema="seats"),
-                             call("choose", **{"from": "seats"}, policy="cheapest_front", act=True)),
-                      finished(summary="picked a seat")],
-        "extractor": [answer(call("extracted", data=as_data(FRIDAY)))] * 2,
-        "validator": [verdict(True, "a seat was picked"), verdict(True, "a seat was picked")],
-    })
-    result, events = run_goal(db_path, model, hardsite.page("seat-picker"), GOAL, "--schema", f"seats={schema}",
-                              "--policies", str(policies), "--var", "MAX=55", "--save-recipe", "seats", *flags)
-    return result, model, events
-
+from seats_kit import FRIDAY, SATURDAY, SEATS_SCHEMA, as_data, record_seats, seat_files
 
 def test_a_run_extracts_chooses_by_policy_and_clicks_the_pick(
         hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
-    result, model, events = _record(hardsite, model_server, db_path, tmp_path)
+    result, model, events = record_seats(hardsite, model_server, db_path, tmp_path)
     assert result.returncode == 0, result.stderr
     read = next(e for e in events if e["type"] == "EXTRACTED")
     assert read["valid"] and read["key"] == "seats" and read["read_by"] == "model"
@@ -73,7 +44,7 @@ def test_a_run_extracts_chooses_by_policy_and_clicks_the_pick(
 
 def test_the_recipe_reruns_on_changed_data_with_no_model_and_picks_by_the_same_rules(
         hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
-    result, _, _ = _record(hardsite, model_server, db_path, tmp_path)
+    result, _, _ = record_seats(hardsite, model_server, db_path, tmp_path)
     assert result.returncode == 0, result.stderr
     hardsite.posted["seats"] = SATURDAY
     rerun = run_cli("--db", str(db_path), "rerun", "seats", "--var", "MAX=55", "--no-tui", "--yes",
@@ -99,7 +70,7 @@ def test_the_recipe_reruns_on_changed_data_with_no_model_and_picks_by_the_same_r
 
 def test_no_candidate_left_is_a_checkpoint_never_a_silent_pick(
         hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
-    result, _, _ = _record(hardsite, model_server, db_path, tmp_path)
+    result, _, _ = record_seats(hardsite, model_server, db_path, tmp_path)
     assert result.returncode == 0, result.stderr
     hardsite.posted["seats"] = [dict(s, status="sold") for s in SATURDAY]
     rerun = run_cli("--db", str(db_path), "rerun", "seats", "--var", "MAX=55", "--no-tui", "--yes",
@@ -121,7 +92,7 @@ def test_a_redesigned_page_is_read_again_by_the_model_once_and_its_new_places_ke
     """The site turns its table into cards: the recorded places read nothing that fits the schema,
     so the rerun asks the extractor (counted like a patch), clicks today's pick, and keeps the new
     places as the recipe's next version; the rerun after it needs no model again."""
-    result, _, _ = _record(hardsite, model_server, db_path, tmp_path)
+    result, _, _ = record_seats(hardsite, model_server, db_path, tmp_path)
     assert result.returncode == 0, result.stderr
     hardsite.posted.update(seats=SATURDAY, layout="cards")
     model = model_server({"extractor": [answer(call("extracted", data=as_data(SATURDAY)))]})
@@ -149,8 +120,8 @@ def test_a_redesigned_page_is_read_again_by_the_model_once_and_its_new_places_ke
 
 def test_the_runs_answer_is_read_again_where_it_was_read(
         hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
-    schema, _ = _files(tmp_path)
-    result, _, _ = _record(hardsite, model_server, db_path, tmp_path, "--output-schema", str(schema), "--json")
+    schema, _ = seat_files(tmp_path)
+    result, _, _ = record_seats(hardsite, model_server, db_path, tmp_path, "--output-schema", str(schema), "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["result"] == as_data(FRIDAY)
     hardsite.posted["seats"] = SATURDAY
@@ -170,7 +141,7 @@ async def test_the_dashboard_shows_why_the_pick_was_made(
     from tui.app import GoalbotApp
     from tui.screens.event_detail import EventScreen
 
-    result, _, events = _record(hardsite, model_server, db_path, tmp_path)
+    result, _, events = record_seats(hardsite, model_server, db_path, tmp_path)
     assert result.returncode == 0, result.stderr
     with opened(db_path) as db:
         stored = session_events(db, rows(db_path, "select id from sessions")[0]["id"])
@@ -189,7 +160,7 @@ async def test_the_dashboard_shows_why_the_pick_was_made(
 
 def test_an_exported_recipe_keeps_its_places_and_a_tampered_schema_is_refused_on_import(
         hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
-    result, _, _ = _record(hardsite, model_server, db_path, tmp_path)
+    result, _, _ = record_seats(hardsite, model_server, db_path, tmp_path)
     assert result.returncode == 0, result.stderr
     folder = tmp_path / "seats-folder"
     assert run_cli("--db", str(db_path), "recipe", "export", "seats", str(folder)).returncode == 0
