@@ -58,7 +58,17 @@ def _recipes(conn: sqlite3.Connection) -> None:
         healed_at text not null, evidence text not null, primary key (name, version, position))""")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_first, _recipes]
+def _batches(conn: sqlite3.Connection) -> None:
+    """Batches (`goalbot batch`): each job, what it asked, and the session that ran it."""
+    conn.execute("""create table if not exists batches (
+        id text primary key, created_at text not null, source text, workers integer)""")
+    conn.execute("""create table if not exists batch_jobs (
+        batch_id text not null, n integer not null, spec text not null, status text not null,
+        session_id text, attempts integer not null default 0, reason text, started_at text, ended_at text,
+        primary key (batch_id, n))""")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_first, _recipes, _batches]
 
 # What every reader relies on; a file without them is not a goalbot store.
 REQUIRED_COLUMNS: dict[str, set[str]] = {

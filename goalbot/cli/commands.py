@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "recipe": ("goalbot.cli.recipe_commands", "cmd_recipe"),
     "rerun": ("goalbot.cli.recipe_commands", "cmd_rerun"),
     "mcp": ("goalbot.cli.mcp_command", "cmd_mcp"),
+    "batch": ("goalbot.cli.batch_command", "cmd_batch"),
 }
 
 
@@ -116,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_observe_parser(sub)
     add_recipe_parsers(sub)
     add_mcp_parser(sub)
+    add_batch_parser(sub)
     return finish(parser)
 
 
@@ -154,6 +156,18 @@ def add_recipe_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     add_browser_flags(rerun)
     add_run_flags(rerun)
     add_result_flags(rerun, schema=False)
+
+
+def add_batch_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    batch = sub.add_parser("batch", help="run many goals or recipe reruns, unattended",
+                           description="goalbot batch JOBS.jsonl | goalbot batch status BATCH | "
+                                       "goalbot batch resume BATCH")
+    batch.add_argument("what", metavar="JOBS.jsonl|status|resume",
+                       help='a file of jobs, one per line: {"goal", "url"?, "vars"?} or {"recipe", "vars"?}')
+    batch.add_argument("batch_id", nargs="?", metavar="BATCH", help="with status or resume: the batch")
+    batch.add_argument("--workers", type=int, default=2, help="jobs at once on this machine (default 2)")
+    batch.add_argument("--json", action="store_true", help="one JSON line per job as it ends")
+    add_model_flags(batch)
 
 
 def _not_utf8(args: argparse.Namespace) -> str | None:

@@ -1,0 +1,164 @@
+"""`goalbot batch JOBS.jsonl`: many goals or recipe reruns, each an unattended `goalbot run` or
+`goalbot rerun` process (`--workers N` at once) writing its session to the same store; the batch
+and each job's end are kept there too, so `goalbot batch status B` reads it from any login and
+`goalbot batch resume B` runs only what is not done. Exit 0: every job reached its end well;
+1: some did not; 2: bad input."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ctypes
+import json
+import os
+import signal
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+from goalbot.cli.batch_jobs import Job, JobsError, read_jobs
+from goalbot.cli.settings import Settings
+from goalbot.cli.terminal import fail
+from goalbot.text.eventfmt import printable
+from storage import batches, queries
+from storage.batches import DONE, JobRow
+from storage.db import opened
+
+PR_SET_PDEATHSIG = 1
+
+
+def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    if args.what in ("status", "resume"):
+        if not args.batch_id:
+            return fail(f"goalbot batch {args.what} BATCH: name the batch")
+        with opened(db_path, create=False) as db:
+            if not batches.exists(db, args.batch_id):
+                return fail(f"no batch {args.batch_id} in {db_path}")
+            rows = batches.jobs(db, args.batch_id)
+        if args.what == "status":
+            _table(rows)
+            return 0 if all(row.status == "ok" for row in rows) else 1
+        return _run(args, settings, db_path, args.batch_id, [row for row in rows if row.status not in DONE])
+    if args.batch_id:
+        return fail("goalbot batch JOBS.jsonl takes no BATCH (did you mean status or resume?)")
+    if not 1 <= args.workers <= 64:
+        return fail("--workers is 1 to 64")
+    try:
+        jobs = read_jobs(Path(args.what))
+    except JobsError as exc:
+        return fail(str(exc))
+    with opened(db_path) as db:
+        batch_id = batches.new_batch(db, args.what, args.workers, [job.model_dump(exclude_none=True) for job in jobs])
+        rows = batches.jobs(db, batch_id)
+    print(f"goalbot: batch {batch_id}: {len(rows)} jobs, {args.workers} at once "
+          f"(goalbot batch status {batch_id})", file=sys.stderr, flush=True)
+    return _run(args, settings, db_path, batch_id, rows)
+
+
+def _run(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: str, todo: list[JobRow]) -> int:
+    progress = Progress(len(todo), sys.stderr.isatty())
+    asyncio.run(_work(args, settings, db_path, batch_id, todo, progress))
+    progress.close()
+    with opened(db_path) as db:
+        rows = batches.jobs(db, batch_id)
+    if not args.json:
+        _table(rows)
+    return 0 if all(row.status == "ok" for row in rows) else 1
+
+
+async def _work(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: str,
+                todo: list[JobRow], progress: Progress) -> None:
+    gate = asyncio.Semaphore(args.workers)
+
+    async def one(row: JobRow) -> None:
+        async with gate:
+            with opened(db_path) as db:
+                batches.started(db, batch_id, row.n)
+            progress.started()
+            status, session_id, reason = await _job(Job.model_validate(row.spec), settings, db_path)
+            with opened(db_path) as db:
+                batches.ended(db, batch_id, row.n, status, session_id, reason)
+            progress.ended(status == "ok")
+            if args.json:
+                print(json.dumps({"batch": batch_id, "job": row.n, "status": status, "session": session_id,
+                                  "reason": reason}, ensure_ascii=False), flush=True)
+
+    await asyncio.gather(*(one(row) for row in todo))
+
+
+async def _job(job: Job, settings: Settings, db_path: Path) -> tuple[str, str | None, str]:
+    """Runs one job as its own `goalbot` process; how it ended, its session and why."""
+    model = [*(["--base-url", settings.base_url] if settings.base_url else []),
+             *(["--model", settings.model] if settings.model else [])]
+    env = dict(os.environ)
+    if settings.api_key.get_secret_value():
+        env["OPENAI_API_KEY"] = settings.api_key.get_secret_value()  # never on a command line
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "goalbot", "--db", str(db_path), *job.argv(), *model,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env=env, preexec_fn=_dies_with_parent)
+    out, err = await process.communicate()
+    try:
+        result = json.loads(out.decode("utf-8", "replace").strip().splitlines()[-1])
+    except (ValueError, IndexError):  # it could not start: its one line says why
+        last = err.decode("utf-8", "replace").strip().splitlines()
+        return "failed", None, printable(last[-1] if last else f"the job's process ended with {process.returncode}")
+    session_id = result.get("session")
+    with opened(db_path) as db:
+        row = queries.session_row(db, session_id) if session_id else None
+    return str(result.get("status", "failed")), session_id, printable((row.finish_reason or "") if row else "")[:200]
+
+
+def _dies_with_parent() -> None:
+    """A job's process ends when the batch does, killed or not: `batch resume` runs it again."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+class Progress:
+    """Done / running / failed, the rate and what is left, on one redrawn line of a terminal."""
+
+    def __init__(self, total: int, drawn: bool) -> None:
+        self.total, self.drawn, self.started_at = total, drawn, time.monotonic()
+        self.running = self.done = self.failed = 0
+
+    def started(self) -> None:
+        self.running += 1
+        self._draw()
+
+    def ended(self, ok: bool) -> None:
+        self.running -= 1
+        self.done += 1
+        self.failed += 0 if ok else 1
+        self._draw()
+
+    def _draw(self) -> None:
+        if not self.drawn:
+            return
+        took = time.monotonic() - self.started_at
+        rate = self.done / took if took > 0 else 0.0
+        left = f", about {(self.total - self.done) / rate:.0f} s left" if rate else ""
+        bar = "█" * (20 * self.done // max(self.total, 1))
+        print(f"\r[{bar:<20}] {self.done}/{self.total} done · {self.running} running · {self.failed} failed · "
+              f"{rate * 60:.1f} jobs/min{left}   ", end="", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.drawn:
+            print(file=sys.stderr)
+
+
+def _table(rows: list[JobRow]) -> None:
+    print(f"{'JOB':>4}  {'STATUS':<10} {'CALLS':>5} {'COST':>8} {'TIME':>7}  {'SESSION':<22}  WHAT")
+    for row in rows:
+        cost = "–" if row.cost_usd is None else f"${row.cost_usd:.4f}"
+        took = "–"
+        if row.started_at and row.ended_at:
+            seconds = (datetime.fromisoformat(row.ended_at) - datetime.fromisoformat(row.started_at)).total_seconds()
+            took = f"{seconds:.1f}s"
+        what = Job.model_validate(row.spec).words()
+        why = f" — {row.reason}" if row.reason and row.status != "ok" else ""
+        print(printable(f"{row.n:>4}  {row.status:<10} {row.model_calls:>5} {cost:>8} {took:>7}  "
+                        f"{row.session_id or '–':<22}  {what[:50]}{why[:120]}"))

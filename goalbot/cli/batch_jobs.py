@@ -1,0 +1,76 @@
+"""A batch's jobs file: one job per line, a goal (`{"goal", "url"?, "vars"?}`) or a recipe rerun
+(`{"recipe", "vars"?}`), read as hostile input and refused with the line that is wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from goalbot.text.strict_json import NotStrictJson, strict_loads
+
+MAX_JOBS = 10_000
+MAX_FILE_BYTES = 10_000_000
+
+
+class JobsError(Exception):
+    """The jobs file cannot be run; one line naming where."""
+
+
+class Job(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    goal: str | None = Field(None, min_length=1)
+    url: str | None = None
+    recipe: str | None = Field(None, min_length=1)
+    vars: dict[str, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Job:
+        if (self.goal is None) == (self.recipe is None):
+            raise ValueError('a job is {"goal": …} or {"recipe": …}, one of the two')
+        return self
+
+    def argv(self) -> list[str]:
+        """`goalbot` arguments that run this job, unattended, its result as JSON on stdout."""
+        values = [arg for name, value in self.vars.items() for arg in ("--var", f"{name}={value}")]
+        if self.recipe is not None:
+            return ["rerun", self.recipe, *values, "--no-tui", "--yes", "--json"]
+        return ["run", str(self.goal), *(["--url", self.url] if self.url else []), *values,
+                "--no-tui", "--yes", "--json"]
+
+    def words(self) -> str:
+        what = f"rerun {self.recipe}" if self.recipe else str(self.goal)
+        given = " ".join(f"{name}={value}" for name, value in self.vars.items())
+        return f"{what} {given}".strip()
+
+
+def read_jobs(path: Path) -> list[Job]:
+    if not path.is_file():
+        raise JobsError(f"{path} is not a file")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise JobsError(f"{path} is over {MAX_FILE_BYTES // 1_000_000} MB")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise JobsError(f"cannot read {path}: {exc}") from exc
+    found: list[Job] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        where = f"{path}:{number}"
+        try:
+            raw: Any = strict_loads(line, where, "a job")
+            found.append(Job.model_validate(raw))
+        except NotStrictJson as exc:
+            raise JobsError(str(exc)) from exc
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(part) for part in first["loc"]) or "the job"
+            raise JobsError(f"{where}: {field}: {first['msg']}") from exc
+        if len(found) > MAX_JOBS:
+            raise JobsError(f"{path} holds over {MAX_JOBS} jobs")
+    if not found:
+        raise JobsError(f"{path} holds no job")
+    return found
