@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import re
 from collections import deque
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 import anyio
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field, SecretStr
 
 from goalbot.agents.options import RunOptions
@@ -42,9 +44,11 @@ SECRET_IN_CLEAR = re.compile(r"\b(pass(word|wd|code)?|pw|pin|token|api[ _-]?key|
                              re.IGNORECASE)
 
 
-class ProblemError(Exception):
+class ProblemError(ToolError):
+    """An anticipated failure: the host's model reads `{"code", "message", "hint"}`, never a traceback."""
+
     def __init__(self, problem: Problem) -> None:
-        super().__init__(problem.message)
+        super().__init__(json.dumps(problem.model_dump(), ensure_ascii=False))
         self.problem = problem
 
 

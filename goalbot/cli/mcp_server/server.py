@@ -5,14 +5,13 @@ the host (MCP elicitation) when it can, bound to the one question the server ask
 
 from __future__ import annotations
 
-import json
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Literal
 
 from mcp.server.elicitation import AcceptedElicitation, render_elicitation_schema
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.shared.exceptions import NoBackChannelError
 from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from pydantic import BaseModel, Field
@@ -51,10 +50,6 @@ class PlanDecision(BaseModel):
     feedback: str = Field("", description="When not approved: what the planner should do differently.")
 
 
-def _failed(problem: Problem) -> ToolError:
-    return ToolError(json.dumps(problem.model_dump(), ensure_ascii=False))
-
-
 def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServer[RunBook]:
     book = RunBook(settings, db_path, rules)
 
@@ -80,10 +75,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
         wait: follow the run with progress notifications and return when it ends; else return
         its run_id at once, to poll with get_run.
         """
-        try:
-            live, answered = _resumed(book, ctx) or (await book.start_goal(goal, url, output_schema), "")
-        except ProblemError as exc:
-            raise _failed(exc.problem) from exc
+        live, answered = _resumed(book, ctx) or (await book.start_goal(goal, url, output_schema), "")
         if not wait:
             return RunStarted(run_id=live.wiring.session_id, status=live.status)
         return await _settled(book, live, ctx, answered)
@@ -96,10 +88,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
         name: the recipe's name (list_recipes). vars: the values of its variables, {"NAME": "value"}.
         wait: as for run_goal.
         """
-        try:
-            live, answered = _resumed(book, ctx) or (await book.start_rerun(name, vars or {}), "")
-        except ProblemError as exc:
-            raise _failed(exc.problem) from exc
+        live, answered = _resumed(book, ctx) or (await book.start_rerun(name, vars or {}), "")
         if not wait:
             return RunStarted(run_id=live.wiring.session_id, status=live.status)
         return await _settled(book, live, ctx, answered)
@@ -109,18 +98,12 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
     @server.tool()
     async def get_run(run_id: str) -> RunState:
         """Where a run is: its status, the step in progress, what it waits for, its newest events, its result."""
-        try:
-            return book.state(run_id)
-        except ProblemError as exc:
-            raise _failed(exc.problem) from exc
+        return book.state(run_id)
 
     @server.tool()
     async def cancel_run(run_id: str) -> RunState:
         """Stop a run of this server before its next action; what it did so far stays stored."""
-        try:
-            return book.cancel(run_id)
-        except ProblemError as exc:
-            raise _failed(exc.problem) from exc
+        return book.cancel(run_id)
 
     @server.tool()
     def list_runs(limit: int = 10) -> RunList:
@@ -129,7 +112,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
             with opened(db_path) as db:
                 rows = queries.list_sessions(db, limit=max(1, min(limit, 100)))
         except StoreError as exc:
-            raise _failed(Problem(code="internal", message=str(exc))) from exc
+            raise ProblemError(Problem(code="internal", message=str(exc))) from exc
         return RunList(runs=[RunLine(run_id=row.id, goal=printable(row.goal)[:200], status=row.status,
                                      started_at=row.started_at) for row in rows])
 
@@ -140,7 +123,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
             with opened(db_path) as db:
                 found = [recipes.load(db, row["name"]) for row in recipes.listed(db)]
         except (StoreError, recipes.UnreadableRecipe) as exc:
-            raise _failed(Problem(code="internal", message=str(exc))) from exc
+            raise ProblemError(Problem(code="internal", message=str(exc))) from exc
         return RecipeList(recipes=[RecipeLine(name=r.name, version=r.version, steps=len(r.steps),
                                               goal=printable(r.goal)[:200], needs_vars=r.variables,
                                               needs_secrets=r.secrets) for r in found if r is not None])
@@ -151,9 +134,9 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
         try:
             markdown = store_report(db_path, run_id)
         except StoreError as exc:
-            raise _failed(Problem(code="internal", message=str(exc))) from exc
+            raise ProblemError(Problem(code="internal", message=str(exc))) from exc
         if markdown is None:
-            raise _failed(Problem(code="not_found", message=f"no run {run_id}", hint="list_runs names them"))
+            raise ProblemError(Problem(code="not_found", message=f"no run {run_id}", hint="list_runs names them"))
         return Report(run_id=run_id, markdown=markdown[:MAX_ANSWER], cut=len(markdown) > MAX_ANSWER,
                       uri=f"goalbot://runs/{run_id}/report")
 
@@ -187,7 +170,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
             await operator.start(url)
             seen = await operator.observe(screenshot=False)
         except OperatorError as exc:
-            raise _failed(Problem(code="unreachable", message=str(exc), hint="check the address")) from exc
+            raise ProblemError(Problem(code="unreachable", message=str(exc), hint="check the address")) from exc
         finally:
             await operator.close()
         page = seen.render()
@@ -222,7 +205,7 @@ async def _settled(book: RunBook, live: Live, ctx: Context, answered: str = "") 
     assert live.task is not None
     result = await live.task
     if result.could_not_start:
-        raise _failed(Problem(code="unreachable", message=result.reason, hint="check the url, and that a browser "
+        raise ProblemError(Problem(code="unreachable", message=result.reason, hint="check the url, and that a browser "
                               "can start on the server's machine"))
     data = live.extracted.data if live.extracted and live.extracted.valid else result.answer or None
     return RunStarted(run_id=run_id, status=live.status, result=data, reason=result.reason)
