@@ -102,6 +102,13 @@ class Live:
             queue.put_nowait(event)
 
     @property
+    def answer(self) -> Any:
+        """What the run found: data that fit its output schema, else its answer in words; None until it ends."""
+        if self.result is None:
+            return None
+        return self.extracted.data if self.extracted and self.extracted.valid else self.result.answer or None
+
+    @property
     def status(self) -> RunStatus:
         if self.result is not None:
             return self.result.status.value  # type: ignore[return-value]
@@ -222,11 +229,10 @@ class RunBook:
         live = self.live.get(run_id)
         if live is not None:
             result = live.result
-            data = live.extracted.data if live.extracted and live.extracted.valid else (result.answer if result else None)
             return RunState(run_id=run_id, goal=live.goal, status=live.status, step=live.step,
                             progress_percent=live.percent, last_events=list(live.lines),
                             waiting=waiting_of(live.waiting) if live.waiting else None,
-                            result=data if result else None, reason=result.reason if result else "",
+                            result=live.answer, reason=result.reason if result else "",
                             model_calls=live.calls, screenshot_uri=f"goalbot://runs/{run_id}/screenshot")
         try:
             with opened(self.db_path) as db:

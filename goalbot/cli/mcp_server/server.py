@@ -207,8 +207,7 @@ async def _settled(book: RunBook, live: Live, ctx: Context, answered: str = "") 
     if result.could_not_start:
         raise ProblemError(Problem(code="unreachable", message=result.reason, hint="check the url, and that a browser "
                               "can start on the server's machine"))
-    data = live.extracted.data if live.extracted and live.extracted.valid else result.answer or None
-    return RunStarted(run_id=run_id, status=live.status, result=data, reason=result.reason)
+    return RunStarted(run_id=run_id, status=live.status, result=live.answer, reason=result.reason)
 
 
 class Asked(BaseModel):
