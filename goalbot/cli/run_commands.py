@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
-from goalbot.agents.choosing import POLICY_NAME, PolicyError, read_policies
+from goalbot.agents.choosing import MAX_POLICY_BYTES, POLICY_NAME, PolicyError, read_policies
 from goalbot.agents.replaying import state_from_events
 from goalbot.agents.secrets import SecretError
 from goalbot.agents.progress import ResumePoint
@@ -66,6 +66,8 @@ def read_data_rules(args: argparse.Namespace, options: RunOptions, variables: di
         options.schemas[name] = load_schema(Path(path))
     if args.policies is not None:
         try:
+            if args.policies.stat().st_size > MAX_POLICY_BYTES:  # refused before it is read into memory
+                raise PolicyError(f"{args.policies} is over {MAX_POLICY_BYTES // 1000} kB: not a file of policies")
             text = args.policies.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise PolicyError(f"cannot read {args.policies}: {exc}") from exc

@@ -141,13 +141,15 @@ def test_a_big_page_is_read_in_parts_within_the_budget_and_the_parts_joined(
     (("--policies", "{tmp}/bad-op.json"), "cheap.hard.0.op: unknown operator 'like'"),
     (("--policies", "{tmp}/bad-type.json"), "cheap.score.0.add: Input should be a valid number"),
     (("--policies", "{tmp}/missing.json"), "cheap.hard.0.field: is missing"),
-], ids=["schema without a name", "no such file", "unknown operator", "wrong type", "missing field"])
+    (("--policies", "{tmp}/huge.json"), "is over 200 kB: not a file of policies"),
+], ids=["schema without a name", "no such file", "unknown operator", "wrong type", "missing field", "huge"])
 def test_bad_schemas_and_policies_given_to_a_run_are_refused_in_one_line(
         db_path: Path, tmp_path: Path, flags: tuple[str, ...], said: str) -> None:
     (tmp_path / "bad-op.json").write_text(json.dumps({"cheap": {"hard": [{"field": "price", "op": "like", "value": 1}]}}))
     (tmp_path / "bad-type.json").write_text(json.dumps({"cheap": {"score": [{"when": {"field": "a", "op": "exists"},
                                                                            "add": "ten"}]}}))
     (tmp_path / "missing.json").write_text(json.dumps({"cheap": {"hard": [{"op": "==", "value": 1}]}}))
+    (tmp_path / "huge.json").write_text(" " * 300_000 + "{}")
     result = run_cli("--db", str(db_path), "run", GOAL, "--url", "http://127.0.0.1:9/", "--no-tui", "--yes",
                      *(flag.format(tmp=tmp_path) for flag in flags))
     assert result.returncode == 2 and said in result.stderr, result.stderr
