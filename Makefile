@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 $(BIN)/goalbot: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,mcp]'
+	$(BIN)/pip install --quiet -e '.[test,mcp,cluster]'
 	touch $@
 
 install: $(BIN)/goalbot
@@ -17,12 +17,14 @@ install: $(BIN)/goalbot
 # Debian's chromium as root, Playwright's build otherwise. tmux and Xvfb serve the tests of the
 # real terminal, a headed browser and the desktop (xterm, as a VT340, shows real sixel); on the
 # desktop xdotool types text beyond ASCII
-# and tesseract reads the words under a click for the GO / NOT GO gate.
+# and tesseract reads the words under a click for the GO / NOT GO gate. redis-server is the broker
+# the tests of `goalbot batch --broker` start for their Celery workers.
 tools: install
 	$(BIN)/python -m goalbot.operators.browser.locate --install
 	@missing=""; command -v tmux >/dev/null || missing="tmux"; command -v Xvfb >/dev/null || missing="$$missing xvfb"; \
 	command -v xdotool >/dev/null || missing="$$missing xdotool"; command -v xterm >/dev/null || missing="$$missing xterm"; \
 	command -v tesseract >/dev/null || missing="$$missing tesseract-ocr tesseract-ocr-kor"; \
+	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq $$missing >/dev/null; \

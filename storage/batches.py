@@ -27,17 +27,19 @@ class JobRow(BaseModel):
     ended_at: str | None = None
     model_calls: int = 0
     cost_usd: float | None = None
+    worker: str | None = None
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-def new_batch(db: sqlite_utils.Database, source: str, workers: int, specs: list[dict[str, Any]]) -> str:
+def new_batch(db: sqlite_utils.Database, source: str, workers: int, specs: list[dict[str, Any]],
+              broker: str | None = None) -> str:
     batch_id = datetime.now().strftime("b%Y%m%d-%H%M%S-") + secrets.token_hex(2)
     with db.conn:
-        db.execute("insert into batches (id, created_at, source, workers) values (?, ?, ?, ?)",
-                   [batch_id, _now(), source, workers])
+        db.execute("insert into batches (id, created_at, source, workers, broker) values (?, ?, ?, ?, ?)",
+                   [batch_id, _now(), source, workers, broker])
         for n, spec in enumerate(specs, 1):
             db.execute("insert into batch_jobs (batch_id, n, spec, status) values (?, ?, ?, 'pending')",
                        [batch_id, n, json.dumps(spec, ensure_ascii=False)])
@@ -47,15 +49,21 @@ def new_batch(db: sqlite_utils.Database, source: str, workers: int, specs: list[
 def jobs(db: sqlite_utils.Database, batch_id: str) -> list[JobRow]:
     found = db.execute(
         "select j.batch_id, j.n, j.spec, j.status, j.session_id, j.attempts, j.reason, j.started_at, j.ended_at, "
-        "s.model_calls, s.cost_usd from batch_jobs j left join sessions s on s.id = j.session_id "
+        "s.model_calls, s.cost_usd, j.worker from batch_jobs j left join sessions s on s.id = j.session_id "
         "where j.batch_id = ? order by j.n", [batch_id]).fetchall()
     return [JobRow(batch_id=r[0], n=r[1], spec=json.loads(r[2]), status=r[3], session_id=r[4], attempts=r[5],
-                   reason=r[6], started_at=r[7], ended_at=r[8], model_calls=r[9] or 0, cost_usd=r[10])
+                   reason=r[6], started_at=r[7], ended_at=r[8], model_calls=r[9] or 0, cost_usd=r[10],
+                   worker=r[11])
             for r in found]
 
 
 def exists(db: sqlite_utils.Database, batch_id: str) -> bool:
     return db["batches"].exists() and db.execute("select 1 from batches where id = ?", [batch_id]).fetchone() is not None
+
+
+def broker_of(db: sqlite_utils.Database, batch_id: str) -> str | None:
+    row = db.execute("select broker from batches where id = ?", [batch_id]).fetchone()
+    return row[0] if row else None
 
 
 def started(db: sqlite_utils.Database, batch_id: str, n: int) -> None:
@@ -68,3 +76,62 @@ def ended(db: sqlite_utils.Database, batch_id: str, n: int, status: str, session
     with db.conn:
         db.execute("update batch_jobs set status = ?, session_id = ?, reason = ?, ended_at = ? "
                    "where batch_id = ? and n = ?", [status, session_id, reason, _now(), batch_id, n])
+
+
+# The remote side, applied inside the transaction that also moves the stream position.
+
+def stream_pos(db: sqlite_utils.Database, batch_id: str) -> str:
+    row = db.execute("select stream_pos from batches where id = ?", [batch_id]).fetchone()
+    return str(row[0]) if row and row[0] else "0-0"
+
+
+def set_stream_pos(db: sqlite_utils.Database, batch_id: str, position: str) -> None:
+    db.execute("update batches set stream_pos = ? where id = ?", [position, batch_id])
+
+
+def remote_started(db: sqlite_utils.Database, batch_id: str, n: int, attempt: int, worker: str, at: str) -> None:
+    db.execute("update batch_jobs set status = 'running', attempts = max(attempts, ?), worker = ?, started_at = ?, "
+               "ended_at = null where batch_id = ? and n = ? and status not in ('ok', 'failed', 'cancelled')",
+               [attempt, worker, at, batch_id, n])
+    db.execute("insert or ignore into batch_attempts (batch_id, n, attempt, worker, status) "
+               "values (?, ?, ?, ?, 'running')", [batch_id, n, attempt, worker])
+
+
+def remote_session(db: sqlite_utils.Database, batch_id: str, n: int, attempt: int, session_id: str) -> None:
+    db.execute("update batch_attempts set session_id = ? where batch_id = ? and n = ? and attempt = ?",
+               [session_id, batch_id, n, attempt])
+    db.execute("update batch_jobs set session_id = ? where batch_id = ? and n = ? and attempts = ?",
+               [session_id, batch_id, n, attempt])
+
+
+def remote_ended(db: sqlite_utils.Database, batch_id: str, n: int, attempt: int, status: str,
+                 session_id: str | None, reason: str, at: str) -> None:
+    db.execute("update batch_attempts set status = ?, session_id = coalesce(?, session_id) "
+               "where batch_id = ? and n = ? and attempt = ?", [status, session_id, batch_id, n, attempt])
+    db.execute("update batch_jobs set status = ?, session_id = coalesce(?, session_id), reason = ?, ended_at = ? "
+               "where batch_id = ? and n = ?", [status, session_id, reason, at, batch_id, n])
+
+
+def remote_cut(db: sqlite_utils.Database, batch_id: str, n: int, attempt: int, why: str) -> str | None:
+    """An attempt whose worker was lost: its session, if it had one, is marked interrupted."""
+    row = db.execute("select session_id from batch_attempts where batch_id = ? and n = ? and attempt = ?",
+                     [batch_id, n, attempt]).fetchone()
+    db.execute("update batch_attempts set status = 'interrupted' where batch_id = ? and n = ? and attempt = ?",
+               [batch_id, n, attempt])
+    if row and row[0]:
+        db.execute("update sessions set status = 'interrupted', finish_reason = ? where id = ? and status = 'running'",
+                   [why, row[0]])
+        return str(row[0])
+    return None
+
+
+def attempts(db: sqlite_utils.Database, batch_id: str) -> list[tuple[int, int, str | None, str | None, str | None]]:
+    """Every attempt of every job: (job, attempt, worker, status, session)."""
+    return [tuple(r) for r in db.execute(  # type: ignore[misc]
+        "select n, attempt, worker, status, session_id from batch_attempts where batch_id = ? order by n, attempt",
+        [batch_id]).fetchall()]
+
+
+def running_sessions(db: sqlite_utils.Database, batch_id: str) -> list[str]:
+    return [r[0] for r in db.execute("select session_id from batch_jobs where batch_id = ? and status = 'running' "
+                                     "and session_id is not null", [batch_id]).fetchall()]

@@ -68,7 +68,19 @@ def _batches(conn: sqlite3.Connection) -> None:
         primary key (batch_id, n))""")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_first, _recipes, _batches]
+def _cluster(conn: sqlite3.Connection) -> None:
+    """Batches on Celery workers: the broker a batch went to and how far its event stream was
+    read; the worker a job ran on; every attempt's session, so a job run again after a lost worker
+    keeps the session that was cut off."""
+    conn.execute("alter table batches add column broker text")
+    conn.execute("alter table batches add column stream_pos text")
+    conn.execute("alter table batch_jobs add column worker text")
+    conn.execute("""create table if not exists batch_attempts (
+        batch_id text not null, n integer not null, attempt integer not null, session_id text,
+        worker text, status text, primary key (batch_id, n, attempt))""")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_first, _recipes, _batches, _cluster]
 
 # What every reader relies on; a file without them is not a goalbot store.
 REQUIRED_COLUMNS: dict[str, set[str]] = {

@@ -8,24 +8,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import ctypes
 import json
-import os
-import signal
 import sys
 import time
 from datetime import datetime
 from pathlib import Path
 
+from goalbot.cli import job_process
 from goalbot.cli.batch_jobs import Job, JobsError, read_jobs
+from goalbot.cli.cluster import remote
 from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail
 from goalbot.text.eventfmt import printable
-from storage import batches, queries
+from storage import batches
 from storage.batches import DONE, JobRow
 from storage.db import opened
-
-PR_SET_PDEATHSIG = 1
 
 
 def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
@@ -39,26 +36,41 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
         if args.what == "status":
             _table(rows)
             return 0 if all(row.status == "ok" for row in rows) else 1
-        return _run(args, settings, db_path, args.batch_id, [row for row in rows if row.status not in DONE])
+        with opened(db_path) as db:
+            broker = args.broker or batches.broker_of(db, args.batch_id)
+        return _run(args, settings, db_path, args.batch_id, [row for row in rows if row.status not in DONE], broker)
     if args.batch_id:
         return fail("goalbot batch JOBS.jsonl takes no BATCH (did you mean status or resume?)")
     if not 1 <= args.workers <= 64:
         return fail("--workers is 1 to 64")
+    if args.broker:
+        problem = remote.problem(args.broker)
+        if problem:
+            return fail(problem)
     try:
         jobs = read_jobs(Path(args.what))
     except JobsError as exc:
         return fail(str(exc))
     with opened(db_path) as db:
-        batch_id = batches.new_batch(db, args.what, args.workers, [job.model_dump(exclude_none=True) for job in jobs])
+        batch_id = batches.new_batch(db, args.what, args.workers, [job.model_dump(exclude_none=True) for job in jobs],
+                                     args.broker)
         rows = batches.jobs(db, batch_id)
-    print(f"goalbot: batch {batch_id}: {len(rows)} jobs, {args.workers} at once "
-          f"(goalbot batch status {batch_id})", file=sys.stderr, flush=True)
-    return _run(args, settings, db_path, batch_id, rows)
+    where = f"to the workers at {args.broker}" if args.broker else f"{args.workers} at once"
+    print(f"goalbot: batch {batch_id}: {len(rows)} jobs, {where} (goalbot batch status {batch_id})",
+          file=sys.stderr, flush=True)
+    return _run(args, settings, db_path, batch_id, rows, args.broker)
 
 
-def _run(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: str, todo: list[JobRow]) -> int:
+def _run(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: str, todo: list[JobRow],
+         broker: str | None) -> int:
     progress = Progress(len(todo), sys.stderr.isatty())
-    asyncio.run(_work(args, settings, db_path, batch_id, todo, progress))
+    if broker:
+        problem = remote.run_batch(args, db_path, batch_id, todo, broker, progress)
+        if problem:
+            progress.close()
+            return fail(problem)
+    else:
+        asyncio.run(_work(args, settings, db_path, batch_id, todo, progress))
     progress.close()
     with opened(db_path) as db:
         rows = batches.jobs(db, batch_id)
@@ -76,46 +88,29 @@ async def _work(args: argparse.Namespace, settings: Settings, db_path: Path, bat
             with opened(db_path) as db:
                 batches.started(db, batch_id, row.n)
             progress.started()
-            status, session_id, reason = await _job(Job.model_validate(row.spec), settings, db_path)
+            status, session_id, reason = await _job(Job.model_validate(row.spec), settings, db_path, args)
             with opened(db_path) as db:
                 batches.ended(db, batch_id, row.n, status, session_id, reason)
             progress.ended(status == "ok")
             if args.json:
-                print(json.dumps({"batch": batch_id, "job": row.n, "status": status, "session": session_id,
-                                  "reason": reason}, ensure_ascii=False), flush=True)
+                print(ended_line(batch_id, row.n, status, session_id, reason), flush=True)
 
     await asyncio.gather(*(one(row) for row in todo))
 
 
-async def _job(job: Job, settings: Settings, db_path: Path) -> tuple[str, str | None, str]:
+def ended_line(batch_id: str, n: int, status: str, session_id: str | None, reason: str, **more: str) -> str:
+    return json.dumps({"batch": batch_id, "job": n, "status": status, "session": session_id, "reason": reason,
+                       **more}, ensure_ascii=False)
+
+
+async def _job(job: Job, settings: Settings, db_path: Path, args: argparse.Namespace) -> tuple[str, str | None, str]:
     """Runs one job as its own `goalbot` process; how it ended, its session and why."""
-    model = [*(["--base-url", settings.base_url] if settings.base_url else []),
-             *(["--model", settings.model] if settings.model else [])]
-    env = dict(os.environ)
-    if settings.api_key.get_secret_value():
-        env["OPENAI_API_KEY"] = settings.api_key.get_secret_value()  # never on a command line
+    argv, env = job_process.command(job.argv(args.ask, args.trace), settings, db_path)
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "goalbot", "--db", str(db_path), *job.argv(), *model,
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env=env, preexec_fn=_dies_with_parent)
+        *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env=env, preexec_fn=job_process.dies_with_parent)
     out, err = await process.communicate()
-    try:
-        result = json.loads(out.decode("utf-8", "replace").strip().splitlines()[-1])
-    except (ValueError, IndexError):  # it could not start: its one line says why
-        last = err.decode("utf-8", "replace").strip().splitlines()
-        return "failed", None, printable(last[-1] if last else f"the job's process ended with {process.returncode}")
-    session_id = result.get("session")
-    with opened(db_path) as db:
-        row = queries.session_row(db, session_id) if session_id else None
-    return str(result.get("status", "failed")), session_id, printable((row.finish_reason or "") if row else "")[:200]
-
-
-def _dies_with_parent() -> None:
-    """A job's process ends when the batch does, killed or not: `batch resume` runs it again."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except OSError:
-        pass
+    return job_process.outcome(out, err, process.returncode, db_path)
 
 
 class Progress:
@@ -135,6 +130,11 @@ class Progress:
         self.failed += 0 if ok else 1
         self._draw()
 
+    def lost(self) -> None:
+        """An attempt whose worker was lost: its job runs again, counted once."""
+        self.running = max(0, self.running - 1)
+        self._draw()
+
     def _draw(self) -> None:
         if not self.drawn:
             return
@@ -151,7 +151,9 @@ class Progress:
 
 
 def _table(rows: list[JobRow]) -> None:
-    print(f"{'JOB':>4}  {'STATUS':<10} {'CALLS':>5} {'COST':>8} {'TIME':>7}  {'SESSION':<22}  WHAT")
+    remote = any(row.worker for row in rows)
+    where = f"  {'WORKER':<16}" if remote else ""
+    print(f"{'JOB':>4}  {'STATUS':<10} {'CALLS':>5} {'COST':>8} {'TIME':>7}  {'SESSION':<22}{where}  WHAT")
     for row in rows:
         cost = "–" if row.cost_usd is None else f"${row.cost_usd:.4f}"
         took = "–"
@@ -160,5 +162,6 @@ def _table(rows: list[JobRow]) -> None:
             took = f"{seconds:.1f}s"
         what = Job.model_validate(row.spec).words()
         why = f" — {row.reason}" if row.reason and row.status != "ok" else ""
+        worker = f"  {(row.worker or '–')[:16]:<16}" if remote else ""
         print(printable(f"{row.n:>4}  {row.status:<10} {row.model_calls:>5} {cost:>8} {took:>7}  "
-                        f"{row.session_id or '–':<22}  {what[:50]}{why[:120]}"))
+                        f"{row.session_id or '–':<22}{worker}  {what[:50]}{why[:120]}"))

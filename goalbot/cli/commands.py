@@ -18,6 +18,7 @@ from goalbot.cli.flags import (
     add_person_flags, add_recipe_flags, add_result_flags, add_run_flags, add_secret_flags,
 )
 from goalbot.cli.mcp_command import add_mcp_parser
+from goalbot.cli.worker_command import add_worker_parser
 from goalbot.cli.parser import Parser, add_global_flags, finish, parse
 from goalbot.cli.settings import ConfigError, Settings, load_settings
 from goalbot.cli.terminal import fail, has_terminal
@@ -43,6 +44,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rerun": ("goalbot.cli.recipe_commands", "cmd_rerun"),
     "mcp": ("goalbot.cli.mcp_command", "cmd_mcp"),
     "batch": ("goalbot.cli.batch_command", "cmd_batch"),
+    "worker": ("goalbot.cli.worker_command", "cmd_worker"),
 }
 
 
@@ -118,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_recipe_parsers(sub)
     add_mcp_parser(sub)
     add_batch_parser(sub)
+    add_worker_parser(sub)
     return finish(parser)
 
 
@@ -167,6 +170,14 @@ def add_batch_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     batch.add_argument("batch_id", nargs="?", metavar="BATCH", help="with status or resume: the batch")
     batch.add_argument("--workers", type=int, default=2, help="jobs at once on this machine (default 2)")
     batch.add_argument("--json", action="store_true", help="one JSON line per job as it ends")
+    batch.add_argument("--broker", metavar="redis://HOST:PORT/DB",
+                       help="send the jobs to Celery workers (goalbot worker) through this Redis; every "
+                            "session still lands in this store, live (needs GOALBOT_CLUSTER_KEY)")
+    batch.add_argument("--ask", action="store_true",
+                       help="a risky action waits for GO through goalbot attach (else it is refused, as with "
+                            "run --yes)")
+    batch.add_argument("--trace", action="store_true",
+                       help="keep a Playwright trace of every job (a failed job's is always kept)")
     add_model_flags(batch)
 
 

@@ -49,12 +49,19 @@ def _placeholders(variables: dict[str, str]) -> dict[str, str]:
 
 def template(text: str, variables: dict[str, str]) -> str:
     """`text` with every form of every value replaced by its placeholder, in one pass (so a
-    placeholder is never replaced into again), the longest match first."""
+    placeholder is never replaced into again), the longest match first. A value is a whole word
+    or number where it stands: 55 is in "$55" and "55 seats", never in the port of ":42155"."""
     found = _placeholders(variables)
     if not found or not text:
         return text
-    pattern = re.compile("|".join(re.escape(shown) for shown in sorted(found, key=len, reverse=True)))
+    pattern = re.compile("|".join(_whole(shown) for shown in sorted(found, key=len, reverse=True)))
     return pattern.sub(lambda match: found[match.group(0)], text)
+
+
+def _whole(shown: str) -> str:
+    before = r"(?<![^\W_])" if shown[0].isalnum() else ""
+    after = r"(?![^\W_])" if shown[-1].isalnum() else ""
+    return before + re.escape(shown) + after
 
 
 def fill(text: str, values: dict[str, str]) -> str:

@@ -1,0 +1,192 @@
+"""A Celery worker's side of a job: claim it, run it as a `goalbot` process on this machine's own
+store, and copy its session to the coordinator's stream while it runs; answers for it come back
+the other way. The model endpoint and its key are this machine's settings: no key travels through
+the broker."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import redis
+import sqlite_utils
+from celery import Celery, Task
+from celery.signals import worker_ready, worker_shutdown
+from pydantic import ValidationError
+
+from goalbot.cli import job_process
+from goalbot.cli.cluster.broker import (CLAIM_TTL_S, KEEP_S, STREAM_MAXLEN, TASK, WORKERS, JobKeys, commands_of,
+                                        stream_of)
+from goalbot.cli.cluster.orders import JobOrder, Report
+from goalbot.cli.cluster.sealing import Seal, Unsealed
+from goalbot.cli.settings import Settings
+from goalbot.recipes.build import RecipeError
+from storage import queries, recipes
+from storage.db import StoreError, connect
+from storage.replica import Cursor, changes_since, session_of_process
+
+LOOK_EVERY_S = 0.25
+
+
+@dataclass
+class WorkerSetup:
+    name: str
+    db_path: Path
+    settings: Settings
+    seal: Seal
+    redis: redis.Redis
+    cdp_url: str | None = None
+
+
+def register(app: Celery, setup: WorkerSetup) -> None:
+    """The job task on `app`, and this worker's name kept in the broker's list while it serves."""
+
+    @worker_ready.connect(weak=False)
+    def _ready(**_: Any) -> None:
+        setup.redis.hset(WORKERS, setup.name, _now())
+        _say(f"{setup.name} is ready")
+
+    @worker_shutdown.connect(weak=False)
+    def _gone(**_: Any) -> None:
+        setup.redis.hdel(WORKERS, setup.name)
+
+    @app.task(name=TASK, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+    def job(task: Task, sealed: str) -> None:
+        try:
+            order = JobOrder.model_validate(setup.seal.open(sealed))
+        except (Unsealed, ValidationError) as exc:
+            _say(f"refused a job: {str(exc).splitlines()[0]} (is GOALBOT_CLUSTER_KEY the coordinator's?)")
+            return
+        keys = JobKeys(order.batch, order.n)
+        if setup.redis.exists(keys.done):
+            return  # a copy of a job that already ended
+        if not setup.redis.set(keys.claim, setup.name, nx=True, ex=CLAIM_TTL_S):
+            # Another worker runs it (this is a copy the broker put back): look again later, in
+            # case that worker is lost before it ends.
+            raise task.retry(countdown=CLAIM_TTL_S)
+        Shift(setup, order, keys).work()
+
+
+class Shift:
+    """One attempt of one job on this worker."""
+
+    def __init__(self, setup: WorkerSetup, order: JobOrder, keys: JobKeys) -> None:
+        self.setup, self.order, self.keys = setup, order, keys
+        self.attempt = int(setup.redis.incr(keys.attempts))
+        setup.redis.expire(keys.attempts, KEEP_S)
+        self._stop = threading.Event()
+
+    def work(self) -> None:
+        heartbeat = threading.Thread(target=self._keep_claim, daemon=True)
+        heartbeat.start()
+        try:
+            if self.attempt > 1:  # the attempt before this one never ended: its worker was lost
+                self._tell(kind="cut", attempt=self.attempt - 1,
+                           reason=f"its worker was lost mid-run; the job runs again on {self.setup.name}")
+            self._tell(kind="started", at=_now())
+            status, session_id, reason, made = self._run()
+            self._tell(kind="ended", status=status, session=session_id, reason=reason, at=_now(), **made)
+            self.setup.redis.set(self.keys.done, status, ex=KEEP_S)
+        finally:
+            self._stop.set()
+            if self.setup.redis.get(self.keys.claim) == self.setup.name.encode():
+                self.setup.redis.delete(self.keys.claim)
+
+    def _run(self) -> tuple[str, str | None, str, dict[str, Any]]:
+        try:
+            self._take_recipe()
+        except (RecipeError, StoreError) as exc:
+            return "failed", None, f"the recipe sent with the job was refused: {exc}", {}
+        job_argv = [*self.order.job.argv(self.order.ask, self.order.trace), "--headless"]
+        if self.setup.cdp_url:
+            job_argv += ["--cdp-url", self.setup.cdp_url]
+        argv, env = job_process.command(job_argv, self.setup.settings, self.setup.db_path)
+        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   env=env, preexec_fn=job_process.dies_with_parent)
+        output: dict[str, bytes] = {}
+        reader = threading.Thread(target=lambda: output.update(zip(("out", "err"), process.communicate())))
+        reader.start()
+        db = connect(self.setup.db_path)
+        cursor, session_id = Cursor(), None
+        try:
+            while reader.is_alive():
+                reader.join(LOOK_EVERY_S)
+                session_id = session_id or session_of_process(db, process.pid)
+                if session_id:
+                    self._copy(db, session_id, cursor)
+                    self._take_answers(db, session_id)
+            status, said_session, reason = job_process.outcome(output.get("out", b""), output.get("err", b""),
+                                                               process.returncode, self.setup.db_path)
+            session_id = session_id or said_session
+            if session_id:
+                while self._copy(db, session_id, cursor):
+                    pass
+            return status, session_id, reason, self._made(db, session_id) if session_id else {}
+        finally:
+            db.close()
+
+    def _take_recipe(self) -> None:
+        sent = self.order.recipe_sent()
+        if sent is None:
+            return
+        db = connect(self.setup.db_path)
+        try:
+            kept = recipes.load(db, sent.name)
+            if kept is None or kept.model_dump(exclude={"version"}) != sent.model_dump(exclude={"version"}):
+                recipes.save(db, sent)
+        finally:
+            db.close()
+
+    def _copy(self, db: sqlite_utils.Database, session_id: str, cursor: Cursor) -> bool:
+        changes = changes_since(db, session_id, cursor)
+        if changes.empty():
+            return False
+        self._tell(kind="changes", changes=changes)
+        return True
+
+    def _take_answers(self, db: sqlite_utils.Database, session_id: str) -> None:
+        """What the person said on the coordinator (`goalbot attach`), put where the run reads it."""
+        while (sealed := self.setup.redis.lpop(commands_of(session_id))) is not None:
+            try:
+                said = self.setup.seal.open(sealed)  # type: ignore[arg-type]
+            except Unsealed as exc:
+                _say(f"session {session_id}: refused an answer: {exc}")
+                continue
+            if said.get("session") != session_id or not isinstance(said.get("payload"), dict):
+                _say(f"session {session_id}: refused an answer meant for another session")
+                continue
+            queries.post_command(db, session_id, str(said.get("kind")), said["payload"], str(said.get("by")))
+
+    def _made(self, db: sqlite_utils.Database, session_id: str) -> dict[str, Any]:
+        """The recipe versions (a patch) and heals this run left in this worker's store."""
+        versions = [str(row[0]) for row in db.execute(
+            "select data from recipe_versions where source_session = ? order by version", [session_id])]
+        heals = [{"name": name, "position": position, "evidence": evidence} for name, position, evidence in db.execute(
+            "select name, position, evidence from recipe_heals where session_id = ?", [session_id])]
+        return {"recipes": versions, "heals": heals}
+
+    def _tell(self, **fields: Any) -> None:
+        report = Report(job=self.order.n, attempt=fields.pop("attempt", self.attempt), worker=self.setup.name,
+                        **fields)
+        stream = stream_of(self.order.batch)
+        self.setup.redis.xadd(stream, {"m": self.setup.seal.seal(report.model_dump(mode="json"))},
+                              maxlen=STREAM_MAXLEN, approximate=True)
+        self.setup.redis.expire(stream, KEEP_S)
+
+    def _keep_claim(self) -> None:
+        while not self._stop.wait(CLAIM_TTL_S / 3):
+            if self.setup.redis.get(self.keys.claim) == self.setup.name.encode():
+                self.setup.redis.expire(self.keys.claim, CLAIM_TTL_S)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _say(text: str) -> None:
+    print(f"goalbot worker: {text}", file=sys.stderr, flush=True)
