@@ -67,15 +67,23 @@ def broker_of(db: sqlite_utils.Database, batch_id: str) -> str | None:
 
 
 def started(db: sqlite_utils.Database, batch_id: str, n: int) -> None:
+    """A job of a batch on this machine starts; an attempt of it still running was cut off."""
     with db.conn:
+        db.execute("update batch_attempts set status = 'interrupted' where batch_id = ? and n = ? "
+                   "and status = 'running'", [batch_id, n])
         db.execute("update batch_jobs set status = 'running', attempts = attempts + 1, started_at = ?, "
                    "ended_at = null where batch_id = ? and n = ?", [_now(), batch_id, n])
+        db.execute("insert or replace into batch_attempts (batch_id, n, attempt, status) select batch_id, n, attempts, "
+                   "'running' from batch_jobs where batch_id = ? and n = ?", [batch_id, n])
 
 
 def ended(db: sqlite_utils.Database, batch_id: str, n: int, status: str, session_id: str | None, reason: str) -> None:
     with db.conn:
         db.execute("update batch_jobs set status = ?, session_id = ?, reason = ?, ended_at = ? "
                    "where batch_id = ? and n = ?", [status, session_id, reason, _now(), batch_id, n])
+        db.execute("update batch_attempts set status = ?, session_id = ? where batch_id = ? and n = ? and attempt = "
+                   "(select attempts from batch_jobs where batch_id = ? and n = ?)",
+                   [status, session_id, batch_id, n, batch_id, n])
 
 
 # The remote side, applied inside the transaction that also moves the stream position.

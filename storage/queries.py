@@ -138,6 +138,13 @@ def latest_screenshot(db: sqlite_utils.Database, session_id: str) -> tuple[str, 
     return (str(row[0]), bytes(row[1])) if row else None
 
 
+def trace_of(db: sqlite_utils.Database, session_id: str) -> tuple[str, int] | None:
+    """The session's kept Playwright trace: its artifact id and size."""
+    row = db.execute("select id, size from artifacts where session_id = ? and kind = 'trace' order by ts desc limit 1",
+                     [session_id]).fetchone()
+    return (str(row[0]), int(row[1] or 0)) if row else None
+
+
 def artifact_content(db: sqlite_utils.Database, artifact_id: str) -> bytes | None:
     row = next(db.query("select content from artifacts where id = ?", [artifact_id]), None)
     return row["content"] if row else None

@@ -78,6 +78,8 @@ def _cluster(conn: sqlite3.Connection) -> None:
     conn.execute("""create table if not exists batch_attempts (
         batch_id text not null, n integer not null, attempt integer not null, session_id text,
         worker text, status text, primary key (batch_id, n, attempt))""")
+    # Each site's next slot for actions, shared by every run writing to this store (a local batch).
+    conn.execute("create table if not exists site_pace (site text primary key, tat real not null)")
 
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_first, _recipes, _batches, _cluster]

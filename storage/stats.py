@@ -40,9 +40,15 @@ class Stats(BaseModel):
     slos: list[Slo] = Field(default_factory=list)
 
 
-def stats(db: sqlite_utils.Database, recipe: str | None = None, since: str | None = None) -> Stats:
-    """The metrics over every ended session, or a recipe's reruns, or those started on or after `since`."""
+def stats(db: sqlite_utils.Database, recipe: str | None = None, since: str | None = None,
+          batch: str | None = None) -> Stats:
+    """The metrics over every ended session, or a recipe's reruns, or those started on or after
+    `since`, or a batch's jobs (every attempt of each)."""
     where, params = ["s.ended_at is not null"], list[str]()
+    if batch:
+        where.append("s.id in (select session_id from batch_jobs where batch_id = ? "
+                     "union select session_id from batch_attempts where batch_id = ?)")
+        params += [batch, batch]
     if since:
         where.append("s.started_at >= ?")
         params.append(since)

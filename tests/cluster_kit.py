@@ -37,8 +37,7 @@ class Redis:
         return redis.Redis.from_url(self.url)
 
 
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[Redis]:
+def start_redis(tmp_path: Path) -> Iterator[Redis]:
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed: apt-get install redis-server (make test does, as root)")
@@ -73,12 +72,12 @@ class Workers:
     model_url: str
     started: dict[str, subprocess.Popen[str]] = field(default_factory=dict)
 
-    def start(self, name: str, requeue_after: int = 10) -> subprocess.Popen[str]:
+    def start(self, name: str, *flags: str, requeue_after: int = 10) -> subprocess.Popen[str]:
         log = open(self.tmp_path / f"{name}.log", "w")
         process = subprocess.Popen(
             [sys.executable, "-m", "goalbot", "--db", str(self.tmp_path / f"{name}.db"), "worker",
              "--broker", self.redis.url, "--browsers", "1", "--name", name, "--requeue-after", str(requeue_after),
-             "--base-url", self.model_url, "--model", "scripted"],
+             "--base-url", self.model_url, "--model", "scripted", *flags],
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, text=True, cwd=REPO,
             env=cluster_env(), start_new_session=True)
         self.started[name] = process

@@ -97,6 +97,18 @@ def demo_script() -> dict[str, Any]:
 # -- the store -----------------------------------------------------------------------------------
 
 
+def action_gaps(db_path: Path, sessions: set[str]) -> list[float]:
+    """Seconds between one action on the site starting and the next, over `sessions` together
+    (reading the page, extracting and choosing, is not an action the site sees)."""
+    from datetime import datetime
+
+    starts = sorted(datetime.fromisoformat(r["ts"]) for r in rows(db_path, "select session_id, ts, data from events "
+                                                                            "where type = 'ACT_START'")
+                    if r["session_id"] in sessions
+                    and json.loads(r["data"])["action"]["name"] not in ("extract", "choose"))
+    return [(later - earlier).total_seconds() for earlier, later in zip(starts, starts[1:])]
+
+
 def rows(db_path: Path, sql: str, *params: object) -> list[sqlite3.Row]:
     if not db_path.exists():  # never make an empty file where a run will make the store
         raise sqlite3.OperationalError(f"no store at {db_path} yet")

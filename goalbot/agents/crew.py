@@ -10,6 +10,7 @@ driven, the browser and the client closed whatever happened, and one closing eve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Awaitable, Callable
 
 from goalbot.agents.acting import Hands
@@ -21,8 +22,9 @@ from goalbot.agents.gathering import Gatherer
 from goalbot.agents.guards import ActionGuards
 from goalbot.agents.observing import Camera
 from goalbot.agents.options import RunOptions
-from goalbot.agents.outcome import SessionResult, record_end
+from goalbot.agents.outcome import SessionResult, Status, record_end
 from goalbot.agents.person import Person
+from goalbot.agents.policies import SitePace
 from goalbot.agents.progress import ResumePoint
 from goalbot.agents.secrets import Secrets
 from goalbot.events import Bus, Emitter, new_session_id
@@ -34,9 +36,10 @@ from goalbot.operators.base import Operator
 class Crew:
     def __init__(self, options: RunOptions, operator: Operator, bus: Bus, control: SessionControl,
                  secrets: Secrets | None = None, domains: Domains | None = None, model: ModelSetup | None = None,
-                 resume: ResumePoint | None = None) -> None:
+                 resume: ResumePoint | None = None, pace: SitePace | None = None) -> None:
         """`model`: the endpoint the run may ask (a rerun without one asks the person instead);
-        `resume`: the cut-off session this run continues, under the same id."""
+        `resume`: the cut-off session this run continues, under the same id; `pace`: the pace
+        per site this run shares with others."""
         self.options, self.operator, self.control = options, operator, control
         self.secrets = secrets or Secrets()
         self.domains = domains or Domains(options.allow_domains, options.url, options.allow_schemes)
@@ -51,7 +54,7 @@ class Crew:
                              options.allow_risky)
         self.client = ModelClient(model.config, self.emitter, model.prices, model.limits,
                                   ask_budget=self.person.allow_more, redact=self.secrets.scrub) if model else None
-        guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains)
+        guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains, pace)
         self.hands = Hands(operator, guards, control, self.secrets, self.emitter)
         # One choice of dialects per run: what one role learned of the endpoint, every role knows.
         self.dialects = DialectChoice(options.dialects)
@@ -63,16 +66,24 @@ class Crew:
     def session_id(self) -> str:
         return self.emitter.session_id
 
+    async def _keep_trace(self, failed: bool) -> None:
+        with contextlib.suppress(Exception):  # evidence, never a reason for a run to end otherwise
+            trace = await self.operator.kept_trace(failed)
+            if trace:
+                self.emitter.artifact("trace", "application/zip", trace, name="trace.zip")
+
     async def live(self, announce: Callable[[], None], drive: Callable[[], Awaitable[SessionResult]]) -> SessionResult:
         """The run's life: bound to the person's control (so a stop reaches it), announced, driven
         to its end — whatever ends it — then the browser and the client closed and the end stored."""
         self.control.bind()
         announce()
+        result: SessionResult | None = None
         try:
             result = await drive()
         except BaseException as exc:
             result = ended_by(exc)
         finally:
+            await asyncio.shield(self._keep_trace(result is None or result.status is not Status.OK))
             await asyncio.shield(self.operator.close())
             if self.client is not None:
                 await asyncio.shield(self.client.close())

@@ -8,9 +8,9 @@ import contextlib
 
 from goalbot import actions as A
 from goalbot.actions import Action, ActionResult, Outcome
-from goalbot.agents.domains import Domains
+from goalbot.agents.domains import Domains, host_of
 from goalbot.agents.person import Person
-from goalbot.agents.policies import ClickAt, RateLimiter, RepeatGuard, SafetyPolicy
+from goalbot.agents.policies import ClickAt, RateLimiter, RepeatGuard, SafetyPolicy, SitePace
 from goalbot.agents.risk import Risk, RiskKind, assess, target_of, words_risk
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.operators.base import Observation, Operator
@@ -37,9 +37,10 @@ def click_of(action: Action, observation: Observation) -> ClickAt | None:
 class ActionGuards:
     def __init__(
         self, policy: SafetyPolicy, operator: Operator, emitter: Emitter, person: Person,
-        domains: Domains,
+        domains: Domains, pace: SitePace | None = None,
     ) -> None:
         self.policy = policy
+        self.pace = pace
         self.operator = operator
         self.emitter = emitter
         self.person = person
@@ -83,7 +84,24 @@ class ActionGuards:
         # Paced from start to start: the time an action and the look after it take counts
         # toward the interval, so a limit protects the site without taxing every action.
         self.rate.record(click is not None)
+        await self._site_pace(observation.url, step)
         return None
+
+    async def _site_pace(self, url: str, step: int) -> None:
+        site = host_of(url)
+        if self.pace is None or not site or self.policy.min_interval_s <= 0:
+            return
+        try:
+            seconds = await asyncio.to_thread(self.pace.reserve, site, self.policy.min_interval_s, self.policy.burst)
+        except Exception as exc:  # the shared pace is gone (its broker down): this run's own still holds
+            self.fired(PolicyName.MIN_INTERVAL, step, f"the pace shared with other runs cannot be read ({exc}); "
+                       "this run keeps its own")
+            self.pace = None
+            return
+        if seconds > 0:
+            self.fired(PolicyName.MIN_INTERVAL, step, f"waiting {seconds:.1f} s: other runs act on {site} too, "
+                       "and the pace is the site's", wait_s=round(seconds, 2))
+            await asyncio.sleep(seconds)
 
     def _judged_by_effect(self, action: Action, risk: Risk) -> bool:
         """A press on something that says it sends ("Reply", "Share") may only open a form: it

@@ -16,7 +16,7 @@ import math
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -120,6 +120,23 @@ class RateLimiter:
             return float(self.policy.burst)
         refilled = (now - self._filled_at) / self.policy.min_interval_s
         return min(float(self.policy.burst), self._tokens + refilled)
+
+
+class SitePace(Protocol):
+    """A pace kept per site by every run that acts on it (the jobs of a batch, on any worker): the
+    same token bucket as `RateLimiter`'s, with its state shared."""
+
+    def reserve(self, site: str, interval_s: float, burst: int) -> float:
+        """Takes the site's next slot; how many seconds to wait for it."""
+        ...
+
+
+def next_slot(tat: float, now: float, interval_s: float, burst: int) -> tuple[float, float]:
+    """The generic cell rate algorithm (one number per site, the theoretical arrival time): the
+    wait before this action and the site's next `tat`. `burst` actions may run back to back, then
+    one per `interval_s` on average."""
+    tat = max(tat, now)
+    return max(0.0, tat - interval_s * (burst - 1) - now), tat + interval_s
 
 
 class Streak:

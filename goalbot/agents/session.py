@@ -21,7 +21,7 @@ from goalbot.agents.observing import picture_of
 from goalbot.agents.options import RunOptions
 from goalbot.agents.outcome import Finish, SessionResult, Status, finish
 from goalbot.agents.planner import Planner
-from goalbot.agents.policies import Streak
+from goalbot.agents.policies import SitePace, Streak
 from goalbot.agents.progress import ResumePoint, RunState
 from goalbot.agents.secrets import Secrets
 from goalbot.agents.validator import Validator
@@ -43,9 +43,9 @@ class Session:
     def __init__(
         self, options: RunOptions, operator: Operator, model: ModelSetup, bus: Bus,
         control: SessionControl, secrets: Secrets | None = None, domains: Domains | None = None,
-        resume: ResumePoint | None = None,
+        resume: ResumePoint | None = None, pace: SitePace | None = None,
     ) -> None:
-        self.crew = Crew(options, operator, bus, control, secrets, domains, model, resume)
+        self.crew = Crew(options, operator, bus, control, secrets, domains, model, resume, pace)
         self.options, self.operator, self.control = options, operator, control
         self.secrets, self.emitter, self.camera, self.person = (self.crew.secrets, self.crew.emitter,
                                                                 self.crew.camera, self.crew.person)

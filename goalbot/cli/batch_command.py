@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
-import time
 from datetime import datetime
 from pathlib import Path
 
-from goalbot.cli import job_process
-from goalbot.cli.batch_jobs import Job, JobsError, read_jobs
+import goalbot.cli.job_process as job_process
+from goalbot.cli.batch_jobs import Job, JobsError, ended_line, read_jobs
+from goalbot.cli.batch_progress import Progress
 from goalbot.cli.cluster import remote
 from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail
@@ -98,11 +97,6 @@ async def _work(args: argparse.Namespace, settings: Settings, db_path: Path, bat
     await asyncio.gather(*(one(row) for row in todo))
 
 
-def ended_line(batch_id: str, n: int, status: str, session_id: str | None, reason: str, **more: str) -> str:
-    return json.dumps({"batch": batch_id, "job": n, "status": status, "session": session_id, "reason": reason,
-                       **more}, ensure_ascii=False)
-
-
 async def _job(job: Job, settings: Settings, db_path: Path, args: argparse.Namespace) -> tuple[str, str | None, str]:
     """Runs one job as its own `goalbot` process; how it ended, its session and why."""
     argv, env = job_process.command(job.argv(args.ask, args.trace), settings, db_path)
@@ -111,43 +105,6 @@ async def _job(job: Job, settings: Settings, db_path: Path, args: argparse.Names
         env=env, preexec_fn=job_process.dies_with_parent)
     out, err = await process.communicate()
     return job_process.outcome(out, err, process.returncode, db_path)
-
-
-class Progress:
-    """Done / running / failed, the rate and what is left, on one redrawn line of a terminal."""
-
-    def __init__(self, total: int, drawn: bool) -> None:
-        self.total, self.drawn, self.started_at = total, drawn, time.monotonic()
-        self.running = self.done = self.failed = 0
-
-    def started(self) -> None:
-        self.running += 1
-        self._draw()
-
-    def ended(self, ok: bool) -> None:
-        self.running -= 1
-        self.done += 1
-        self.failed += 0 if ok else 1
-        self._draw()
-
-    def lost(self) -> None:
-        """An attempt whose worker was lost: its job runs again, counted once."""
-        self.running = max(0, self.running - 1)
-        self._draw()
-
-    def _draw(self) -> None:
-        if not self.drawn:
-            return
-        took = time.monotonic() - self.started_at
-        rate = self.done / took if took > 0 else 0.0
-        left = f", about {(self.total - self.done) / rate:.0f} s left" if rate else ""
-        bar = "█" * (20 * self.done // max(self.total, 1))
-        print(f"\r[{bar:<20}] {self.done}/{self.total} done · {self.running} running · {self.failed} failed · "
-              f"{rate * 60:.1f} jobs/min{left}   ", end="", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self.drawn:
-            print(file=sys.stderr)
 
 
 def _table(rows: list[JobRow]) -> None:

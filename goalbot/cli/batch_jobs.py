@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +35,11 @@ class Job(BaseModel):
 
     def argv(self, ask: bool = False, trace: bool = False) -> list[str]:
         """`goalbot` arguments that run this job, its plan approved, its result as JSON on stdout.
-        A risky action is refused, as with `run --yes`; with `ask` it waits for `goalbot attach`."""
+        A risky action is refused, as with `run --yes`; with `ask` it waits for `goalbot attach`. A
+        failed job's Playwright trace is kept; with `trace`, every job's."""
         values = [arg for name, value in self.vars.items() for arg in ("--var", f"{name}={value}")]
         unattended = ["--no-tui", "--yes", "--json", *(["--await-attach"] if ask else []),
-                      *(["--trace"] if trace else [])]
+                      "--trace", "always" if trace else "failed"]
         if self.recipe is not None:
             return ["rerun", self.recipe, *values, *unattended]
         return ["run", str(self.goal), *(["--url", self.url] if self.url else []), *values, *unattended]
@@ -46,6 +48,11 @@ class Job(BaseModel):
         what = f"rerun {self.recipe}" if self.recipe else str(self.goal)
         given = " ".join(f"{name}={value}" for name, value in self.vars.items())
         return f"{what} {given}".strip()
+
+
+def ended_line(batch_id: str, n: int, status: str, session_id: str | None, reason: str, **more: str) -> str:
+    return json.dumps({"batch": batch_id, "job": n, "status": status, "session": session_id, "reason": reason,
+                       **more}, ensure_ascii=False)
 
 
 def read_jobs(path: Path) -> list[Job]:

@@ -16,8 +16,10 @@ from goalbot import defaults as D
 from goalbot.cli.flags import (
     add_browser_flags, add_model_flags, add_observe_parser, add_operator_flags,
     add_person_flags, add_recipe_flags, add_result_flags, add_run_flags, add_secret_flags,
+    add_settings,
 )
 from goalbot.cli.mcp_command import add_mcp_parser
+from goalbot.cli.trace_command import add_trace_parser
 from goalbot.cli.worker_command import add_worker_parser
 from goalbot.cli.parser import Parser, add_global_flags, finish, parse
 from goalbot.cli.settings import ConfigError, Settings, load_settings
@@ -45,6 +47,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("goalbot.cli.mcp_command", "cmd_mcp"),
     "batch": ("goalbot.cli.batch_command", "cmd_batch"),
     "worker": ("goalbot.cli.worker_command", "cmd_worker"),
+    "trace": ("goalbot.cli.trace_command", "cmd_trace"),
 }
 
 
@@ -110,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     stats = sub.add_parser("stats", help="seed 002's operating metrics over stored runs, and its SLOs")
     stats.add_argument("--recipe", metavar="NAME", help="only this recipe's reruns")
     stats.add_argument("--since", metavar="YYYY-MM-DD", help="only runs started on or after this day")
+    stats.add_argument("--batch", metavar="BATCH", help="only this batch's jobs (goalbot batch)")
     stats.add_argument("--json", action="store_true", help="the figures as one JSON document")
 
     doctor = sub.add_parser("doctor", help="check the browser, the store, the display and the model endpoint")
@@ -121,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_mcp_parser(sub)
     add_batch_parser(sub)
     add_worker_parser(sub)
+    add_trace_parser(sub)
     return finish(parser)
 
 
@@ -179,6 +184,8 @@ def add_batch_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     batch.add_argument("--trace", action="store_true",
                        help="keep a Playwright trace of every job (a failed job's is always kept)")
     add_model_flags(batch)
+    add_settings(batch.add_argument_group("pace per site, kept across every job of the batch"),
+                 "min_interval_s", "burst", "clicks_per_minute")
 
 
 def _not_utf8(args: argparse.Namespace) -> str | None:

@@ -16,16 +16,21 @@ from storage import queries
 from storage.db import opened
 
 PR_SET_PDEATHSIG = 1
+SHARED_PACE = "GOALBOT_SHARED_PACE"  # "store", or a broker's redis:// address
 
 
-def command(job_argv: list[str], settings: Settings, db_path: Path) -> tuple[list[str], dict[str, str]]:
-    """The command line and environment of a job's process; the API key only in its environment."""
+def command(job_argv: list[str], settings: Settings, db_path: Path,
+            shared_pace: str = "store") -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of a job's process; the API key only in its environment.
+    Its pace per site is shared with every other job's (`shared_pace`: the store, or a broker)."""
     model = [*(["--base-url", settings.base_url] if settings.base_url else []),
              *(["--model", settings.model] if settings.model else [])]
-    env = dict(os.environ)
+    pace = ["--min-interval", str(settings.min_interval_s), "--burst", str(settings.burst),
+            "--clicks-per-minute", str(settings.clicks_per_minute)]
+    env = {**os.environ, SHARED_PACE: shared_pace}
     if settings.api_key.get_secret_value():
         env["OPENAI_API_KEY"] = settings.api_key.get_secret_value()  # never on a command line
-    return [sys.executable, "-m", "goalbot", "--db", str(db_path), *job_argv, *model], env
+    return [sys.executable, "-m", "goalbot", "--db", str(db_path), *job_argv, *model, *pace], env
 
 
 def dies_with_parent() -> None:

@@ -23,7 +23,8 @@ def store_report(db_path: Path, session_id: str) -> str | None:
         if row is None:
             return None
         versions, heals = recipes.kept_by(db, session_id)
-        kept = report.Kept(versions=versions, heals=heals)
+        trace = queries.trace_of(db, session_id)
+        kept = report.Kept(versions=versions, heals=heals, trace_bytes=trace[1] if trace else 0)
         markdown = report.render(row.id, row.goal, queries.session_events(db, session_id), kept)
         try:
             queries.save_report(db, session_id, markdown)

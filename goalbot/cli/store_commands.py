@@ -16,7 +16,7 @@ from goalbot.events import Event
 from goalbot.text import eventfmt
 from goalbot.text.eventfmt import printable
 from goalbot.text.severity import severity
-from storage import queries
+from storage import batches, queries
 from storage.db import StoreError, connect, opened
 
 
@@ -48,11 +48,14 @@ def cmd_stats(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
         except ValueError:
             return fail(f"--since wants a day as YYYY-MM-DD, not {args.since!r}")
     with opened(db_path, create=False) as db:
-        figures = stats(db, recipe=args.recipe, since=args.since)
+        if args.batch and not batches.exists(db, args.batch):
+            return fail(f"no batch {args.batch} in {db_path}")
+        figures = stats(db, recipe=args.recipe, since=args.since, batch=args.batch)
     if args.json:
         print(figures.model_dump_json())
         return 0
     which = f"recipe {args.recipe}'s reruns" if args.recipe else "runs"
+    which += f" of batch {args.batch}" if args.batch else ""
     print(f"{figures.runs} {which}" + (f" since {args.since}" if args.since else "") + " (seed 002 §12)")
     if not figures.runs:
         return 0

@@ -3,6 +3,7 @@ what `goalbot attach` says. The only place a `Session` is put together for the c
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,8 +15,10 @@ from goalbot.agents.progress import ResumePoint
 from goalbot.agents.risk import js_patterns
 from goalbot.agents.secrets import SecretError, Secrets
 from goalbot.agents.outcome import Run
+from goalbot.agents.policies import SitePace
 from goalbot.agents.session import RunOptions, Session
 from goalbot.cli.attach_inbox import CommandInbox
+from goalbot.cli.job_process import SHARED_PACE
 from goalbot.cli.options import model_setup
 from goalbot.cli.reports import store_report
 from goalbot.cli.request import RunRequest
@@ -30,6 +33,7 @@ from goalbot.operators.desktop_screen import check_display
 from goalbot.operators.display import display_problem
 from goalbot.recipes.runner import RecipeRun, Rerun
 from storage.db import mark_interrupted
+from storage.pace import StorePace
 from storage.recorder import Recorder
 
 
@@ -91,12 +95,13 @@ def wire_run(
     bus = Bus()
     recorder.attach(bus)
     operator, secrets = _operator(request, settings, domains), Secrets(request.secret_values())
+    pace = shared_pace(db_path)
     session: Run
     if rerun is not None:
         try:
             # Without a usable endpoint of its own a rerun asks the person where a patch would help.
             patcher = model_setup(settings) if settings.has_endpoint() and _endpoint_usable(settings) else None
-            session = RecipeRun(rerun, options, operator, bus, control, secrets, domains, patcher)
+            session = RecipeRun(rerun, options, operator, bus, control, secrets, domains, patcher, pace)
         except SecretError as exc:
             recorder.close()
             raise WiringError(str(exc)) from exc
@@ -105,11 +110,22 @@ def wire_run(
         if problem is not None:
             recorder.close()
             raise WiringError(problem)
-        session = Session(options, operator, model_setup(settings), bus, control, secrets, domains, resume)
+        session = Session(options, operator, model_setup(settings), bus, control, secrets, domains, resume, pace)
     inbox = CommandInbox(db_path, session.session_id, control,
                          said=lambda text: print(f"goalbot: {text}", file=sys.stderr))
     inbox.start()
     return Wiring(bus=bus, session=session, control=control, recorder=recorder, inbox=inbox)
+
+
+def shared_pace(db_path: Path) -> SitePace | None:
+    """The pace per site this run shares with others, when a batch started it: the store's, or a
+    broker's for the jobs of every worker."""
+    where = os.environ.get(SHARED_PACE, "")
+    if where.startswith(("redis://", "rediss://")):
+        from goalbot.cli.cluster.pace import BrokerPace
+
+        return BrokerPace(where)
+    return StorePace(db_path) if where == "store" else None
 
 
 def check_endpoint(settings: Settings) -> str | None:

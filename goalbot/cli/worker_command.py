@@ -32,8 +32,8 @@ def cmd_worker(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
         return fail(str(exc))
     name = args.name or f"goalbot-{os.getpid()}@{socket.gethostname()}"
     app = celery_app(args.broker, args.requeue_after)
-    register(app, WorkerSetup(name=name, db_path=db_path, settings=settings, seal=seal, redis=client,
-                              cdp_url=args.cdp_url))
+    register(app, WorkerSetup(name=name, db_path=db_path, settings=settings, seal=seal, client=client,
+                              broker_url=args.broker, cdp_url=args.cdp_url))
     print(f"goalbot worker {name}: {args.browsers} browsers, jobs from {args.broker}, sessions in {db_path}",
           file=sys.stderr, flush=True)
     app.worker_main(["worker", "--pool", "threads", "--concurrency", str(args.browsers), "--hostname", name,
@@ -42,7 +42,7 @@ def cmd_worker(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
 
 
 def add_worker_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
-    from goalbot.cli.flags import add_model_flags
+    from goalbot.cli.flags import add_model_flags, add_settings
 
     worker = sub.add_parser("worker", help="serve batch jobs sent with goalbot batch --broker",
                             description="Serves the jobs of `goalbot batch --broker` on this machine. The "
@@ -55,4 +55,6 @@ def add_worker_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     worker.add_argument("--requeue-after", type=int, default=120, metavar="S",
                         help="a job whose worker was lost runs again after S seconds (default 120)")
     add_model_flags(worker)
+    add_settings(worker.add_argument_group("pace per site, kept across every worker of the broker"),
+                 "min_interval_s", "burst", "clicks_per_minute")
     return worker

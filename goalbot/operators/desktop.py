@@ -63,6 +63,9 @@ class DesktopOperator:
         pyautogui.PAUSE = 0.05
         self._gui = pyautogui
 
+    async def kept_trace(self, failed: bool) -> bytes | None:
+        return None  # Playwright traces a browser; the desktop's evidence is its screenshots
+
     async def close(self) -> None:
         if self._screen is not None:
             self._screen.close()

@@ -17,6 +17,7 @@ from goalbot.agents.crew import Crew
 from goalbot.agents.gathering import Gathered, Reading
 from goalbot.agents.navigator import target_of
 from goalbot.agents.observing import picture_of
+from goalbot.agents.policies import SitePace
 from goalbot.agents.outcome import Finish, SessionResult, Status, finish
 from goalbot.agents.secrets import SecretError, Secrets
 from goalbot.agents.options import RunOptions
@@ -49,9 +50,9 @@ class RecipeRun:
 
     def __init__(self, rerun: Rerun, options: RunOptions, operator: Operator, bus: Bus,
                  control: SessionControl, secrets: Secrets | None = None, domains: Domains | None = None,
-                 model: ModelSetup | None = None) -> None:
+                 model: ModelSetup | None = None, pace: SitePace | None = None) -> None:
         """`model`, when given, is asked for a patch when no rung finds an element; else the
-        person is asked at a checkpoint."""
+        person is asked at a checkpoint. `pace`: the pace per site shared with other runs."""
         missing = [name for name in rerun.recipe.variables if name not in rerun.values]
         if missing:
             raise SecretError(f"the recipe needs --var {' --var '.join(f'{m}=…' for m in missing)}")
@@ -59,7 +60,7 @@ class RecipeRun:
         self.rerun, self.recipe = rerun, rerun.recipe.model_copy(deep=True)
         self.options = options = options.model_copy(update={"choice_policies": self.recipe.policies,
                                                             "variables": rerun.values})
-        self.crew = Crew(options, operator, bus, control, secrets, domains, model)
+        self.crew = Crew(options, operator, bus, control, secrets, domains, model, pace=pace)
         self.operator, self.control, self.hands, self.gatherer = operator, control, self.crew.hands, self.crew.gatherer
         self.secrets, self.emitter, self.camera, self.person = (self.crew.secrets, self.crew.emitter,
                                                                 self.crew.camera, self.crew.person)

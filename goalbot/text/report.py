@@ -35,6 +35,7 @@ class Kept(BaseModel):
 
     versions: list[str] = Field(default_factory=list, description='Recipe versions made from it: "darkmode v2".')
     heals: int = Field(0, description="Elements it put into healing memory.")
+    trace_bytes: int = Field(0, description="The size of its Playwright trace, when one was kept.")
 
 
 def render(session_id: str, goal: str, events: list[Event], kept: Kept | None = None) -> str:
@@ -65,6 +66,9 @@ def render(session_id: str, goal: str, events: list[Event], kept: Kept | None = 
     saved = _saved(events)
     if saved:
         lines += ["", "## Saved data", ""] + saved
+    if kept and kept.trace_bytes:
+        lines += ["", "## Evidence", "", f"- Playwright trace ({kept.trace_bytes / 1024:,.0f} KB, DOM snapshots): "
+                  f"`goalbot trace {session_id}` opens it"]
     return "\n".join(lines) + "\n"
 
 

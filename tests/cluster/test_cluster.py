@@ -14,10 +14,15 @@ from typing import Iterator
 
 import pytest
 
-from cluster_kit import KEY, Redis, Workers, cluster_env, redis_server  # noqa: F401 (a fixture)
+from cluster_kit import KEY, Redis, Workers, cluster_env, start_redis
 from hardsite.server import HardSite
-from kit import REPO, answer, call, element, finished, plan, rows, verdict, wait_until
+from kit import REPO, action_gaps, answer, call, element, finished, plan, rows, verdict, wait_until
 from seats_kit import record_seats
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[Redis]:
+    yield from start_redis(tmp_path)
 
 
 @pytest.fixture
@@ -169,6 +174,26 @@ def test_a_risky_job_asks_the_person_on_the_coordinator(
     assert hardsite.reached("/api/sync", "POST") == ["yes, see you"]
     kinds = [r["type"] for r in rows(db_path, "select type from events order by id")]
     assert "APPROVAL_GRANTED" in kinds, kinds
+
+
+def test_the_pace_per_site_holds_across_workers(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path, workers: Workers, redis_server: Redis) -> None:
+    recorded, _, _ = record_seats(hardsite, model_server, db_path, tmp_path)
+    assert recorded.returncode == 0, recorded.stderr
+    workers.model_url = "http://127.0.0.1:9/v1"
+    for name in ("w1@east", "w2@west"):
+        workers.start(name, "--min-interval", "1.5", "--burst", "1")
+    jobs = _jobs(tmp_path, *({"recipe": "seats", "vars": {"MAX": max_}} for max_ in ("55", "60", "55", "60")))
+    coordinator = _coordinator(db_path, jobs, redis_server)
+    out, err = coordinator.communicate(timeout=300)
+    assert coordinator.returncode == 0, err
+    ended = [json.loads(line) for line in out.splitlines()]
+    assert {e["worker"] for e in ended} == {"w1@east", "w2@west"}
+    # Two workers, one site: no two actions on it closer than the pace, whichever worker ran them.
+    gaps = action_gaps(db_path, {e["session"] for e in ended})
+    assert len(gaps) >= 3 and min(gaps) >= 1.4, gaps
+    waited = rows(db_path, "select data from events where type = 'POLICY' and data like '%other runs act on%'")
+    assert waited
 
 
 def test_unsealed_jobs_and_answers_are_refused(

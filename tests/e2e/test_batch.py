@@ -9,13 +9,14 @@ import os
 import signal
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 
-from kit import REPO, answer, call, finished, plan, rows, run_cli, verdict, wait_until
+from kit import REPO, action_gaps, finished, plan, rows, run_cli, verdict, wait_until
 from hardsite.server import HardSite
-from seats_kit import FRIDAY, as_data, record_seats
+from seats_kit import record_seats
 
 DEAD = "http://127.0.0.1:9/v1"
 
@@ -50,6 +51,23 @@ def test_goals_and_reruns_run_unattended_each_a_stored_session(hardsite: HardSit
     assert lines[0].split() == ["JOB", "STATUS", "CALLS", "COST", "TIME", "SESSION", "WHAT"]
     assert "rerun seats MAX=60" in lines[2] and " ok " in lines[2]
     assert "no candidate is left" in lines[4]  # the table says why a job did not end well
+    figures = json.loads(run_cli("--db", str(db_path), "stats", "--batch", batch, "--json").stdout)
+    assert figures["runs"] == 4 and figures["succeeded"] == 0.75 and figures["reruns"] == 3
+    # The one that did not end well kept a Playwright trace for whoever reads why; the others none.
+    traced = {r["session_id"] for r in rows(db_path, "select session_id from artifacts where kind = 'trace'")}
+    failed = next(e["session"] for e in ended if e["job"] == 4)
+    assert traced == {failed}
+    written = tmp_path / "why.zip"
+    opened = run_cli("--db", str(db_path), "trace", failed, "--out", str(written))
+    assert opened.returncode == 0, opened.stderr
+    with zipfile.ZipFile(written) as trace:
+        assert any(name.endswith(".trace") for name in trace.namelist())  # what `playwright show-trace` reads
+    report = run_cli("--db", str(db_path), "report", failed).stdout
+    assert f"`goalbot trace {failed}`" in report
+    no_display = run_cli("--db", str(db_path), "trace", failed)
+    assert no_display.returncode == 0 and "playwright show-trace" in no_display.stderr
+    none_kept = run_cli("--db", str(db_path), "trace", next(e["session"] for e in ended if e["job"] == 1))
+    assert none_kept.returncode == 2 and "kept no trace" in none_kept.stderr
 
 
 @pytest.mark.parametrize(("line", "said"), [
@@ -92,3 +110,17 @@ def test_a_batch_cut_off_resumes_with_only_what_was_not_done(hardsite: HardSite,
     for r in after:
         if r["n"] in done_before:  # what was done was not run again
             assert r["session_id"] == done_before[r["n"]] and r["attempts"] == 1
+
+
+def test_the_pace_per_site_holds_across_the_jobs_of_a_batch(hardsite: HardSite, model_server, db_path: Path,
+                                                            tmp_path: Path) -> None:
+    recorded, _, _ = record_seats(hardsite, model_server, db_path, tmp_path)
+    assert recorded.returncode == 0, recorded.stderr
+    jobs = _jobs(tmp_path, *({"recipe": "seats", "vars": {"MAX": max_}} for max_ in ("55", "60", "55", "60")))
+    result = run_cli("--db", str(db_path), "batch", str(jobs), "--workers", "2", "--json", "--base-url", DEAD,
+                     "--min-interval", "1.5", "--burst", "1", timeout=300)
+    assert result.returncode == 0, result.stderr
+    sessions = {json.loads(line)["session"] for line in result.stdout.splitlines()}
+    # Two jobs at once on one site: still no two actions on it closer than the pace.
+    gaps = action_gaps(db_path, sessions)
+    assert len(gaps) >= 3 and min(gaps) >= 1.4, gaps

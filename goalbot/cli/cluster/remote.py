@@ -13,7 +13,7 @@ from storage.batches import DONE, JobRow
 from storage.db import opened
 
 if TYPE_CHECKING:
-    from goalbot.cli.batch_command import Progress
+    from goalbot.cli.batch_progress import Progress
     from goalbot.cli.cluster.orders import Report
 
 EXTRA = "pip install 'goalbot[cluster]' (Celery and redis)"
@@ -40,7 +40,7 @@ def run_batch(args: argparse.Namespace, db_path: Path, batch_id: str, todo: list
     problem_now = problem(broker_url)
     if problem_now:
         return problem_now
-    from goalbot.cli.batch_command import ended_line
+    from goalbot.cli.batch_jobs import ended_line
     from goalbot.cli.cluster.broker import WORKERS, connect
     from goalbot.cli.cluster.coordinator import Coordinator
     from goalbot.cli.cluster.sealing import Seal

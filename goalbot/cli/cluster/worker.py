@@ -19,7 +19,7 @@ from celery import Celery, Task
 from celery.signals import worker_ready, worker_shutdown
 from pydantic import ValidationError
 
-from goalbot.cli import job_process
+import goalbot.cli.job_process as job_process
 from goalbot.cli.cluster.broker import (CLAIM_TTL_S, KEEP_S, STREAM_MAXLEN, TASK, WORKERS, JobKeys, commands_of,
                                         stream_of)
 from goalbot.cli.cluster.orders import JobOrder, Report
@@ -39,7 +39,8 @@ class WorkerSetup:
     db_path: Path
     settings: Settings
     seal: Seal
-    redis: redis.Redis
+    client: redis.Redis
+    broker_url: str
     cdp_url: str | None = None
 
 
@@ -48,12 +49,12 @@ def register(app: Celery, setup: WorkerSetup) -> None:
 
     @worker_ready.connect(weak=False)
     def _ready(**_: Any) -> None:
-        setup.redis.hset(WORKERS, setup.name, _now())
+        setup.client.hset(WORKERS, setup.name, _now())
         _say(f"{setup.name} is ready")
 
     @worker_shutdown.connect(weak=False)
     def _gone(**_: Any) -> None:
-        setup.redis.hdel(WORKERS, setup.name)
+        setup.client.hdel(WORKERS, setup.name)
 
     @app.task(name=TASK, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
     def job(task: Task, sealed: str) -> None:
@@ -63,9 +64,9 @@ def register(app: Celery, setup: WorkerSetup) -> None:
             _say(f"refused a job: {str(exc).splitlines()[0]} (is GOALBOT_CLUSTER_KEY the coordinator's?)")
             return
         keys = JobKeys(order.batch, order.n)
-        if setup.redis.exists(keys.done):
+        if setup.client.exists(keys.done):
             return  # a copy of a job that already ended
-        if not setup.redis.set(keys.claim, setup.name, nx=True, ex=CLAIM_TTL_S):
+        if not setup.client.set(keys.claim, setup.name, nx=True, ex=CLAIM_TTL_S):
             # Another worker runs it (this is a copy the broker put back): look again later, in
             # case that worker is lost before it ends.
             raise task.retry(countdown=CLAIM_TTL_S)
@@ -77,8 +78,8 @@ class Shift:
 
     def __init__(self, setup: WorkerSetup, order: JobOrder, keys: JobKeys) -> None:
         self.setup, self.order, self.keys = setup, order, keys
-        self.attempt = int(setup.redis.incr(keys.attempts))
-        setup.redis.expire(keys.attempts, KEEP_S)
+        self.attempt = int(setup.client.incr(keys.attempts))
+        setup.client.expire(keys.attempts, KEEP_S)
         self._stop = threading.Event()
 
     def work(self) -> None:
@@ -91,11 +92,11 @@ class Shift:
             self._tell(kind="started", at=_now())
             status, session_id, reason, made = self._run()
             self._tell(kind="ended", status=status, session=session_id, reason=reason, at=_now(), **made)
-            self.setup.redis.set(self.keys.done, status, ex=KEEP_S)
+            self.setup.client.set(self.keys.done, status, ex=KEEP_S)
         finally:
             self._stop.set()
-            if self.setup.redis.get(self.keys.claim) == self.setup.name.encode():
-                self.setup.redis.delete(self.keys.claim)
+            if self.setup.client.get(self.keys.claim) == self.setup.name.encode():
+                self.setup.client.delete(self.keys.claim)
 
     def _run(self) -> tuple[str, str | None, str, dict[str, Any]]:
         try:
@@ -105,7 +106,8 @@ class Shift:
         job_argv = [*self.order.job.argv(self.order.ask, self.order.trace), "--headless"]
         if self.setup.cdp_url:
             job_argv += ["--cdp-url", self.setup.cdp_url]
-        argv, env = job_process.command(job_argv, self.setup.settings, self.setup.db_path)
+        argv, env = job_process.command(job_argv, self.setup.settings, self.setup.db_path,
+                                        shared_pace=self.setup.broker_url)
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    env=env, preexec_fn=job_process.dies_with_parent)
         output: dict[str, bytes] = {}
@@ -151,7 +153,7 @@ class Shift:
 
     def _take_answers(self, db: sqlite_utils.Database, session_id: str) -> None:
         """What the person said on the coordinator (`goalbot attach`), put where the run reads it."""
-        while (sealed := self.setup.redis.lpop(commands_of(session_id))) is not None:
+        while (sealed := self.setup.client.lpop(commands_of(session_id))) is not None:
             try:
                 said = self.setup.seal.open(sealed)  # type: ignore[arg-type]
             except Unsealed as exc:
@@ -174,14 +176,14 @@ class Shift:
         report = Report(job=self.order.n, attempt=fields.pop("attempt", self.attempt), worker=self.setup.name,
                         **fields)
         stream = stream_of(self.order.batch)
-        self.setup.redis.xadd(stream, {"m": self.setup.seal.seal(report.model_dump(mode="json"))},
+        self.setup.client.xadd(stream, {"m": self.setup.seal.seal(report.model_dump(mode="json"))},
                               maxlen=STREAM_MAXLEN, approximate=True)
-        self.setup.redis.expire(stream, KEEP_S)
+        self.setup.client.expire(stream, KEEP_S)
 
     def _keep_claim(self) -> None:
         while not self._stop.wait(CLAIM_TTL_S / 3):
-            if self.setup.redis.get(self.keys.claim) == self.setup.name.encode():
-                self.setup.redis.expire(self.keys.claim, CLAIM_TTL_S)
+            if self.setup.client.get(self.keys.claim) == self.setup.name.encode():
+                self.setup.client.expire(self.keys.claim, CLAIM_TTL_S)
 
 
 def _now() -> str:

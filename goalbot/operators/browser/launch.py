@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
+from typing import Literal
 
 from playwright.async_api import Browser, BrowserContext, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
@@ -29,6 +30,9 @@ class BrowserOptions(BaseModel):
     storage_state: Path | None = None
     cdp_url: str | None = None
     viewport: tuple[int, int] = (1280, 800)
+    # A Playwright trace (DOM snapshots; screenshots only when asked), kept when the run fails or always.
+    trace: Literal["off", "failed", "always"] = "off"
+    trace_screenshots: bool = False
 
 
 def profiles_dir() -> Path:

@@ -10,8 +10,8 @@ import asyncio
 import contextlib
 import secrets
 import tempfile
-from pathlib import Path
 from functools import partial
+from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from playwright.async_api import Page, Playwright
@@ -79,6 +79,8 @@ class BrowserOperator:
             await self.close()
             raise
         context = self._launched.context
+        if self.options.trace != "off":
+            await context.tracing.start(snapshots=True, screenshots=self.options.trace_screenshots, sources=False)
         self._watcher.attach_context(context)
         if self._held_words:
             await context.add_init_script(activation.gate_script(self._held_words, self._gate_token))
@@ -95,6 +97,19 @@ class BrowserOperator:
             result = await self.execute(A.Navigate(url=url))
             if not result.ok:
                 raise OperatorError(result.message)
+
+    async def kept_trace(self, failed: bool) -> bytes | None:
+        """The run's trace.zip when one is recorded and kept for how the run ended; None else."""
+        if self._launched is None or self.options.trace == "off":
+            return None
+        keep = self.options.trace == "always" or failed
+        with tempfile.TemporaryDirectory(prefix="goalbot-trace-") as where:
+            path = Path(where) / "trace.zip"
+            try:
+                await self._launched.context.tracing.stop(path=path if keep else None)
+            except Exception:  # a browser already gone has no trace to give
+                return None
+            return path.read_bytes() if keep and path.exists() else None
 
     async def close(self) -> None:
         # Closing a browser that already died must not mask the real error.
