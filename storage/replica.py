@@ -37,12 +37,6 @@ class Changes(BaseModel):
         return self.session is None and not self.events and not self.artifacts
 
 
-def session_of_process(db: sqlite_utils.Database, pid: int) -> str | None:
-    """The session a run process (by its pid on this host) writes, once its first event is stored."""
-    row = db.execute("select id from sessions where pid = ? order by started_at desc limit 1", [pid]).fetchone()
-    return str(row[0]) if row else None
-
-
 def changes_since(db: sqlite_utils.Database, session_id: str, cursor: Cursor,
                   max_bytes: int = 4_000_000) -> Changes:
     """What of `session_id` is not yet copied; `cursor` moves past it. Artifacts beyond `max_bytes`

@@ -1,6 +1,6 @@
-"""`goalbot batch JOBS.jsonl`: many goals or recipe reruns, each an unattended `goalbot run` or
-`goalbot rerun` process (`--workers N` at once) writing its session to the same store; the batch
-and each job's end are kept there too, so `goalbot batch status B` reads it from any login and
+"""`goalbot batch JOBS.jsonl`: many goals or recipe reruns, each run unattended as `goalbot run` or
+`goalbot rerun` would run it (`--workers N` at once, here, or on Celery workers with `--broker`),
+each its own session in this store; the batch and each job's end are kept there too, so `goalbot batch status B` reads it from any login and
 `goalbot batch resume B` runs only what is not done. Exit 0: every job reached its end well;
 1: some did not; 2: bad input."""
 
@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import sys
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from datetime import datetime
 from pathlib import Path
 
-import goalbot.cli.job_process as job_process
+from goalbot.agents.secrets import SecretError
 from goalbot.cli.batch_jobs import Job, JobsError, ended_line, read_jobs
 from goalbot.cli.batch_progress import Progress
+from goalbot.cli.batch_runs import JobEnd, JobSetup, secrets_of
 from goalbot.cli.cluster import remote
 from goalbot.cli.settings import Settings
+from goalbot.cli.slot import dies_with_parent, run_here
 from goalbot.cli.terminal import fail
 from goalbot.text.eventfmt import printable
 from storage import batches
@@ -42,6 +47,10 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
         return fail("goalbot batch JOBS.jsonl takes no BATCH (did you mean status or resume?)")
     if not 1 <= args.workers <= 64:
         return fail("--workers is 1 to 64")
+    try:
+        secrets_of(args.secrets_file)
+    except SecretError as exc:
+        return fail(str(exc))
     if args.broker:
         problem = remote.problem(args.broker)
         if problem:
@@ -80,31 +89,34 @@ def _run(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: 
 
 async def _work(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: str,
                 todo: list[JobRow], progress: Progress) -> None:
-    gate = asyncio.Semaphore(args.workers)
+    """The jobs, `--workers` at once, each in a slot: a process that keeps its browser from one
+    job to the next, each job a fresh context of it."""
+    setup = JobSetup(ask=args.ask, trace=args.trace, secrets=secrets_of(args.secrets_file))
+    loop = asyncio.get_running_loop()
+    spawn = multiprocessing.get_context("spawn")  # a slot starts clean, whatever threads this process runs
 
-    async def one(row: JobRow) -> None:
-        async with gate:
-            with opened(db_path) as db:
-                batches.started(db, batch_id, row.n)
-            progress.started()
-            status, session_id, reason = await _job(Job.model_validate(row.spec), settings, db_path, args)
-            with opened(db_path) as db:
-                batches.ended(db, batch_id, row.n, status, session_id, reason)
-            progress.ended(status == "ok")
-            if args.json:
-                print(ended_line(batch_id, row.n, status, session_id, reason), flush=True)
+    async def one(row: JobRow, slots: ProcessPoolExecutor) -> None:
+        with opened(db_path) as db:
+            batches.started(db, batch_id, row.n)
+        progress.started()
+        try:
+            end = await loop.run_in_executor(slots, run_here, Job.model_validate(row.spec), settings, db_path, setup)
+        except BrokenProcessPool as exc:
+            end = JobEnd("failed", None, f"its slot's process ended ({exc}); goalbot batch resume runs it again")
+        with opened(db_path) as db:
+            batches.ended(db, batch_id, row.n, end.status, end.session_id, end.reason)
+        progress.ended(end.status == "ok")
+        if args.json:
+            print(ended_line(batch_id, row.n, end.status, end.session_id, end.reason), flush=True)
 
-    await asyncio.gather(*(one(row) for row in todo))
+    with ProcessPoolExecutor(args.workers, mp_context=spawn, initializer=dies_with_parent) as slots:
+        gate = asyncio.Semaphore(args.workers)  # a job counts as running only once a slot has it
 
+        async def when_free(row: JobRow) -> None:
+            async with gate:
+                await one(row, slots)
 
-async def _job(job: Job, settings: Settings, db_path: Path, args: argparse.Namespace) -> tuple[str, str | None, str]:
-    """Runs one job as its own `goalbot` process; how it ended, its session and why."""
-    argv, env = job_process.command(job.argv(args.ask, args.trace), settings, db_path)
-    process = await asyncio.create_subprocess_exec(
-        *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env=env, preexec_fn=job_process.dies_with_parent)
-    out, err = await process.communicate()
-    return job_process.outcome(out, err, process.returncode, db_path)
+        await asyncio.gather(*(when_free(row) for row in todo))
 
 
 def _table(rows: list[JobRow]) -> None:

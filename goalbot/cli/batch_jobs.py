@@ -33,17 +33,6 @@ class Job(BaseModel):
             raise ValueError('a job is {"goal": …} or {"recipe": …}, one of the two')
         return self
 
-    def argv(self, ask: bool = False, trace: bool = False) -> list[str]:
-        """`goalbot` arguments that run this job, its plan approved, its result as JSON on stdout.
-        A risky action is refused, as with `run --yes`; with `ask` it waits for `goalbot attach`. A
-        failed job's Playwright trace is kept; with `trace`, every job's."""
-        values = [arg for name, value in self.vars.items() for arg in ("--var", f"{name}={value}")]
-        unattended = ["--no-tui", "--yes", "--json", *(["--await-attach"] if ask else []),
-                      "--trace", "always" if trace else "failed"]
-        if self.recipe is not None:
-            return ["rerun", self.recipe, *values, *unattended]
-        return ["run", str(self.goal), *(["--url", self.url] if self.url else []), *values, *unattended]
-
     def words(self) -> str:
         what = f"rerun {self.recipe}" if self.recipe else str(self.goal)
         given = " ".join(f"{name}={value}" for name, value in self.vars.items())

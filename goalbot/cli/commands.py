@@ -181,6 +181,8 @@ def add_batch_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     batch.add_argument("--ask", action="store_true",
                        help="a risky action waits for GO through goalbot attach (else it is refused, as with "
                             "run --yes)")
+    batch.add_argument("--secrets-file", type=Path, metavar="FILE",
+                       help="secrets (NAME=VALUE lines) the jobs may type; with --broker, each worker's own")
     batch.add_argument("--trace", action="store_true",
                        help="keep a Playwright trace of every job (a failed job's is always kept)")
     add_model_flags(batch)

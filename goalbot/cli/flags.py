@@ -77,6 +77,9 @@ def add_browser_flags(p: argparse.ArgumentParser) -> None:
                    help="cookies and local storage: read at start if FILE exists, written at the end")
     g.add_argument("--cdp-url", metavar="URL",
                    help="attach to a running Chromium (or a browser pool) over the DevTools protocol")
+    g.add_argument("--cdp-fresh-context", action="store_true",
+                   help="with --cdp-url: a new empty context for this run, closed at its end (no cookies of "
+                        "the browser's own)")
     g.add_argument("--trace", choices=("failed", "always"),
                    help="record a Playwright trace (DOM snapshots), kept in the store when the run fails or "
                         "always; goalbot trace SESSION opens it")

@@ -55,6 +55,7 @@ def browser_options(args: argparse.Namespace, browser_path: str | None) -> Brows
     return BrowserOptions(
         headless=bool(getattr(args, "headless", None)) or headless_by_default(), browser_path=browser_path,
         profile=getattr(args, "profile", None), storage_state=getattr(args, "storage_state", None),
-        cdp_url=getattr(args, "cdp_url", None), trace=getattr(args, "trace", None) or "off",
+        cdp_url=getattr(args, "cdp_url", None), cdp_fresh_context=bool(getattr(args, "cdp_fresh_context", False)),
+        trace=getattr(args, "trace", None) or "off",
         trace_screenshots=bool(getattr(args, "trace_screenshots", False)),
     )

@@ -183,7 +183,7 @@ def _places_in_words(recorded: Recorded) -> str:
     return "; ".join(words(recorded.place, ""))  # a recipe file may carry terminal escapes
 
 
-def _recorded_at(db: sqlite_utils.Database, recipe: Recipe) -> str | None:
+def recorded_at(db: sqlite_utils.Database, recipe: Recipe) -> str | None:
     """The recipe's start address when this store saw it recorded there: the session it names
     started on the same site. A file's own start_url is never trusted with secrets: an imported
     recipe types them only where --url or --allow-domain says, or after a GO."""
@@ -200,7 +200,7 @@ def cmd_rerun(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
     try:
         recipe = recipes.load(db, args.name, args.version)
         healed = recipes.heals_of(db, recipe) if recipe else {}
-        recorded_at = _recorded_at(db, recipe) if recipe else None
+        recorded = recorded_at(db, recipe) if recipe else None
     except recipes.UnreadableRecipe as exc:
         return fail(str(exc))
     finally:
@@ -218,7 +218,7 @@ def cmd_rerun(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
     missing = [name for name in recipe.secrets if name not in request.secrets]
     if missing:
         return fail(f"recipe {recipe.name} types secrets: pass " + " ".join(f"--secret {m}=…" for m in missing))
-    rerun = Rerun(recipe=recipe, values=request.variables, healed=healed, secrets_at=args.url or recorded_at)
+    rerun = Rerun(recipe=recipe, values=request.variables, healed=healed, secrets_at=args.url or recorded)
     recipe.start_url = fill(recipe.start_url, request.variables)
     options = run_options(settings, fill(recipe.goal, request.variables), args.url or recipe.start_url)
     print(f"goalbot: rerunning recipe {recipe.name} v{recipe.version} ({len(recipe.actions)} actions, "

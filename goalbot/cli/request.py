@@ -26,6 +26,8 @@ class RunRequest(BaseModel):
     variables: dict[str, str] = Field(default_factory=dict, description="--var K=V: a recipe's variables.")
     json_result: bool = Field(False, description="--json: events on stderr, the result as JSON on stdout.")
     output: Path | None = Field(None, description="--output FILE: the result as JSON, written there.")
+    shared_pace: str | None = Field(None, description='A batch job\'s pace per site, shared with the others: '
+                                                      '"store", or a broker\'s redis:// address.')
 
     @classmethod
     def from_flags(cls, args: argparse.Namespace, browser_path: str | None) -> RunRequest:

@@ -174,9 +174,10 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     return code
 
 
-def _keep_recipe(request: RunRequest, db_path: Path, wiring: Wiring, status: Status) -> None:
-    """What a run leaves for later runs: the recipe it was asked to save, or a rerun's heals or
-    patched version. The report, written as the run ended, is written again to say so."""
+def keep_recipe(db_path: Path, wiring: Wiring, status: Status, save_as: str | None = None,
+                variables: dict[str, str] | None = None) -> None:
+    """What a run leaves for later runs: the recipe it was asked to save (`save_as`), or a rerun's
+    heals or patched version. The report, written as the run ended, is written again to say so."""
     from goalbot.cli.recipe_keeping import keep_patched, remember_heals, save_from_session
     from goalbot.recipes.build import RecipeError
 
@@ -187,11 +188,11 @@ def _keep_recipe(request: RunRequest, db_path: Path, wiring: Wiring, status: Sta
             remember_heals(db_path, wiring.session)
         else:
             return
-    elif request.save_recipe is None or status is not Status.OK:
+    elif save_as is None or status is not Status.OK:
         return
     else:
         try:
-            recipe = save_from_session(db_path, wiring.session_id, request.save_recipe, request.variables)
+            recipe = save_from_session(db_path, wiring.session_id, save_as, variables or {})
         except RecipeError as exc:
             print(f"goalbot: the recipe was not saved: {exc}", file=sys.stderr)
             return
@@ -261,7 +262,7 @@ def run_goal(
             request.output.write_text(outcome.model_dump_json(indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
             print(f"goalbot: the result was not written to {request.output}: {exc}", file=sys.stderr)
-    _keep_recipe(request, db_path, wiring, result.status)
+    keep_recipe(db_path, wiring, result.status, request.save_recipe, request.variables)
     if result.could_not_start:
         return 2
     return 0 if result.status is Status.OK else 1

@@ -3,7 +3,6 @@ what `goalbot attach` says. The only place a `Session` is put together for the c
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,6 @@ from goalbot.agents.outcome import Run
 from goalbot.agents.policies import SitePace
 from goalbot.agents.session import RunOptions, Session
 from goalbot.cli.attach_inbox import CommandInbox
-from goalbot.cli.job_process import SHARED_PACE
 from goalbot.cli.options import model_setup
 from goalbot.cli.reports import store_report
 from goalbot.cli.request import RunRequest
@@ -27,6 +25,7 @@ from goalbot.events import Bus
 from goalbot.llm.probe import probe_endpoint
 from goalbot.operators import desktop_read
 from goalbot.operators.base import Operator, OperatorError
+from goalbot.operators.browser.launch import SharedBrowser
 from goalbot.operators.browser.operator import BrowserOperator
 from goalbot.operators.browser.locate import BrowserNotFound, find_browser
 from goalbot.operators.desktop_screen import check_display
@@ -65,9 +64,11 @@ class WiringError(Exception):
 def wire_run(
     request: RunRequest, settings: Settings, db_path: Path, options: RunOptions,
     can_ask: bool, resume: ResumePoint | None = None, rerun: Rerun | None = None, probe_model: bool = True,
+    shared_browser: SharedBrowser | None = None,
 ) -> Wiring:
     """The run, or with `rerun` the recipe's rerun (no model), wired the same way. The model
-    endpoint is asked once before the browser starts, unless `probe_model` is off (it was asked)."""
+    endpoint is asked once before the browser starts, unless `probe_model` is off (it was asked).
+    `shared_browser`: a batch slot's browser, the run's context taken in it."""
     if settings.operator == "desktop":
         try:
             check_display()
@@ -94,8 +95,8 @@ def wire_run(
               file=sys.stderr)
     bus = Bus()
     recorder.attach(bus)
-    operator, secrets = _operator(request, settings, domains), Secrets(request.secret_values())
-    pace = shared_pace(db_path)
+    operator, secrets = _operator(request, settings, domains, shared_browser), Secrets(request.secret_values())
+    pace = shared_pace(request.shared_pace, db_path)
     session: Run
     if rerun is not None:
         try:
@@ -117,10 +118,10 @@ def wire_run(
     return Wiring(bus=bus, session=session, control=control, recorder=recorder, inbox=inbox)
 
 
-def shared_pace(db_path: Path) -> SitePace | None:
+def shared_pace(where: str | None, db_path: Path) -> SitePace | None:
     """The pace per site this run shares with others, when a batch started it: the store's, or a
     broker's for the jobs of every worker."""
-    where = os.environ.get(SHARED_PACE, "")
+    where = where or ""
     if where.startswith(("redis://", "rediss://")):
         from goalbot.cli.cluster.pace import BrokerPace
 
@@ -163,9 +164,9 @@ def _check_browser(request: RunRequest) -> None:
         raise WiringError(f"a browser window needs a display, and {problem}: pass --headless, or fix DISPLAY")
 
 
-def _operator(request: RunRequest, settings: Settings, domains: Domains) -> Operator:
+def _operator(request: RunRequest, settings: Settings, domains: Domains, shared: SharedBrowser | None) -> Operator:
     if settings.operator == "desktop":
         from goalbot.operators.desktop import DesktopOperator
 
         return DesktopOperator(settings.monitor, settings.grid)
-    return BrowserOperator(request.browser, allows=domains.allows, held_words=js_patterns())
+    return BrowserOperator(request.browser, allows=domains.allows, held_words=js_patterns(), shared=shared)

@@ -10,6 +10,8 @@ import socket
 import sys
 from pathlib import Path
 
+from goalbot.agents.secrets import SecretError
+from goalbot.cli.batch_runs import secrets_of
 from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail
 
@@ -26,6 +28,10 @@ def cmd_worker(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     if args.requeue_after < 10:
         return fail("--requeue-after is 10 seconds at least")
     try:
+        secrets = secrets_of(args.secrets_file)
+    except SecretError as exc:
+        return fail(str(exc))
+    try:
         seal = Seal.from_env()
         client = connect(args.broker)
     except (NoClusterKey, BrokerError) as exc:
@@ -33,10 +39,11 @@ def cmd_worker(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     name = args.name or f"goalbot-{os.getpid()}@{socket.gethostname()}"
     app = celery_app(args.broker, args.requeue_after)
     register(app, WorkerSetup(name=name, db_path=db_path, settings=settings, seal=seal, client=client,
-                              broker_url=args.broker, cdp_url=args.cdp_url))
+                              broker_url=args.broker, cdp_url=args.cdp_url, secrets=secrets))
     print(f"goalbot worker {name}: {args.browsers} browsers, jobs from {args.broker}, sessions in {db_path}",
           file=sys.stderr, flush=True)
-    app.worker_main(["worker", "--pool", "threads", "--concurrency", str(args.browsers), "--hostname", name,
+    # One process a browser: a job's Python work has a core of its own, and its slot keeps the browser.
+    app.worker_main(["worker", "--pool", "prefork", "--concurrency", str(args.browsers), "--hostname", name,
                      "--queues", QUEUE, "--loglevel", "WARNING", "--without-gossip", "--without-mingle"])
     return 0
 
@@ -54,6 +61,8 @@ def add_worker_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     worker.add_argument("--name", help="this worker's name in the store (default goalbot-PID@HOST)")
     worker.add_argument("--requeue-after", type=int, default=120, metavar="S",
                         help="a job whose worker was lost runs again after S seconds (default 120)")
+    worker.add_argument("--secrets-file", type=Path, metavar="FILE",
+                        help="secrets (NAME=VALUE lines) the jobs may type; they stay on this machine")
     add_model_flags(worker)
     add_settings(worker.add_argument_group("pace per site, kept across every worker of the broker"),
                  "min_interval_s", "burst", "clicks_per_minute")

@@ -17,6 +17,7 @@ from goalbot.cli.batch_jobs import Job
 from goalbot.cli.cluster.broker import KEEP_S, TASK, JobKeys, celery_app, commands_of, stream_of
 from goalbot.cli.cluster.orders import JobOrder, Report, recipe_files
 from goalbot.cli.cluster.sealing import Seal, Unsealed
+from goalbot.cli.recipe_commands import recorded_at
 from goalbot.recipes.model import Evidence, Recipe
 from storage import batches, queries, recipes
 from storage.batches import DONE, JobRow
@@ -52,7 +53,8 @@ class Coordinator:
                 continue
             order = JobOrder(batch=self.batch_id, n=row.n, job=job, ask=self.ask, trace=self.trace,
                              recipe=recipe_files(recipe) if recipe else None,
-                             recipe_version=recipe.version if recipe else None)
+                             recipe_version=recipe.version if recipe else None,
+                             secrets_at=recorded_at(self.db, recipe) if recipe else None)
             app.send_task(TASK, args=[self.seal.seal(order.model_dump(mode="json"))])
             self.redis.set(keys.queued, "1", ex=KEEP_S)
             sent += 1

@@ -28,6 +28,9 @@ class JobOrder(BaseModel):
     trace: bool = False
     recipe: dict[str, str] | None = None  # a recipe job's recipe, as its exported files
     recipe_version: int | None = None
+    # Where the coordinator's store saw the recipe recorded, so its secrets may be typed there as
+    # they would be on the coordinator; None for a recipe it imported (a GO, or --allow-domain).
+    secrets_at: str | None = None
 
     def recipe_sent(self) -> Recipe | None:
         """The recipe this order carries, read as `goalbot recipe import` reads a folder: hostile."""

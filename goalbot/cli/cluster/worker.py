@@ -5,10 +5,10 @@ the broker."""
 
 from __future__ import annotations
 
-import subprocess
+import asyncio
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -16,19 +16,21 @@ from typing import Any
 import redis
 import sqlite_utils
 from celery import Celery, Task
-from celery.signals import worker_ready, worker_shutdown
-from pydantic import ValidationError
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
+from pydantic import SecretStr, ValidationError
 
-import goalbot.cli.job_process as job_process
+from goalbot.cli.batch_runs import JobSetup
 from goalbot.cli.cluster.broker import (CLAIM_TTL_S, KEEP_S, STREAM_MAXLEN, TASK, WORKERS, JobKeys, commands_of,
                                         stream_of)
 from goalbot.cli.cluster.orders import JobOrder, Report
 from goalbot.cli.cluster.sealing import Seal, Unsealed
 from goalbot.cli.settings import Settings
+from goalbot.cli.slot import Slot, dies_with_parent, this_slot
 from goalbot.recipes.build import RecipeError
+from goalbot.recipes.variables import fill
 from storage import queries, recipes
 from storage.db import StoreError, connect
-from storage.replica import Cursor, changes_since, session_of_process
+from storage.replica import Cursor, changes_since
 
 LOOK_EVERY_S = 0.25
 
@@ -42,6 +44,7 @@ class WorkerSetup:
     client: redis.Redis
     broker_url: str
     cdp_url: str | None = None
+    secrets: dict[str, SecretStr] = field(default_factory=dict)  # this machine's, never the broker's
 
 
 def register(app: Celery, setup: WorkerSetup) -> None:
@@ -55,6 +58,10 @@ def register(app: Celery, setup: WorkerSetup) -> None:
     @worker_shutdown.connect(weak=False)
     def _gone(**_: Any) -> None:
         setup.client.hdel(WORKERS, setup.name)
+
+    @worker_process_init.connect(weak=False)
+    def _slot_starts(**_: Any) -> None:
+        dies_with_parent()  # a slot (its job, its browser) goes when its worker goes
 
     @app.task(name=TASK, bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
     def job(task: Task, sealed: str) -> None:
@@ -103,34 +110,39 @@ class Shift:
             self._take_recipe()
         except (RecipeError, StoreError) as exc:
             return "failed", None, f"the recipe sent with the job was refused: {exc}", {}
-        job_argv = [*self.order.job.argv(self.order.ask, self.order.trace), "--headless"]
-        if self.setup.cdp_url:
-            job_argv += ["--cdp-url", self.setup.cdp_url]
-        argv, env = job_process.command(job_argv, self.setup.settings, self.setup.db_path,
-                                        shared_pace=self.setup.broker_url)
-        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   env=env, preexec_fn=job_process.dies_with_parent)
-        output: dict[str, bytes] = {}
-        reader = threading.Thread(target=lambda: output.update(zip(("out", "err"), process.communicate())))
-        reader.start()
+        # A grid's browser (--cdp-url) is shared with others: each job takes a fresh context of it.
+        setup = JobSetup(ask=self.order.ask, trace=self.order.trace, secrets=self.setup.secrets,
+                         shared_pace=self.setup.broker_url, cdp_url=self.setup.cdp_url,
+                         fresh_context=self.setup.cdp_url is not None)
+        slot = this_slot()
+        return slot.run(self._attempt(slot, setup))
+
+    async def _attempt(self, slot: Slot, setup: JobSetup) -> tuple[str, str | None, str, dict[str, Any]]:
+        """The job run in this worker process's slot, its session copied out and answers taken in
+        while it runs."""
+        wired: list[str] = []
+        # Where the coordinator saw the recipe recorded: its secrets may be typed there, as there.
+        secrets_at = fill(self.order.secrets_at, self.order.job.vars) if self.order.secrets_at else None
+        running = asyncio.create_task(slot.job(self.order.job, self.setup.settings, self.setup.db_path, setup,
+                                               on_wired=wired.append, secrets_at=secrets_at))
         db = connect(self.setup.db_path)
-        cursor, session_id = Cursor(), None
+        cursor = Cursor()
         try:
-            while reader.is_alive():
-                reader.join(LOOK_EVERY_S)
-                session_id = session_id or session_of_process(db, process.pid)
-                if session_id:
-                    self._copy(db, session_id, cursor)
-                    self._take_answers(db, session_id)
-            status, said_session, reason = job_process.outcome(output.get("out", b""), output.get("err", b""),
-                                                               process.returncode, self.setup.db_path)
-            session_id = session_id or said_session
-            if session_id:
-                while self._copy(db, session_id, cursor):
+            while not running.done():
+                await asyncio.wait({running}, timeout=LOOK_EVERY_S)
+                if wired:
+                    await asyncio.to_thread(self._relay, db, wired[0], cursor)
+            end = running.result()
+            if end.session_id:
+                while await asyncio.to_thread(self._copy, db, end.session_id, cursor):
                     pass
-            return status, session_id, reason, self._made(db, session_id) if session_id else {}
+            return end.status, end.session_id, end.reason, self._made(db, end.session_id) if end.session_id else {}
         finally:
             db.close()
+
+    def _relay(self, db: sqlite_utils.Database, session_id: str, cursor: Cursor) -> None:
+        self._copy(db, session_id, cursor)
+        self._take_answers(db, session_id)
 
     def _take_recipe(self) -> None:
         sent = self.order.recipe_sent()

@@ -29,6 +29,9 @@ class BrowserOptions(BaseModel):
     profile: str | None = None
     storage_state: Path | None = None
     cdp_url: str | None = None
+    # With cdp_url: a new empty context for this run, closed at its end (a batch's warm browser),
+    # instead of the running browser's own with its logins.
+    cdp_fresh_context: bool = False
     viewport: tuple[int, int] = (1280, 800)
     # A Playwright trace (DOM snapshots; screenshots only when asked), kept when the run fails or always.
     trace: Literal["off", "failed", "always"] = "off"
@@ -48,6 +51,22 @@ def profile_dir(name: str) -> Path:
 
 
 @dataclass
+class SharedBrowser:
+    """A browser kept by a long-lived process (a batch's slot) for one run after another: each run
+    gets a context of its own in it, and leaves the browser and Playwright running."""
+
+    playwright: Playwright
+    browser: Browser
+
+
+async def in_shared(shared: SharedBrowser, options: BrowserOptions) -> Launched:
+    width, height = options.viewport
+    context = await shared.browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
+    await context.add_init_script(WATCH_JS)
+    return Launched(context=context, browser=shared.browser, remote=False, lent=True)
+
+
+@dataclass
 class Launched:
     """What a launch produced, and what closing it must and must not touch."""
 
@@ -55,6 +74,8 @@ class Launched:
     browser: Browser | None
     remote: bool
     own_pages: list[Page] = field(default_factory=list)
+    own_context: bool = False  # a context this run made in a browser it only attached to
+    lent: bool = False  # the browser is a slot's, kept for the next run: only the context is this run's
 
 
 def _first_line(exc: BaseException) -> str:
@@ -104,14 +125,17 @@ def _launch_failed(what: str, exc: PlaywrightError, headless: bool) -> OperatorE
     return OperatorError(f"could not start {what}: {_first_line(exc)}; another --browser-path may help")
 
 
-async def _fresh(playwright: Playwright, options: BrowserOptions, state: dict | None) -> Launched:
+async def launch_browser(playwright: Playwright, options: BrowserOptions) -> Browser:
+    """The browser alone (no context yet); OperatorError, in words, when it cannot start."""
     path, what = _executable(options)
     try:
-        browser = await playwright.chromium.launch(
-            headless=options.headless, executable_path=path, args=LAUNCH_ARGS
-        )
+        return await playwright.chromium.launch(headless=options.headless, executable_path=path, args=LAUNCH_ARGS)
     except PlaywrightError as exc:
         raise _launch_failed(what, exc, options.headless) from exc
+
+
+async def _fresh(playwright: Playwright, options: BrowserOptions, state: dict | None) -> Launched:
+    browser = await launch_browser(playwright, options)
     width, height = options.viewport
     context = await browser.new_context(
         viewport={"width": width, "height": height}, accept_downloads=True,
@@ -149,12 +173,11 @@ async def _attach(playwright: Playwright, options: BrowserOptions) -> Launched:
             f"could not reach a browser over CDP at {url}: {_first_line(exc)}. Start Chromium with "
             "--remote-debugging-port, or check the browser pool's address"
         ) from exc
-    if browser.contexts:
-        context = browser.contexts[0]  # the running browser's own: its logins and cookies
-    else:
-        width, height = options.viewport
-        context = await browser.new_context(viewport={"width": width, "height": height})
-    return Launched(context=context, browser=browser, remote=True)
+    if browser.contexts and not options.cdp_fresh_context:
+        return Launched(context=browser.contexts[0], browser=browser, remote=True)  # its logins and cookies
+    width, height = options.viewport
+    context = await browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
+    return Launched(context=context, browser=browser, remote=True, own_context=True)
 
 
 async def shut(launched: Launched, storage_state: Path | None) -> None:
@@ -164,7 +187,13 @@ async def shut(launched: Launched, storage_state: Path | None) -> None:
             storage_state.parent.mkdir(parents=True, exist_ok=True)
             await launched.context.storage_state(path=storage_state)
     finally:
-        if launched.remote:
+        if launched.lent:
+            await launched.context.close()
+        elif launched.remote and launched.own_context:
+            await launched.context.close()
+            if launched.browser is not None:
+                await launched.browser.close()  # for a CDP connection: disconnect only
+        elif launched.remote:
             for page in launched.own_pages:
                 if not page.is_closed():
                     await page.close()

@@ -29,7 +29,7 @@ from goalbot.operators.browser import scroll as scrolling
 from goalbot.operators.browser.effects import EffectProbe, classify, first_line
 from goalbot.operators.browser.elements import Elements
 from goalbot.operators.browser.guard import DomainGuard
-from goalbot.operators.browser.launch import BrowserOptions, Launched, launch, shut
+from goalbot.operators.browser.launch import BrowserOptions, Launched, SharedBrowser, in_shared, launch, shut
 from goalbot.operators.browser.observe import PageObserver
 from goalbot.operators.browser.pages import NAVIGATION_TIMEOUT_MS
 from goalbot.operators.browser.watch import BrowserWatcher
@@ -49,11 +49,13 @@ class BrowserOperator:
     def __init__(
         self, options: BrowserOptions | None = None, download_dir: Path | None = None,
         budget: int = D.OBSERVATION_BUDGET, allows: Callable[[str], bool] | None = None,
-        held_words: list[tuple[str, str]] | None = None,
+        held_words: list[tuple[str, str]] | None = None, shared: SharedBrowser | None = None,
     ) -> None:
         """`allows` says which addresses pages may load; forms whose words match `held_words`
-        (JavaScript regex sources and flags) are held back in the page until `release_held`."""
+        (JavaScript regex sources and flags) are held back in the page until `release_held`.
+        `shared`: a browser this run takes a context of, instead of starting one."""
         self.options = options or BrowserOptions()
+        self._shared = shared
         self.download_dir = download_dir or Path(tempfile.mkdtemp(prefix="goalbot-downloads-"))
         self.budget = budget
         self._playwright: Playwright | None = None
@@ -72,9 +74,12 @@ class BrowserOperator:
     # -- lifecycle -------------------------------------------------------------------------
 
     async def start(self, url: str | None) -> None:
-        self._playwright = await async_playwright().start()
         try:
-            self._launched = await launch(self._playwright, self.options)
+            if self._shared is not None:
+                self._launched = await in_shared(self._shared, self.options)
+            else:
+                self._playwright = await async_playwright().start()
+                self._launched = await launch(self._playwright, self.options)
         except BaseException:
             await self.close()
             raise

@@ -1,0 +1,219 @@
+"""Many at once: 20 reruns of one recipe as a `goalbot batch`, next to the same flow written by hand
+in Playwright, run with the same parallelism.
+
+    python bench/batch.py [--jobs 20] [--no-celery]
+
+The flow is the test site's sign-in and dark mode (tests/hardsite/pages/darkmode.html, five
+actions), recorded once with the scripted model. A goalbot job runs in a slot (a process that keeps
+its browser, the job a fresh context of it: what a worker is); a hand-written script is a process
+that starts its own browser, as scripts are written. Figures:
+
+- jobs per minute with 1, 2 and 4 local workers (`goalbot batch --workers N`), and through Celery
+  with 2 workers of 1 browser each (`goalbot batch --broker`, Debian's redis-server, started here);
+- the hand-written scripts at the same parallelism, and goalbot's throughput as a share of theirs
+  (the issue's target: ≥ 0.8×);
+- peak memory per worker: the most the processes of one slot held at once (PSS, so pages the
+  browser's processes share are counted once), sampled every 0.2 s.
+
+The batches run with --min-interval 0: the hand-written script keeps no pace, and the default pace
+is the site's, shared by every job (20 jobs × 5 actions at 0.5 s a site cannot go faster than
+about 50 s); one line shows the default pace too. Prints figures; nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO), str(REPO / "bench"), str(REPO / "tests")]
+
+from hardsite.server import HardSite  # noqa: E402
+from rerun import record  # noqa: E402
+from goalbot.recipes.build import build  # noqa: E402
+from storage import queries, recipes  # noqa: E402
+from storage.db import connect  # noqa: E402
+
+BY_HAND = REPO / "bench" / "batch_by_hand.py"
+KEY = "the bench's cluster key, sixteen+"
+
+
+class PeakMemory:
+    """The most RSS the descendants of some processes held at once, sampled in a thread."""
+
+    def __init__(self, *roots: int) -> None:
+        self.roots, self.peak_kb, self._stop = set(roots), 0, threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.2):
+            self.peak_kb = max(self.peak_kb, sum(_pss_kb(pid) for pid in _descendants(self.roots)))
+
+
+def _descendants(roots: set[int]) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found, todo = set(), list(roots)
+    while todo:
+        pid = todo.pop()
+        for child in children.get(pid, []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def goalbot(db: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "goalbot", "--db", str(db), *args], cwd=REPO, text=True,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env or dict(os.environ))
+
+
+def timed_batch(db: Path, jobs: Path, secrets: Path, *flags: str, env: dict[str, str] | None = None,
+                watch: list[int] | None = None) -> tuple[float, int, int]:
+    """Seconds for the batch, jobs that ended well, and peak memory (KB) of what it started."""
+    started = time.perf_counter()
+    batch = goalbot(db, "batch", str(jobs), "--json", "--secrets-file", str(secrets), *flags, env=env)
+    with PeakMemory(*(watch or [batch.pid])) as memory:
+        out, err = batch.communicate(timeout=1800)
+    took = time.perf_counter() - started
+    ended = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    ok = sum(job["status"] == "ok" for job in ended)
+    for job in ended:
+        if job["status"] != "ok":
+            print(f"  (job {job['job']}: {job['status']}: {job['reason']})")
+            break
+    if batch.returncode not in (0, 1):
+        print(f"  (the batch ended with {batch.returncode}: {err.strip().splitlines()[-1:]})")
+    return took, ok, memory.peak_kb
+
+
+async def by_hand(url: str, jobs: int, parallel: int) -> tuple[float, int]:
+    """Seconds for `jobs` hand-written scripts, `parallel` at once, and their peak memory (KB)."""
+    gate = asyncio.Semaphore(parallel)
+
+    async def one() -> bool:
+        async with gate:
+            process = await asyncio.create_subprocess_exec(sys.executable, str(BY_HAND), url)
+            return await process.wait() == 0
+
+    started = time.perf_counter()
+    with PeakMemory(os.getpid()) as memory:
+        done = await asyncio.gather(*(one() for _ in range(jobs)))
+    took = time.perf_counter() - started
+    assert all(done), "a hand-written script failed"
+    return took, memory.peak_kb
+
+
+def start_cluster(tmp: Path) -> tuple[list[subprocess.Popen[str]], str, dict[str, str]] | None:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        print("  (no redis-server: apt-get install redis-server; the Celery line is left out)")
+        return None
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "GOALBOT_CLUSTER_KEY": KEY}
+    redis = subprocess.Popen([binary, "--port", str(port), "--save", "", "--appendonly", "no", "--dir", str(tmp)],
+                             stdout=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    workers = [goalbot(tmp / f"w{n}.db", "worker", "--broker", url, "--browsers", "1", "--name", f"bench{n}@here",
+                       "--min-interval", "0", "--secrets-file", str(tmp / "secrets"), env=env) for n in (1, 2)]
+    import redis as redis_client
+
+    client = redis_client.Redis.from_url(url)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if client.hlen("goalbot:workers") == 2:
+                break
+        except redis_client.RedisError:
+            pass
+        time.sleep(0.2)
+    return [redis, *workers], url, env
+
+
+def main(jobs_count: int, celery: bool) -> None:
+    with HardSite() as site, tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        url = site.page("darkmode")
+        db = tmp / "bench.db"
+        _, session_id, _ = asyncio.run(record(db, url, 0.0))
+        store = connect(db)
+        recipes.save(store, build("darkmode", queries.session_events(store, session_id), {}))
+        store.close()
+        secrets = tmp / "secrets"
+        secrets.write_text("PW=hunter2\n")
+        jobs = tmp / "jobs.jsonl"
+        jobs.write_text("".join(json.dumps({"recipe": "darkmode"}) + "\n" for _ in range(jobs_count)))
+        print(f"{jobs_count} reruns of a five-action recipe (goalbot: a context of its slot's browser each; "
+              "by hand: a process and a browser each)")
+        print(f"{'':<34} {'jobs/min':>9} {'by hand':>9} {'share':>7} {'MB/worker':>10} {'by hand':>8}")
+        for workers in (1, 2, 4):
+            took, ok, peak = timed_batch(db, jobs, secrets, "--workers", str(workers), "--min-interval", "0")
+            hand, hand_peak = asyncio.run(by_hand(url, jobs_count, workers))
+            rate, hand_rate = ok / took * 60, jobs_count / hand * 60
+            print(f"{f'goalbot batch --workers {workers}':<34} {rate:9.1f} {hand_rate:9.1f} {rate / hand_rate:6.2f}× "
+                  f"{peak / 1024 / workers:10.0f} {hand_peak / 1024 / workers:8.0f}")
+        took, ok, _ = timed_batch(db, jobs, secrets, "--workers", "2")
+        print(f"{'  the same, default pace (0.5 s)':<34} {ok / took * 60:9.1f}   (the site's pace, shared by the jobs)")
+        if not celery:
+            return
+        cluster = start_cluster(tmp)
+        if cluster is None:
+            return
+        processes, broker, env = cluster
+        try:
+            took, ok, peak = timed_batch(db, jobs, secrets, "--broker", broker, env=env,
+                                         watch=[p.pid for p in processes[1:]])
+            hand, hand_peak = asyncio.run(by_hand(url, jobs_count, 2))
+            rate, hand_rate = ok / took * 60, jobs_count / hand * 60
+            print(f"{'goalbot batch --broker, 2 workers':<34} {rate:9.1f} {hand_rate:9.1f} {rate / hand_rate:6.2f}× "
+                  f"{peak / 1024 / 2:10.0f} {hand_peak / 1024 / 2:8.0f}")
+        finally:
+            for process in reversed(processes):
+                process.terminate()
+            for process in processes:
+                process.wait(60)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=20)
+    parser.add_argument("--no-celery", action="store_true", help="leave out the line through Celery")
+    arguments = parser.parse_args()
+    main(arguments.jobs, not arguments.no_celery)

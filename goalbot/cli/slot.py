@@ -1,0 +1,83 @@
+"""A batch slot: a long-lived process (a local batch's pool process, a Celery worker's) that runs one
+job after another with its event loop, Playwright and browser kept between them. A job then costs
+a browser context, not a Python start and a browser launch; a browser that died is started again
+for the next job."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import signal
+from pathlib import Path
+from typing import Any, Coroutine, TypeVar
+
+from playwright.async_api import async_playwright
+
+from goalbot.cli.batch_jobs import Job
+from goalbot.cli.batch_runs import JobEnd, JobSetup, run_job
+from goalbot.cli.settings import Settings
+from goalbot.operators.base import OperatorError
+from goalbot.operators.browser.launch import BrowserOptions, SharedBrowser, launch_browser
+
+T = TypeVar("T")
+PR_SET_PDEATHSIG = 1
+
+
+class Slot:
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.shared: SharedBrowser | None = None
+
+    def run(self, work: Coroutine[Any, Any, T]) -> T:
+        return self.loop.run_until_complete(work)
+
+    async def browser(self, browser_path: str | None) -> SharedBrowser:
+        if self.shared is not None and self.shared.browser.is_connected():
+            return self.shared
+        if self.shared is not None:
+            with contextlib.suppress(Exception):
+                await self.shared.playwright.stop()
+            self.shared = None
+        playwright = await async_playwright().start()
+        try:
+            browser = await launch_browser(playwright, BrowserOptions(headless=True, browser_path=browser_path))
+        except BaseException:
+            await playwright.stop()
+            raise
+        self.shared = SharedBrowser(playwright=playwright, browser=browser)
+        return self.shared
+
+    async def job(self, job: Job, settings: Settings, db_path: Path, setup: JobSetup, **more: Any) -> JobEnd:
+        """`job` in a context of this slot's browser (or of the one at `setup.cdp_url`)."""
+        shared = None
+        if setup.cdp_url is None and settings.operator != "desktop":
+            try:
+                shared = await self.browser(settings.browser_path)
+            except OperatorError as exc:
+                return JobEnd("failed", None, str(exc))
+        return await run_job(job, settings, db_path, setup, shared=shared, **more)
+
+
+_THIS: Slot | None = None
+
+
+def this_slot() -> Slot:
+    global _THIS
+    if _THIS is None:
+        _THIS = Slot()
+    return _THIS
+
+
+def run_here(job: Job, settings: Settings, db_path: Path, setup: JobSetup) -> JobEnd:
+    """One job in this process's slot: what a local batch's pool process is given to do."""
+    slot = this_slot()
+    return slot.run(slot.job(job, settings, db_path, setup))
+
+
+def dies_with_parent() -> None:
+    """A slot ends when the batch that started it does, killed or not: `batch resume` runs its job again."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
