@@ -49,10 +49,11 @@ KEY = "the bench's cluster key, sixteen+"
 
 
 class PeakMemory:
-    """The most RSS the descendants of some processes held at once, sampled in a thread."""
+    """The most memory some processes' descendants (and, with `counted`, themselves) held at
+    once, sampled in a thread. `roots` may grow while it samples."""
 
-    def __init__(self, *roots: int) -> None:
-        self.roots, self.peak_kb, self._stop = set(roots), 0, threading.Event()
+    def __init__(self, *roots: int, counted: bool = False) -> None:
+        self.roots, self.counted, self.peak_kb, self._stop = set(roots), counted, 0, threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
     def __enter__(self) -> PeakMemory:
@@ -65,7 +66,8 @@ class PeakMemory:
 
     def _sample(self) -> None:
         while not self._stop.wait(0.2):
-            self.peak_kb = max(self.peak_kb, sum(_pss_kb(pid) for pid in _descendants(self.roots)))
+            pids = _descendants(self.roots) | (set(self.roots) if self.counted else set())
+            self.peak_kb = max(self.peak_kb, sum(_pss_kb(pid) for pid in pids))
 
 
 def _descendants(roots: set[int]) -> set[int]:
@@ -125,14 +127,16 @@ def timed_batch(db: Path, jobs: Path, secrets: Path, *flags: str, env: dict[str,
 async def by_hand(url: str, jobs: int, parallel: int) -> tuple[float, int]:
     """Seconds for `jobs` hand-written scripts, `parallel` at once, and their peak memory (KB)."""
     gate = asyncio.Semaphore(parallel)
+    memory = PeakMemory(counted=True)  # each script's own process, its driver and its browser
 
     async def one() -> bool:
         async with gate:
             process = await asyncio.create_subprocess_exec(sys.executable, str(BY_HAND), url)
+            memory.roots.add(process.pid)
             return await process.wait() == 0
 
     started = time.perf_counter()
-    with PeakMemory(os.getpid()) as memory:
+    with memory:
         done = await asyncio.gather(*(one() for _ in range(jobs)))
     took = time.perf_counter() - started
     assert all(done), "a hand-written script failed"

@@ -47,6 +47,8 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
         return fail("goalbot batch JOBS.jsonl takes no BATCH (did you mean status or resume?)")
     if not 1 <= args.workers <= 64:
         return fail("--workers is 1 to 64")
+    if settings.operator == "desktop" and args.workers > 1:
+        return fail("the desktop has one mouse and one keyboard: a desktop batch runs with --workers 1")
     try:
         secrets_of(args.secrets_file)
     except SecretError as exc:

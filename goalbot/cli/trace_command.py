@@ -12,7 +12,6 @@ from pathlib import Path
 from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail
 from goalbot.defaults import data_home
-from goalbot.operators.display import display_problem
 from storage import queries
 from storage.db import opened
 
@@ -39,6 +38,8 @@ def cmd_trace(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
     print(f"goalbot: the trace of {args.session} is {path} ({len(content) / 1024:,.0f} KB)", file=sys.stderr)
     if args.out:
         return 0
+    from goalbot.operators.display import display_problem  # loads only to open the viewer
+
     problem = display_problem()
     if problem:
         print(f"goalbot: the viewer needs a display, and {problem}: open it where there is one with "

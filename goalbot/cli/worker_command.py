@@ -10,13 +10,14 @@ import socket
 import sys
 from pathlib import Path
 
-from goalbot.agents.secrets import SecretError
-from goalbot.cli.batch_runs import secrets_of
 from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail
 
 
 def cmd_worker(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    from goalbot.agents.secrets import SecretError
+    from goalbot.cli.batch_runs import secrets_of  # the browser's modules load only for a worker
+
     try:
         from goalbot.cli.cluster.broker import QUEUE, BrokerError, celery_app, connect
         from goalbot.cli.cluster.sealing import NoClusterKey, Seal

@@ -225,3 +225,33 @@ async def test_an_unreachable_page_is_a_structured_error(model_server, db_path: 
     assert result.is_error
     problem = json.loads(result.content[0].text[result.content[0].text.index("{"):])
     assert problem["code"] == "unreachable" and "127.0.0.1:9" in problem["message"]
+
+
+async def test_an_imported_recipe_gets_no_secret_on_its_own_start_site_through_the_host(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+    from pydantic import SecretStr
+
+    from kit import darkmode_script, run_cli, run_goal
+
+    hardsite.reset()
+    recorded, _ = run_goal(db_path, model_server(darkmode_script()), hardsite.page("darkmode"),
+                           "sign in and turn on dark mode", "--save-recipe", "darkmode", "--secret", "PW=hunter2")
+    assert recorded.returncode == 0, recorded.stderr
+    folder = tmp_path / "exported"
+    assert run_cli("--db", str(db_path), "recipe", "export", "darkmode", str(folder)).returncode == 0
+    workflow = json.loads((folder / "workflow.json").read_text())
+    moved = hardsite.page("darkmode").replace(hardsite.url, hardsite.other)  # a site it was never recorded on
+    (folder / "workflow.json").write_text(json.dumps({**workflow, "name": "moved", "start_url": moved}))
+    assert run_cli("--db", str(db_path), "recipe", "import", str(folder)).returncode == 0
+    asked: list[str] = []
+    server = _server(model_server({}), db_path, secrets={"PW": SecretStr("s3cret")})
+    async with Client(server, elicitation_callback=_go("NOT GO", asked)) as client:
+        done = await client.call_tool("rerun_recipe", {"name": "moved", "wait": True})
+    assert not done.is_error and done.structured_content["status"] != "ok", done.content
+    run_id = done.structured_content["run_id"]
+    kinds = [json.loads(r["data"]).get("kind") for r in rows(
+        db_path, "select data from events where session_id = ? and type = 'APPROVAL_REQUEST'", run_id)]
+    assert kinds == ["secret_on_new_site"] and asked  # the person was asked, through the host
+    typed = rows(db_path, "select data from events where session_id = ? and type = 'ACT_OK' "
+                          "and data like '%\"type\"%'", run_id)
+    assert len(typed) == 1 and "PW" not in typed[0]["data"]  # the user name only, never the secret

@@ -26,6 +26,8 @@ from goalbot.cli.mcp_server.models import Problem, RunState, RunStatus, Waiting
 from goalbot.cli.options import run_options
 from goalbot.cli.request import RunRequest
 from goalbot.cli.settings import Settings
+from goalbot.cli.recipe_commands import recorded_at
+from goalbot.cli.run_commands import keep_recipe
 from goalbot.cli.wiring import Wiring, WiringError, check_endpoint, wire_run
 from goalbot.events import Event, EventType
 from goalbot.llm.extraction import SchemaError, checked
@@ -168,6 +170,9 @@ class RunBook:
             with opened(self.db_path) as db:
                 recipe = recipes.load(db, name)
                 healed = recipes.heals_of(db, recipe) if recipe else {}
+                # Its secrets go only where this store saw it recorded, as for `goalbot rerun`:
+                # an imported recipe's own start address is not trusted with them.
+                secrets_at = recorded_at(db, recipe) if recipe else None
         except (StoreError, recipes.UnreadableRecipe) as exc:
             raise ProblemError(Problem(code="internal", message=str(exc))) from exc
         if recipe is None:
@@ -180,7 +185,7 @@ class RunBook:
         if missing:
             raise ProblemError(Problem(code="bad_input", message=f"recipe {name} types secrets: {', '.join(missing)}",
                                        hint="start the server with --secret NAME=VALUE for each"))
-        rerun = Rerun(recipe=recipe, values=values, healed=healed, secrets_at=recipe.start_url)
+        rerun = Rerun(recipe=recipe, values=values, healed=healed, secrets_at=secrets_at)
         recipe.start_url = fill(recipe.start_url, values)
         options = run_options(self.settings, fill(recipe.goal, values), recipe.start_url)
         options.allow_risky = self.rules.allow_risky
@@ -204,6 +209,8 @@ class RunBook:
             live.result = await live.wiring.session.run()
         finally:
             live.wiring.close(self.db_path)
+            if live.result is not None:  # a rerun's heals or patch are kept, as `goalbot rerun` keeps them
+                keep_recipe(self.db_path, live.wiring, live.result.status)
             if live.result is None:
                 live.result = SessionResult(status=Status.FAILED, reason="the run ended unexpectedly")
             for queue in live.listeners:
