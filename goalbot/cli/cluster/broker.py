@@ -45,6 +45,7 @@ def celery_app(url: str, requeue_after_s: int = 120) -> Celery:
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,
+        task_acks_on_failure_or_timeout=False,  # a job the worker could not even report on goes back
         worker_prefetch_multiplier=1,
         task_default_queue=QUEUE,
         task_serializer="json",

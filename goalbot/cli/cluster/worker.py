@@ -1,6 +1,6 @@
-"""A Celery worker's side of a job: claim it, run it as a `goalbot` process on this machine's own
-store, and copy its session to the coordinator's stream while it runs; answers for it come back
-the other way. The model endpoint and its key are this machine's settings: no key travels through
+"""A Celery worker's side of a job: claim it, run it in this worker process's slot (its browser kept
+between jobs) on this machine's own store, and copy its session to the coordinator's stream while
+it runs; answers for it come back the other way. The model endpoint and its key are this machine's settings: no key travels through
 the broker."""
 
 from __future__ import annotations
@@ -97,7 +97,10 @@ class Shift:
                 self._tell(kind="cut", attempt=self.attempt - 1,
                            reason=f"its worker was lost mid-run; the job runs again on {self.setup.name}")
             self._tell(kind="started", at=_now())
-            status, session_id, reason, made = self._run()
+            try:
+                status, session_id, reason, made = self._run()
+            except Exception as exc:  # said as the job's end, never a job silently dropped
+                status, session_id, reason, made = "failed", None, f"the worker could not run it: {exc}"[:200], {}
             self._tell(kind="ended", status=status, session=session_id, reason=reason, at=_now(), **made)
             self.setup.client.set(self.keys.done, status, ex=KEEP_S)
         finally:
