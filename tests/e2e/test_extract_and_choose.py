@@ -10,7 +10,6 @@ import html
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 from kit import answer, call, rows, run_cli
 from hardsite.server import HardSite
