@@ -40,6 +40,9 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
         if args.what == "status":
             _table(rows)
             return 0 if all(row.status == "ok" for row in rows) else 1
+        problem = _secrets_problem(args)
+        if problem:
+            return fail(problem)
         with opened(db_path) as db:
             broker = args.broker or batches.broker_of(db, args.batch_id)
         return _run(args, settings, db_path, args.batch_id, [row for row in rows if row.status not in DONE], broker)
@@ -49,10 +52,9 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
         return fail("--workers is 1 to 64")
     if settings.operator == "desktop" and args.workers > 1:
         return fail("the desktop has one mouse and one keyboard: a desktop batch runs with --workers 1")
-    try:
-        secrets_of(args.secrets_file)
-    except SecretError as exc:
-        return fail(str(exc))
+    problem = _secrets_problem(args)
+    if problem:
+        return fail(problem)
     if args.broker:
         problem = remote.problem(args.broker)
         if problem:
@@ -69,6 +71,15 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
     print(f"goalbot: batch {batch_id}: {len(rows)} jobs, {where} (goalbot batch status {batch_id})",
           file=sys.stderr, flush=True)
     return _run(args, settings, db_path, batch_id, rows, args.broker)
+
+
+def _secrets_problem(args: argparse.Namespace) -> str | None:
+    """A secrets file that cannot be read is said before any job starts."""
+    try:
+        secrets_of(args.secrets_file)
+    except SecretError as exc:
+        return str(exc)
+    return None
 
 
 def _run(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: str, todo: list[JobRow],
@@ -104,7 +115,8 @@ async def _work(args: argparse.Namespace, settings: Settings, db_path: Path, bat
         try:
             end = await loop.run_in_executor(slots, run_here, Job.model_validate(row.spec), settings, db_path, setup)
         except BrokenProcessPool as exc:
-            end = JobEnd("failed", None, f"its slot's process ended ({exc}); goalbot batch resume runs it again")
+            # Not an end of the job's own: left for `batch resume` to run again.
+            end = JobEnd("interrupted", None, f"its slot's process ended ({exc}); goalbot batch resume runs it again")
         with opened(db_path) as db:
             batches.ended(db, batch_id, row.n, end.status, end.session_id, end.reason)
         progress.ended(end.status == "ok")
