@@ -117,8 +117,13 @@ class Coordinator:
                               [self.batch_id, report.job]).fetchone()
         name = json.loads(row[0]).get("recipe") if row else None
         ran = recipes.load(self.db, name) if name else None
-        healed = {int(h["position"]): Evidence.model_validate_json(h["evidence"])
-                  for h in report.heals if h.get("name") == name and isinstance(h.get("position"), int)}
+        healed: dict[int, Evidence] = {}
+        for heal in report.heals:
+            if heal.get("name") == name and isinstance(heal.get("position"), int):
+                try:
+                    healed[heal["position"]] = Evidence.model_validate_json(str(heal.get("evidence")))
+                except ValidationError:
+                    continue  # a heal that does not read is a heal forgotten: the next rerun finds the element
         if ran is not None and healed and report.session:
             recipes.remember_heals(self.db, ran, healed, report.session)
 
