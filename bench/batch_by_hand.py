@@ -1,5 +1,5 @@
-"""The darkmode flow written by hand in Playwright, as one job of a hand-made batch would be: its
-own process, its own browser, five actions, no checks. Used by bench/batch.py."""
+"""The darkmode flow written by hand in Playwright: its own browser, five actions, no checks. Run
+as a script, it is one job of a hand-made batch (bench/batch.py); bench/rerun.py times it in process."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from playwright.async_api import async_playwright  # noqa: E402
 from goalbot.operators.browser.locate import LAUNCH_ARGS, find_browser  # noqa: E402
 
 
-async def main(url: str) -> None:
+async def darkmode_by_hand(url: str) -> None:
     async with async_playwright() as p:
         browser = await p.chromium.launch(headless=True, executable_path=find_browser().path, args=LAUNCH_ARGS)
         page = await browser.new_page()
@@ -29,4 +29,4 @@ async def main(url: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1]))
+    asyncio.run(darkmode_by_hand(sys.argv[1]))

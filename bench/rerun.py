@@ -28,9 +28,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO), str(REPO / "tests")]
-
-from playwright.async_api import async_playwright  # noqa: E402
+sys.path[:0] = [str(REPO), str(REPO / "tests"), str(REPO / "bench")]
 
 from goalbot.agents.control import SessionControl  # noqa: E402
 from goalbot.agents.policies import SafetyPolicy  # noqa: E402
@@ -40,11 +38,11 @@ from goalbot.events import Bus  # noqa: E402
 from goalbot.llm.client import ModelConfig, ModelSetup  # noqa: E402
 from goalbot.operators.browser.operator import BrowserOperator  # noqa: E402
 from goalbot.operators.browser.launch import BrowserOptions  # noqa: E402
-from goalbot.operators.browser.locate import LAUNCH_ARGS, find_browser  # noqa: E402
 from goalbot.recipes.build import build  # noqa: E402
 from goalbot.recipes.runner import RecipeRun, Rerun  # noqa: E402
 from storage import recipes  # noqa: E402
 from goalbot.scripted.server import Script, ScriptedModelServer  # noqa: E402
+from batch_by_hand import darkmode_by_hand  # noqa: E402
 from hardsite.server import HardSite  # noqa: E402
 from kit import darkmode_script  # noqa: E402
 from storage import queries  # noqa: E402
@@ -148,17 +146,7 @@ async def slos(site: HardSite, runs: int, latency: float) -> None:
 async def by_hand(url: str) -> float:
     """The same five actions in plain Playwright: no observation, no checks, no events."""
     started = time.perf_counter()
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(headless=True, executable_path=find_browser().path, args=LAUNCH_ARGS)
-        page = await browser.new_page()
-        await page.goto(url)
-        await page.fill("#user", "alice")
-        await page.fill("#pw", "hunter2")
-        await page.click("#signin")
-        await page.click("#dark")
-        await page.click("#save")
-        await page.get_by_text("Saved").wait_for()
-        await browser.close()
+    await darkmode_by_hand(url)
     return time.perf_counter() - started
 
 

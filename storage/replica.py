@@ -55,10 +55,15 @@ def changes_since(db: sqlite_utils.Database, session_id: str, cursor: Cursor,
         found.events.append({"seq": seq, "ts": ts, "type": kind, "actor": actor, "step": step, "data": data})
         cursor.seq = seq
     size = 0
-    for artifact_id, kind, mime, ts, name, content in db.execute(
-            "select id, kind, mime, ts, name, content from artifacts where session_id = ? order by ts", [session_id]):
-        if artifact_id in cursor.artifacts:
+    # Asked four times a second while a run goes on: only the new artifacts' content is read.
+    new = [row[0] for row in db.execute("select id from artifacts where session_id = ? order by ts", [session_id])
+           if row[0] not in cursor.artifacts]
+    for artifact_id in new:
+        found_row = db.execute("select kind, mime, ts, name, content from artifacts where id = ?",
+                               [artifact_id]).fetchone()
+        if found_row is None:
             continue
+        kind, mime, ts, name, content = found_row
         if size and size + len(content or b"") > max_bytes:
             break
         size += len(content or b"")
