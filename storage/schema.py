@@ -82,7 +82,15 @@ def _cluster(conn: sqlite3.Connection) -> None:
     conn.execute("create table if not exists site_pace (site text primary key, tat real not null)")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_first, _recipes, _batches, _cluster]
+def _authoring(conn: sqlite3.Connection) -> None:
+    """Authoring profiles (`goalbot tune`), each kept whole as JSON, and the one runs use."""
+    conn.execute("""create table if not exists authoring_profiles (
+        version integer primary key, created_at text not null, data text not null)""")
+    conn.execute("""create table if not exists authoring_pin (
+        id integer primary key check (id = 1), version integer, pinned_at text not null, forced integer)""")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_first, _recipes, _batches, _cluster, _authoring]
 
 # What every reader relies on; a file without them is not a goalbot store.
 REQUIRED_COLUMNS: dict[str, set[str]] = {

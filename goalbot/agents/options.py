@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from goalbot import defaults as D
 from goalbot.agents.choosing import Policy
 from goalbot.agents.policies import SafetyPolicy
+from goalbot.llm.authored import AuthoredPrompts
 from goalbot.llm.coordinates import Convention
 from goalbot.llm.dialects import Dialect
 
@@ -38,5 +39,7 @@ class RunOptions(BaseModel):
     choice_policies: dict[str, Policy] = Field(default_factory=dict, description="--policies FILE: what "
                                                "`choose` may name (a rerun: its recipe's).")
     variables: dict[str, str] = Field(default_factory=dict, description="--var: the values {{vars.NAME}} stands for.")
+    authored: AuthoredPrompts | None = Field(None, description="The pinned authoring profile's prompts (or "
+                                             "--authoring-profile's); goalbot's own when none.")
     pictures: Literal["every", "paced"] = Field(
         "every", description="Every look with a screenshot (someone watches live), or paced for the store's replay.")

@@ -14,12 +14,14 @@ from typing import Callable
 
 from goalbot import defaults as D
 from goalbot.cli.flags import (
-    add_browser_flags, add_model_flags, add_observe_parser, add_operator_flags,
+    add_authoring_flag, add_browser_flags, add_model_flags, add_observe_parser, add_operator_flags,
     add_person_flags, add_recipe_flags, add_result_flags, add_run_flags, add_secret_flags,
     add_settings,
 )
 from goalbot.cli.mcp_command import add_mcp_parser
 from goalbot.cli.trace_command import add_trace_parser
+from goalbot.cli.profile_command import add_profile_parser
+from goalbot.cli.tune_command import add_tune_parser
 from goalbot.cli.worker_command import add_worker_parser
 from goalbot.cli.parser import Parser, add_global_flags, finish, parse
 from goalbot.cli.settings import ConfigError, Settings, load_settings
@@ -48,6 +50,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "batch": ("goalbot.cli.batch_command", "cmd_batch"),
     "worker": ("goalbot.cli.worker_command", "cmd_worker"),
     "trace": ("goalbot.cli.trace_command", "cmd_trace"),
+    "tune": ("goalbot.cli.tune_command", "cmd_tune"),
+    "profile": ("goalbot.cli.profile_command", "cmd_profile"),
 }
 
 
@@ -65,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("goal", help="what to reach, in your words")
     run.add_argument("--url", help="page to start from")
     add_model_flags(run)
+    add_authoring_flag(run)
     add_browser_flags(run)
     add_operator_flags(run)
     add_run_flags(run)
@@ -126,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_batch_parser(sub)
     add_worker_parser(sub)
     add_trace_parser(sub)
+    add_tune_parser(sub)
+    add_profile_parser(sub)
     return finish(parser)
 
 
@@ -161,6 +168,7 @@ def add_recipe_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     rerun.add_argument("--url", help="start here instead of the recorded page")
     add_recipe_flags(rerun, saving=False)
     add_model_flags(rerun, roles=("patcher",))  # a patch when evidence is not enough; an unchanged site needs none
+    add_authoring_flag(rerun)
     add_browser_flags(rerun)
     add_run_flags(rerun)
     add_result_flags(rerun, schema=False)

@@ -62,6 +62,13 @@ def add_model_flags(p: argparse.ArgumentParser,
                  "dialect", "coords", "vision", "model_timeout_s", "model_retries")
 
 
+def add_authoring_flag(p: argparse.ArgumentParser) -> None:
+    # Not --profile: that names the persistent browser profile, and has since the first release.
+    p.add_argument("--authoring-profile", metavar="vN",
+                   help="the authoring profile (goalbot tune) whose instructions the planner and the patcher "
+                        "get: vN, or none for goalbot's own (default: the pinned one, goalbot profile pin)")
+
+
 def add_budget_flags(p: argparse.ArgumentParser) -> None:
     add_settings(p.add_argument_group("budget (the run pauses to ask you)"), "max_calls", "max_tokens")
 

@@ -26,6 +26,8 @@ class RunRequest(BaseModel):
     variables: dict[str, str] = Field(default_factory=dict, description="--var K=V: a recipe's variables.")
     json_result: bool = Field(False, description="--json: events on stderr, the result as JSON on stdout.")
     output: Path | None = Field(None, description="--output FILE: the result as JSON, written there.")
+    authoring_profile: str | None = Field(None, description="--authoring-profile vN (or none): the prompts of "
+                                          "the roles that author; None: the pinned profile's.")
     shared_pace: str | None = Field(None, description='A batch job\'s pace per site, shared with the others: '
                                                       '"store", or a broker\'s redis:// address.')
 
@@ -43,6 +45,7 @@ class RunRequest(BaseModel):
             save_recipe=getattr(args, "save_recipe", None),
             variables=dict(parse_variable(text) for text in getattr(args, "var", None) or []),
             json_result=bool(getattr(args, "json", False)), output=getattr(args, "output", None),
+            authoring_profile=getattr(args, "authoring_profile", None),
         )
 
     @classmethod

@@ -18,6 +18,7 @@ from goalbot.agents.policies import SitePace
 from goalbot.agents.session import RunOptions, Session
 from goalbot.cli.attach_inbox import CommandInbox
 from goalbot.cli.options import model_setup
+from goalbot.cli.authoring import ProfileChoiceError, authored_prompts
 from goalbot.cli.reports import store_report
 from goalbot.cli.request import RunRequest
 from goalbot.cli.settings import Settings
@@ -93,6 +94,12 @@ def wire_run(
     for session_id in mark_interrupted(recorder.db):
         print(f"goalbot: session {session_id} was cut off; marked interrupted (goalbot resume {session_id})",
               file=sys.stderr)
+    if resume is None:  # a resumed run asks with the prompts it began with (its options keep them)
+        try:
+            options = options.model_copy(update={"authored": authored_prompts(recorder.db, request.authoring_profile)})
+        except ProfileChoiceError as exc:
+            recorder.close()
+            raise WiringError(str(exc)) from exc
     bus = Bus()
     recorder.attach(bus)
     operator, secrets = _operator(request, settings, domains, shared_browser), Secrets(request.secret_values())

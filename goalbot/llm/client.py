@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 # The patcher: a recipe's rerun only; the extractor: a run with --output-schema only.
 ROLES = ("planner", "navigator", "validator", "patcher", "extractor")
 ROLE_ACTORS = {"planner": Actor.PLANNER, "navigator": Actor.NAVIGATOR, "validator": Actor.VALIDATOR,
-               "patcher": Actor.PLANNER, "extractor": Actor.NAVIGATOR}
+               "patcher": Actor.PLANNER, "extractor": Actor.NAVIGATOR,
+               # `goalbot tune` only: the task model its programs ask, and GEPA's reflection model
+               "author": Actor.PLANNER, "reflector": Actor.SYSTEM}
 
 
 class ModelConfig(BaseModel):

@@ -3,11 +3,12 @@ send a shorter prompt when it does not fit, and answer in text when the endpoint
 
 from __future__ import annotations
 
-from importlib.resources import files
+import json
 from typing import Any, Callable, TypeVar
 
 from goalbot.events import EventType
 from goalbot.llm.answers import AnswerSpec
+from goalbot.llm.authored import AuthoredPrompts, system_prompt
 from goalbot.llm.client import ROLE_ACTORS, ContextTooLong, ModelClient, ModelError, ToolsRefused
 from goalbot.llm.dialects import Dialect, DialectChoice
 from goalbot.llm.parsing import AnswerError
@@ -19,19 +20,22 @@ MAX_SHRINK = 5
 
 Compose = Callable[[int], list[dict[str, Any]]]
 
-
-def prompt(role: str) -> str:
-    """The system prompt of a role; prompts live in files so they can be read and tuned alone."""
-    return files("goalbot.llm").joinpath("prompts", f"{role}.md").read_text(encoding="utf-8")
+# The roles an authoring profile writes for: the request whose answer was used is kept in the
+# store, so `goalbot tune` can replay what the role saw and a person can see what it was asked.
+KEPT_REQUESTS = frozenset({"planner", "patcher"})
+REQUEST_KIND = "model_request"
 
 
 class Dialogue:
-    """The model client together with the dialect each role answers in."""
+    """The model client together with the dialect each role answers in, and the prompts a pinned
+    authoring profile wrote (goalbot's own where it has none)."""
 
-    def __init__(self, client: ModelClient, dialects: DialectChoice | None = None, retries: int = 2) -> None:
+    def __init__(self, client: ModelClient, dialects: DialectChoice | None = None, retries: int = 2,
+                 authored: AuthoredPrompts | None = None) -> None:
         self.client = client
         self.dialects = dialects or DialectChoice()
         self.retries = retries
+        self.authored = authored
 
     async def ask(self, role: str, compose: Compose, answer: AnswerSpec[T], step: int | None) -> T:
         """Raises AnswerError when every answer was unusable, ModelError when the endpoint failed."""
@@ -40,7 +44,7 @@ class Dialogue:
         bad_answers = 0
         while True:
             dialect = self.dialects.current(role)
-            system = {"role": "system", "content": prompt(role) + answer.instructions(dialect)}
+            system = {"role": "system", "content": system_prompt(role, self.authored) + answer.instructions(dialect)}
             messages = [system, *compose(shrink), *corrections]
             try:
                 reply = await self.client.chat(
@@ -63,7 +67,7 @@ class Dialogue:
                                          note=f"sending a shorter prompt ({shrink} of {MAX_SHRINK})")
                 continue
             try:
-                return answer.parse(reply, dialect)
+                parsed = answer.parse(reply, dialect)
             except AnswerError as exc:
                 bad_answers += 1
                 problem = f"{exc} (the answer was cut off at the output limit)" if reply.truncated else str(exc)
@@ -75,6 +79,18 @@ class Dialogue:
                 if bad_answers > self.retries:
                     raise AnswerError(problem) from exc
                 corrections = self._correction(reply, problem, answer.reminder(dialect), dialect)
+                continue
+            if role in KEPT_REQUESTS:
+                self._keep(role, messages, reply.as_message())
+            return parsed
+
+    def _keep(self, role: str, messages: list[dict[str, Any]], reply: dict[str, Any]) -> None:
+        """The request as it was sent (secrets scrubbed, pictures left out) and the answer used."""
+        sent = [{"role": m["role"], "content": _text_of(m.get("content"))} for m in self.client.redact(messages)]
+        kept = {"role": role, "profile": self.authored.profile if self.authored else None,
+                "model": self.client.config.model_for(role), "messages": sent, "answer": self.client.redact(reply)}
+        self.client.emitter.artifact(REQUEST_KIND, "application/json",
+                                     json.dumps(kept, ensure_ascii=False).encode(), name=f"{role} request")
 
     @staticmethod
     def _correction(reply: Any, problem: str, reminder: str, dialect: Dialect) -> list[dict[str, Any]]:
@@ -85,3 +101,9 @@ class Dialogue:
                          for c in reply.tool_calls]
         messages.append({"role": "user", "content": f"Your answer could not be used: {problem}. {reminder}"})
         return messages
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, list):
+        return "\n".join(p.get("text", "") if p.get("type") == "text" else "[picture]" for p in content)
+    return str(content or "")

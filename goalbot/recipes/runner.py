@@ -69,7 +69,7 @@ class RecipeRun:
         self.found_by: dict[Rung, int] = {}  # how many actions each rung of the ladder found
         self._patched: RecipeAction | None = None  # the action the latest patch was for
         self.client = self.crew.client
-        self.patcher = Patcher(Dialogue(self.client, self.crew.dialects, options.answer_retries)) \
+        self.patcher = Patcher(Dialogue(self.client, self.crew.dialects, options.answer_retries, options.authored)) \
             if self.client else None
 
     @property

@@ -16,7 +16,13 @@ observation the request carries, so scripts survive changes in numbering. `argum
 string are sent verbatim (that is how a script sends broken JSON); `"finish_reason": "length"`
 says the model was cut off.
 
-A request without tools (a text dialect) is given to the role its system prompt names.
+A request without tools (a text dialect) is given to the role its system prompt names; GEPA's
+reflection (a system prompt that asks for a `new_instruction`) to the `reflector`.
+
+An entry may say `"when": "text"` (or a list of texts): it answers only a request whose system
+prompt and latest user message (what it asks now, not its worked examples) hold every one of them, and entries before it that do not match are passed over, not used up. An
+entry with `"keep": true` is never used up: a list of such entries answers like a set of rules,
+the first that matches — how `goalbot tune` is scripted, whose number of calls is GEPA's to choose.
 
 Misbehaviour on cue: an entry `{"fault": …}` takes the place of one answer.
 
@@ -62,6 +68,7 @@ class ScriptError(Exception):
 
 
 _ROLE_IN_PROMPT = re.compile(r"You are the (Planner|Navigator|Validator|Patcher|Extractor)\b")
+ROLES = ("planner", "navigator", "validator", "patcher", "extractor", "reflector")
 
 
 def role_of(request: dict[str, Any]) -> str:
@@ -76,6 +83,8 @@ def role_of(request: dict[str, Any]) -> str:
         return "extractor"
     if not names:
         for message in request.get("messages", []):
+            if message.get("role") == "system" and "`new_instruction`" in str(message.get("content") or ""):
+                return "reflector"
             if message.get("role") == "system":
                 found = _ROLE_IN_PROMPT.search(str(message.get("content") or ""))
                 if found:
@@ -109,6 +118,13 @@ def _latest_observation(request: dict[str, Any]) -> str:
     return ""
 
 
+def _asked_now(request: dict[str, Any]) -> str:
+    messages = request.get("messages", [])
+    users = [m for m in messages if m.get("role") == "user"]
+    chosen = [m for m in messages if m.get("role") == "system"] + users[-1:]
+    return json.dumps([m.get("content") for m in chosen], ensure_ascii=False)
+
+
 def resolve_element(name: str, observation: str) -> int:
     lines = re.findall(r"^\*?\[(\d+)\] (.*)$", observation, re.MULTILINE)
     quoted = json.dumps(name, ensure_ascii=False)
@@ -137,7 +153,7 @@ class Script:
     def __init__(self, answers: dict[str, Any]) -> None:
         answers = dict(answers)
         self.rules = ServerRules.model_validate(answers.pop("server", {}))
-        unknown = set(answers) - {"planner", "navigator", "validator", "patcher", "extractor"}
+        unknown = set(answers) - set(ROLES)
         if unknown:
             raise ScriptError(f"unknown roles in script: {sorted(unknown)}")
         self._scripted = {role: list(items) for role, items in answers.items()}
@@ -148,12 +164,17 @@ class Script:
     def load(cls, path: str | Path) -> Script:
         return cls(json.loads(Path(path).read_text(encoding="utf-8")))
 
-    def next_answer(self, role: str) -> dict[str, Any] | None:
+    def next_answer(self, role: str, text: str = "") -> dict[str, Any] | None:
+        """The first entry for `role` whose `when` the request's `text` holds; used up unless kept."""
         with self._lock:
             queue = self._queues.get(role, [])
             if not queue and self.rules.repeat:
                 queue = self._queues[role] = list(self._scripted.get(role, []))
-            return queue.pop(0) if queue else None
+            for position, entry in enumerate(queue):
+                when = entry.get("when", [])
+                if all(part in text for part in ([when] if isinstance(when, str) else when)):
+                    return entry if entry.get("keep") else queue.pop(position)
+            return None
 
     def remaining(self) -> dict[str, int]:
         with self._lock:
@@ -294,7 +315,7 @@ class ScriptedModelServer(ThreadingHTTPServer):
                 f"your messages resulted in {len(prompt_text) // 4} tokens. Please reduce the length.",
                 "context_length_exceeded",
             )
-        canned = self.script.next_answer(role)
+        canned = self.script.next_answer(role, _asked_now(request))
         time.sleep(rules.latency_s)  # a model's thinking time, for benchmarks
         if canned is not None and "fault" in canned:
             return fault_reply(canned)

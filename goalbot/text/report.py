@@ -54,6 +54,7 @@ def render(session_id: str, goal: str, events: list[Event], kept: Kept | None = 
         f"- Steps: {len(steps)} ({passed} passed) · model calls: {usage.calls} · "
         f"tokens: {usage.tokens_in} in, {usage.tokens_out} out"
         + (f" · cost: ${usage.cost_usd:.4f}" if usage.cost_usd is not None else ""),
+        f"- Authoring profile: {_authoring(events)}",
     ]
     answer = end.answer if end else ""
     if answer:
@@ -70,6 +71,13 @@ def render(session_id: str, goal: str, events: list[Event], kept: Kept | None = 
         lines += ["", "## Evidence", "", f"- Playwright trace ({kept.trace_bytes / 1024:,.0f} KB, DOM snapshots): "
                   f"`goalbot trace {session_id}` opens it"]
     return "\n".join(lines) + "\n"
+
+
+def _authoring(events: list[Event]) -> str:
+    """Whose instructions the planner and the patcher had: a pinned (or named) profile's, or goalbot's."""
+    options = events[0].data_of(TaskStartData).options if events and events[0].type is T.TASK_START else {}
+    authored = options.get("authored") or {}
+    return f"{authored['profile']} (goalbot tune)" if authored.get("profile") else "none (goalbot's own prompts)"
 
 
 def _recipe(events: list[Event], kept: Kept) -> list[str]:

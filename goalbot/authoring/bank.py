@@ -1,0 +1,252 @@
+"""The task bank (seed 002 §5.6 "Task Specs Bank"), built from the store: each authoring request
+a run kept (its `model_request`), with what became of its answer — a patch that healed the rerun
+or failed, a plan and its choice policies that a person approved, edited or turned down, the
+elements the run then went through — and the tasks a person wrote in a file of their own.
+
+A failure is a task as much as a success: the next round is told what did not work."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from goalbot.authoring.tasks import Task, page_elements
+from goalbot.llm.dialogue import REQUEST_KIND
+from goalbot.llm.profiles import PROGRAMS, Program
+from goalbot.text.strict_json import NotStrictJson, strict_loads
+from storage import queries
+from storage.db import connect
+
+MAX_SPEC_BYTES = 5_000_000
+
+
+class BankError(Exception):
+    """The task file cannot be read; the message says where and why, in one line."""
+
+
+@dataclass
+class Bank:
+    tasks: list[Task] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)
+    spec_file: str | None = None
+
+    def of(self, program: Program) -> list[Task]:
+        return [t for t in self.tasks if t.program == program]
+
+    def split(self, program: Program, heldout_share: float) -> tuple[list[Task], list[Task]]:
+        """Training and held-out tasks, apart: the same task always falls on the same side (by a
+        hash of its id), so a round after a round holds out what it held out before."""
+        tasks = sorted(self.of(program), key=lambda t: hashlib.sha1(t.id.encode()).hexdigest())
+        if len(tasks) < 2:
+            return tasks, []
+        held = min(len(tasks) - 1, max(1, round(len(tasks) * heldout_share)))
+        return tasks[held:], tasks[:held]
+
+
+def build(db_path: Path, spec_file: Path | None = None) -> Bank:
+    """Raises StoreError (a store that cannot be read) and BankError (a task file that cannot be)."""
+    bank = Bank(spec_file=str(spec_file) if spec_file else None)
+    if db_path.exists():
+        _from_store(bank, db_path)
+    if spec_file is not None:
+        bank.tasks += read_specs(spec_file)
+    return bank
+
+
+def _from_store(bank: Bank, db_path: Path) -> None:
+    db = connect(db_path, create=False)
+    try:
+        rows = db.execute("select a.session_id, a.content from artifacts a where a.kind = ? order by a.rowid",
+                          [REQUEST_KIND]).fetchall()
+        requests: dict[str, list[dict[str, Any]]] = {}
+        for session_id, content in rows:
+            try:
+                requests.setdefault(session_id, []).append(json.loads(content))
+            except (ValueError, TypeError):
+                continue  # a damaged request teaches nothing
+        for session_id, kept in requests.items():
+            session = queries.session_row(db, session_id)
+            if session is None:
+                continue
+            events = [(e.type.value, dict(e.data)) for e in queries.session_events(db, session_id)]
+            found = _from_session(session_id, session.goal, str(session.status), kept, events)
+            if found:
+                bank.sessions.append(session_id)
+                bank.tasks += found
+    finally:
+        db.close()
+
+
+def _from_session(session_id: str, goal: str, status: str, kept: list[dict[str, Any]],
+                  events: list[tuple[str, dict[str, Any]]]) -> list[Task]:
+    planner = [r for r in kept if r.get("role") == "planner"]
+    patcher = [r for r in kept if r.get("role") == "patcher"]
+    return (_plans(session_id, goal, status, planner, events)
+            + _patches(session_id, status, patcher, events))
+
+
+def _user_text(request: dict[str, Any]) -> str:
+    users = [m.get("content", "") for m in request.get("messages", []) if m.get("role") == "user"]
+    return str(users[0]) if users else ""
+
+
+def _answer(request: dict[str, Any]) -> dict[str, Any] | None:
+    """The answer the role gave: its tool call's arguments, or its JSON text."""
+    answer = request.get("answer") or {}
+    calls = answer.get("tool_calls") or []
+    text = calls[0].get("function", {}).get("arguments") if calls else answer.get("content")
+    try:
+        parsed = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def _patches(session_id: str, status: str, kept: list[dict[str, Any]],
+             events: list[tuple[str, dict[str, Any]]]) -> list[Task]:
+    said = [str(d.get("message", "")) for t, d in events if t == "POLICY" and d.get("policy") == "recipe_patch"]
+    by_person = [d.get("target") or {} for t, d in events if t == "ACT_OK" and d.get("resolved_by") == "person"]
+    tasks: list[Task] = []
+    for n, request in enumerate(kept, 1):
+        answer, text = _answer(request), _user_text(request)
+        failure, _, page = text.partition("\n")
+        if answer is None or not page.strip():
+            continue
+        try:
+            failed_step = json.loads(failure).get("failed_step")
+        except (ValueError, AttributeError):
+            failed_step = None
+        reason = str(answer.get("reason", ""))
+        applied = any(m.startswith("patched:") and m.endswith(f"({reason})") for m in said)
+        task = Task(id=f"{session_id}:patch:{n}", program="patch", source=f"session {session_id}",
+                    inputs={"failure": failure, "page": page.strip()}, gold={"failed_step": failed_step})
+        if applied and status == "ok":
+            task.gold["elements"] = _elements_used(answer, page)
+            task.answer = json.dumps(answer, ensure_ascii=False)
+        else:  # turned down, not applicable, or the rerun failed after it: a task to do better on
+            task.avoid = [answer]
+            task.gold["elements"] = [{"role": t.get("role", ""), "name": t.get("name", "")}
+                                     for t in by_person[:1] if t.get("name")]
+        tasks.append(task)
+    return tasks
+
+
+def _elements_used(answer: dict[str, Any], page: str) -> list[dict[str, str]]:
+    elements = page_elements(page)
+    used: list[dict[str, str]] = []
+    for op in answer.get("ops", []):
+        indices = [op.get("index")] if op.get("op") == "replace_target" else [
+            a.get("index") for a in op.get("actions", []) if isinstance(a, dict)]
+        used += [{"role": elements[i].role, "name": elements[i].name} for i in indices if i in elements]
+    return used
+
+
+def _plans(session_id: str, goal: str, status: str, kept: list[dict[str, Any]],
+           events: list[tuple[str, dict[str, Any]]]) -> list[Task]:
+    """The i-th planner request is the i-th PLAN_PROPOSED; what the person did with it follows."""
+    proposed = [i for i, (t, _) in enumerate(events) if t == "PLAN_PROPOSED"]
+    tasks: list[Task] = []
+    for n, (request, at) in enumerate(zip(kept, proposed), 1):
+        plan = events[at][1]
+        steps = [str(s) for s in plan.get("steps", [])]
+        decision = next(((t, d) for t, d in events[at + 1:] if t in ("PLAN_APPROVED", "PLAN_REJECTED")), None)
+        if not steps or decision is None:
+            continue
+        last = at == proposed[-1]
+        later = next((d for t, d in events[at + 1:] if t == "PLAN_APPROVED"), None)
+        page = _user_text(request)
+        base = {"source": f"session {session_id}", "inputs": {"goal": goal, "page": page}}
+        kind, data = decision
+        if kind == "PLAN_REJECTED":
+            gold = {"steps": later.get("steps", [])} if later else {}
+            tasks.append(Task(id=f"{session_id}:workflow:{n}", program="workflow", gold=gold, avoid=[steps], **base))
+            continue
+        approved = [str(s) for s in data.get("steps", [])]
+        edited = bool(data.get("edited")) or approved != steps
+        if edited or (last and status == "ok"):
+            acted = _acted_after(events, at) if last and status == "ok" else []
+            tasks.append(Task(id=f"{session_id}:workflow:{n}", program="workflow",
+                              gold={"steps": approved, "elements": acted},
+                              answer=json.dumps(approved, ensure_ascii=False), **base))
+        policies = data.get("policies") or {}
+        if policies and (edited or plan.get("policies") != policies or status == "ok"):
+            tasks.append(Task(id=f"{session_id}:policy:{n}", program="policy", source=f"session {session_id}",
+                              inputs={"goal": goal}, gold={"policies": policies, **_choice_after(events, at)},
+                              answer=json.dumps(policies, ensure_ascii=False)))
+    return tasks
+
+
+def _acted_after(events: list[tuple[str, dict[str, Any]]], at: int) -> list[str]:
+    names: list[str] = []
+    for kind, data in events[at:]:
+        name = (data.get("target") or {}).get("name") if kind == "ACT_OK" else None
+        if name and name not in names:
+            names.append(str(name))
+    return names
+
+
+def _choice_after(events: list[tuple[str, dict[str, Any]]], at: int) -> dict[str, Any]:
+    chosen = next((d for t, d in events[at:] if t == "CHOSEN"), None)
+    if not chosen or chosen.get("position") is None:
+        return {}
+    return {"candidates": [row.get("candidate") for row in chosen.get("table", [])], "chosen": chosen["position"]}
+
+
+class Spec(BaseModel):
+    """One line of a task file a person writes."""
+
+    model_config = {"extra": "forbid"}
+
+    program: Program
+    goal: str = ""
+    page: str = ""
+    failure: dict[str, Any] | str = ""
+    expect: dict[str, Any] = Field(default_factory=dict)
+    answer: Any = None
+    avoid: list[Any] = Field(default_factory=list)
+
+
+def read_specs(path: Path) -> list[Task]:
+    """Raises BankError, naming the line."""
+    try:
+        if path.stat().st_size > MAX_SPEC_BYTES:
+            raise BankError(f"{path} is larger than {MAX_SPEC_BYTES // 1_000_000} MB: split it")
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BankError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from exc
+    tasks: list[Task] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        where = f"{path.name} line {number}"
+        try:
+            spec = Spec.model_validate(strict_loads(line, where, "a task"))
+        except NotStrictJson as exc:
+            raise BankError(str(exc)) from exc
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            raise BankError(f"{where}: {'.'.join(map(str, error['loc'])) or 'the task'}: {error['msg']}") from exc
+        tasks.append(_task_of(spec, where))
+    return tasks
+
+
+def _task_of(spec: Spec, where: str) -> Task:
+    needs = {"workflow": ("goal",), "policy": ("goal",), "patch": ("failure", "page")}[spec.program]
+    missing = [name for name in needs if not getattr(spec, name)]
+    if missing:
+        raise BankError(f"{where}: a {spec.program} task needs {', '.join(missing)}")
+    failure = spec.failure if isinstance(spec.failure, str) else json.dumps(spec.failure, ensure_ascii=False)
+    inputs = {"patch": {"failure": failure, "page": spec.page},
+              "workflow": {"goal": spec.goal, "page": spec.page}, "policy": {"goal": spec.goal}}[spec.program]
+    answer = None if spec.answer is None else json.dumps(spec.answer, ensure_ascii=False)
+    return Task(id=f"{where}:{hashlib.sha1(json.dumps(spec.model_dump(), sort_keys=True, default=str).encode()).hexdigest()[:8]}",
+                program=spec.program, source=where, inputs=inputs, gold=dict(spec.expect), avoid=spec.avoid,
+                answer=answer)
+
+
+__all__ = ["Bank", "BankError", "PROGRAMS", "build", "read_specs"]
