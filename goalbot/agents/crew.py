@@ -30,6 +30,7 @@ from goalbot.agents.secrets import Secrets
 from goalbot.events import Bus, Emitter, new_session_id
 from goalbot.llm.client import ModelClient, ModelSetup
 from goalbot.llm.dialects import DialectChoice
+from goalbot.llm.kept import KeptRequests
 from goalbot.operators.base import Operator
 
 
@@ -54,6 +55,7 @@ class Crew:
                              options.allow_risky)
         self.client = ModelClient(model.config, self.emitter, model.prices, model.limits,
                                   ask_budget=self.person.allow_more, redact=self.secrets.scrub) if model else None
+        self.requests = KeptRequests(self.emitter, self.secrets.scrub)
         guards = ActionGuards(options.policy, operator, self.emitter, self.person, self.domains, pace)
         self.hands = Hands(operator, guards, control, self.secrets, self.emitter)
         # One choice of dialects per run: what one role learned of the endpoint, every role knows.
@@ -84,6 +86,7 @@ class Crew:
             result = ended_by(exc)
         finally:
             await asyncio.shield(self._keep_trace(result is None or result.status is not Status.OK))
+            self.requests.flush()
             await asyncio.shield(self.operator.close())
             if self.client is not None:
                 await asyncio.shield(self.client.close())

@@ -54,7 +54,8 @@ class Session:
         self.resumed = resume is not None
         self.state = resume.state if resume else RunState()
         self.failures = 0
-        self.dialogue = Dialogue(self.client, self.crew.dialects, options.answer_retries, options.authored)
+        self.dialogue = Dialogue(self.client, self.crew.dialects, options.answer_retries, options.authored,
+                                 self.crew.requests)
         self.planner = Planner(self.dialogue)
         self.validator = Validator(self.dialogue)
         self.navigator = Navigator(

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from goalbot.authoring.tasks import Task, page_elements
-from goalbot.llm.dialogue import REQUEST_KIND
+from goalbot.llm.kept import KIND as REQUEST_KIND
 from goalbot.llm.profiles import PROGRAMS, Program
 from goalbot.text.strict_json import NotStrictJson, strict_loads
 from storage import queries
@@ -154,44 +154,50 @@ def _plans(session_id: str, goal: str, status: str, kept: list[dict[str, Any]],
     for n, (request, at) in enumerate(zip(kept, proposed), 1):
         plan = events[at][1]
         steps = [str(s) for s in plan.get("steps", [])]
-        decision = next(((t, d) for t, d in events[at + 1:] if t in ("PLAN_APPROVED", "PLAN_REJECTED")), None)
+        last = at == proposed[-1]
+        until = len(events) if last else proposed[proposed.index(at) + 1]
+        window = events[at + 1:until]  # what became of this plan, before the planner was asked again
+        decision = next(((t, d) for t, d in window if t in ("PLAN_APPROVED", "PLAN_REJECTED")), None)
         if not steps or decision is None:
             continue
-        last = at == proposed[-1]
-        later = next((d for t, d in events[at + 1:] if t == "PLAN_APPROVED"), None)
-        page = _user_text(request)
-        base = {"source": f"session {session_id}", "inputs": {"goal": goal, "page": page}}
+        base = {"source": f"session {session_id}", "inputs": {"goal": goal, "page": _user_text(request)}}
         kind, data = decision
         if kind == "PLAN_REJECTED":
+            later = next((d for t, d in events[until:] if t == "PLAN_APPROVED"), None)
             gold = {"steps": later.get("steps", [])} if later else {}
             tasks.append(Task(id=f"{session_id}:workflow:{n}", program="workflow", gold=gold, avoid=[steps], **base))
             continue
         approved = [str(s) for s in data.get("steps", [])]
         edited = bool(data.get("edited")) or approved != steps
         if edited or (last and status == "ok"):
-            acted = _acted_after(events, at) if last and status == "ok" else []
+            acted = _acted(window) if last and status == "ok" else []
             tasks.append(Task(id=f"{session_id}:workflow:{n}", program="workflow",
                               gold={"steps": approved, "elements": acted},
                               answer=json.dumps(approved, ensure_ascii=False), **base))
         policies = data.get("policies") or {}
-        if policies and (edited or plan.get("policies") != policies or status == "ok"):
+        if policies and (plan.get("policies") != policies or status == "ok"):
             tasks.append(Task(id=f"{session_id}:policy:{n}", program="policy", source=f"session {session_id}",
-                              inputs={"goal": goal}, gold={"policies": policies, **_choice_after(events, at)},
+                              inputs={"goal": goal}, gold={"policies": policies, **_choice(window)},
                               answer=json.dumps(policies, ensure_ascii=False)))
     return tasks
 
 
-def _acted_after(events: list[tuple[str, dict[str, Any]]], at: int) -> list[str]:
-    names: list[str] = []
-    for kind, data in events[at:]:
+def _acted(events: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Per step of the plan, the name of the first element the run acted on in it ("" for none)."""
+    firsts: dict[int, str] = {}
+    step = 0
+    for kind, data in events:
+        if kind == "STEP_START":
+            step = int(data.get("index") or step + 1)
         name = (data.get("target") or {}).get("name") if kind == "ACT_OK" else None
-        if name and name not in names:
-            names.append(str(name))
-    return names
+        if name and step and step not in firsts:
+            firsts[step] = str(name)
+    return [firsts.get(n, "") for n in range(1, max(firsts, default=0) + 1)]
 
 
-def _choice_after(events: list[tuple[str, dict[str, Any]]], at: int) -> dict[str, Any]:
-    chosen = next((d for t, d in events[at:] if t == "CHOSEN"), None)
+def _choice(events: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """The candidates the run chose among by the plan's policy, and which it took."""
+    chosen = next((d for t, d in events if t == "CHOSEN"), None)
     if not chosen or chosen.get("position") is None:
         return {}
     return {"candidates": [row.get("candidate") for row in chosen.get("table", [])], "chosen": chosen["position"]}

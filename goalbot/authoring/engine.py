@@ -72,6 +72,7 @@ class GoalbotEngine:
     def __init__(self, client: ModelClient, role: str, loop: Loop, meter: Meter) -> None:
         self.client, self.role, self.loop, self.meter = client, role, loop, meter
         self.last_tokens = 0  # of the latest call: the harness's token cost (GEPA runs one thread)
+        self.failed: ModelError | None = None  # the latest call's, which DSPy wraps in errors of its own
 
     def complete(self, request: Request) -> Response:
         messages: list[dict[str, Any]] = []
@@ -80,8 +81,13 @@ class GoalbotEngine:
                 getattr(p, "text", "") for p in request.system)
             messages.append({"role": "system", "content": system})
         messages += [{"role": m.role, "content": m.text or ""} for m in request.messages]
-        self.meter.take()
-        reply = self.loop.run(self.client.chat(self.role, messages, [], None))
+        self.last_tokens, self.failed = 0, None
+        try:
+            self.meter.take()
+            reply = self.loop.run(self.client.chat(self.role, messages, [], None))
+        except ModelError as exc:
+            self.failed = exc
+            raise
         self.last_tokens = reply.tokens_in + reply.tokens_out
         self.meter.tokens += self.last_tokens
         return Response(id=None, model=self.client.config.model_for(self.role),

@@ -141,26 +141,21 @@ def _unique(used: list[PageElement], page: dict[int, PageElement]) -> float:
 
 
 def _workflow(task: Task, steps: list[str]) -> tuple[float, float, list[str]]:
+    """A step of the plan that worked is reached when a step here says the same short-term goal,
+    or names the element the run went through first in it."""
     said: list[str] = []
     text = " ".join(steps).lower()
     if any([s.strip().lower() for s in steps] == [g.strip().lower() for g in gone] for gone in task.avoid):
         return 0.0, 1.0, ["The person turned this very plan down: plan differently."]
-    elements = [str(n) for n in task.gold.get("elements", []) if str(n).strip()]
-    if elements:
-        named = [n for n in elements if n.lower() in text]
-        dry_run = len(named) / len(elements)
-        missing = [n for n in elements if n not in named]
-        if missing:
-            said.append(f"The plan that worked went through {', '.join(repr(m) for m in missing)}; "
-                        "name the controls each step goes through.")
-    else:
-        gold = task.gold.get("steps", [])
-        dry_run = sum(1 for g in gold if _covered(g, steps)) / len(gold) if gold else 1.0
-        if dry_run < 1:
-            said.append(f"The plan that worked was: {' / '.join(gold)}.")
-    wanted = len(task.gold.get("steps", [])) or len(steps)
-    if abs(len(steps) - wanted) > 2:
-        said.append(f"{len(steps)} steps where {wanted} did it: a step is a short-term goal, not a keystroke.")
+    gold = [str(g) for g in task.gold.get("steps", [])]
+    elements = [str(e) for e in task.gold.get("elements", [])]
+    missed = [g for n, g in enumerate(gold)
+              if not _covered(g, steps) and not (n < len(elements) and elements[n] and elements[n].lower() in text)]
+    dry_run = 1 - len(missed) / len(gold) if gold else 1.0
+    if missed:
+        said.append(f"The plan that worked was: {' / '.join(gold)}; nothing here says {missed[0]!r}.")
+    if gold and abs(len(steps) - len(gold)) > 2:
+        said.append(f"{len(steps)} steps where {len(gold)} did it: a step is a short-term goal, not a keystroke.")
         dry_run *= 0.5
     page = page_elements(task.inputs.get("page", ""))
     counts = Counter(e.name.strip().lower() for e in page.values() if e.name.strip())

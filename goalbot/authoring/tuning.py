@@ -156,11 +156,13 @@ class Tuner:
         return self.harness.mean([self._judge(t, self._answer(module, t)) for t in tasks])
 
     def _answer(self, module: dspy.Module, task: Task) -> dspy.Prediction | None:
+        """The program's answer; None when DSPy could not read one (a miss the harness scores).
+        Raises ModelError when the endpoint gave none: scores without answers would mean nothing."""
         try:
             return module(**task.inputs)  # type: ignore[no-any-return]
-        except ModelError:
-            raise
-        except Exception:  # an answer DSPy could not read is a miss the harness scores, not a stop
+        except Exception as exc:
+            if self.task_engine.failed is not None:
+                raise self.task_engine.failed from exc
             return None
 
     def _judge(self, task: Task, pred: dspy.Prediction | None) -> Judgement:

@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING
 
 from goalbot.cli.settings import Settings
 from goalbot.cli.terminal import fail, has_terminal
+from goalbot.text.eventfmt import printable
+from storage.db import StoreError
 
 if TYPE_CHECKING:  # dspy comes with goalbot.authoring.tuning: loaded only when tune runs
     from goalbot.authoring.bank import Bank
     from goalbot.authoring.tuning import TunePlan
-    from goalbot.llm.profiles import AuthoringProfile, Weights
+    from goalbot.llm.profiles import AuthoringProfile, Program, Weights
 
 DESCRIPTION = """\
 Tunes the instructions of the three authoring programs — IntentToWorkflow (the planner's steps),
@@ -31,73 +33,108 @@ Needs the tune extra: pip install 'goalbot[tune]'."""
 
 
 def cmd_tune(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    from goalbot.authoring.bank import BankError, build
+
+    if args.show_bank:
+        try:
+            bank = build(db_path, args.tasks)
+        except (StoreError, BankError) as exc:
+            return fail(str(exc))
+        print(_bank_lines(bank))
+        return 0
     if importlib.util.find_spec("dspy") is None or importlib.util.find_spec("gepa") is None:
         return fail("goalbot tune needs DSPy and GEPA: pip install 'goalbot[tune]'")
-    from goalbot.authoring.bank import BankError, build
     from goalbot.authoring.round import Models, RoundSettings, run_round
     from goalbot.authoring.tuning import plan
-    from goalbot.cli.authoring import ProfileChoiceError, parse_version
+    from goalbot.cli.authoring import ProfileChoiceError
     from goalbot.llm.authored import prompt_file
     from goalbot.llm.client import ModelConfig, ModelError
     from goalbot.llm.probe import probe_endpoint
     from goalbot.llm.profiles import PART_OF, PROGRAMS
     from goalbot.llm.usage import PriceTable
-    from storage import profiles
-    from storage.db import StoreError, connect
+    from storage.profiles import UnreadableProfile
 
-    try:
-        weights = _weights(args.weights)
-        settings_of_round = RoundSettings(budget=args.budget, bar=args.bar, weights=weights, examples=args.examples)
-    except ValueError as exc:
-        return fail(str(exc).splitlines()[0])
+    if args.budget < 1 or args.examples < 0 or args.cost_ceiling < 1:
+        return fail("--budget and --cost-ceiling are 1 at least, and --examples 0 or more")
     if not 0 < args.heldout < 1:
         return fail("--heldout is a share of the tasks, between 0 and 1")
     try:
+        round_settings = RoundSettings(budget=args.budget, bar=args.bar, weights=_weights(args.weights),
+                                       examples=args.examples, cost_ceiling=args.cost_ceiling)
+    except ValueError as exc:
+        return fail(str(exc).splitlines()[0])
+    try:
         bank = build(db_path, args.tasks)
-        db = connect(db_path)  # it exists (the bank was read): an older one gains the profiles tables
-        try:
-            parent = parse_version(args.start) if args.start else profiles.pinned(db)
-            start_profile = profiles.load(db, parent) if parent else None
-        finally:
-            db.close()
-    except (StoreError, BankError, ProfileChoiceError, profiles.UnreadableProfile) as exc:
+        parent, start_profile = _start(db_path, args.start)
+    except (StoreError, BankError, ProfileChoiceError, UnreadableProfile) as exc:
         return fail(str(exc))
-    if parent and start_profile is None:
-        return fail(f"there is no authoring-profile/v{parent} to start from (goalbot profile list)")
     wanted = [p for p in PROGRAMS if not args.program or p in args.program]
     start = {p: _start_of(start_profile, p) or prompt_file(PART_OF[p]) for p in wanted}
     tune_plan = plan(bank, wanted, start, args.budget, args.heldout, args.examples)
-    said = _estimate(bank, tune_plan, settings, args)
-    print(said, file=sys.stderr)
+    print(_estimate(bank, tune_plan, settings, args), file=sys.stderr)
     if not tune_plan.programs:
         return fail("nothing to tune: record more runs and reruns, or write tasks of your own (--tasks FILE)")
+    reflector = args.reflection_model or settings.model
+    problem = probe_endpoint(settings.base_url, settings.api_key.get_secret_value(),
+                             [settings.model, reflector]).first("fail")
+    if problem:
+        return fail(problem)
     if not args.yes:
         if not has_terminal():
             return fail("nobody is here to agree to the cost above: pass --yes")
-        if input("Go on? [y/N] ").strip().lower() not in ("y", "yes"):
+        if not _agreed():
             print("goalbot: nothing was tuned", file=sys.stderr)
             return 0
-    reflector = args.reflection_model or settings.model
-    report = probe_endpoint(settings.base_url, settings.api_key.get_secret_value(), [settings.model, reflector])
-    if report.first("fail"):
-        return fail(str(report.first("fail")))
     config = ModelConfig(base_url=settings.base_url, model=settings.model, role_models={"reflector": reflector},
                          api_key=settings.api_key, timeout_s=settings.model_timeout_s)
-    say = (lambda text: print(f"goalbot tune: {text}", file=sys.stderr, flush=True))
     try:
-        kept = run_round(db_path, bank, tune_plan, settings_of_round,
-                                           Models(config, PriceTable(settings.prices)), parent, say)
+        kept = run_round(db_path, bank, tune_plan, round_settings, Models(config, PriceTable(settings.prices)),
+                         parent, lambda text: print(f"goalbot tune: {text}", file=sys.stderr, flush=True))
     except ModelError as exc:
         return fail(f"tuning stopped: {exc}")
-    if args.json:
-        print(kept.model_dump_json())
-    else:
-        print(_outcome(kept))
+    print(kept.model_dump_json() if args.json else _outcome(kept))
     return 0
 
 
-def _start_of(profile: AuthoringProfile | None, program: str) -> str | None:
-    found = profile.programs.get(program) if profile else None  # type: ignore[call-overload]
+def _bank_lines(bank: Bank) -> str:
+    """Every task and what is known of it: what `tune` would learn from, with no model asked."""
+    lines = [f"{len(bank.tasks)} tasks, from {len(bank.sessions)} stored sessions"
+             + (f" and {bank.spec_file}" if bank.spec_file else "")]
+    for task in bank.tasks:
+        known = ["an answer that worked"] if task.answer else []
+        known += [f"{len(task.avoid)} answer{'s' * (len(task.avoid) != 1)} turned down"] if task.avoid else []
+        elements = task.gold.get("elements") or []
+        known += [f"{len(elements)} element{'s' * (len(elements) != 1)} it should use"] if elements else []
+        lines.append(f"  {task.program:9} {printable(task.id)}  ({task.source}): {', '.join(known) or 'no answer known'}")
+    return "\n".join(lines)
+
+
+def _agreed() -> bool:
+    try:
+        return input("Go on? [y/N] ").strip().lower() in ("y", "yes")
+    except (EOFError, KeyboardInterrupt):
+        return False
+
+
+def _start(db_path: Path, wanted: str | None) -> tuple[int | None, AuthoringProfile | None]:
+    """The profile whose instructions the round starts from: --from's, else the pinned one."""
+    from goalbot.cli.authoring import ProfileChoiceError, parse_version
+    from storage import profiles
+    from storage.db import connect
+
+    db = connect(db_path)  # made when there is none yet: the profile is kept there
+    try:
+        version = parse_version(wanted) if wanted else profiles.pinned(db)
+        found = profiles.load(db, version) if version else None
+    finally:
+        db.close()
+    if version and found is None:
+        raise ProfileChoiceError(f"there is no authoring-profile/v{version} to start from (goalbot profile list)")
+    return version, found
+
+
+def _start_of(profile: AuthoringProfile | None, program: Program) -> str | None:
+    found = profile.programs.get(program) if profile else None
     return found.instructions if found else None
 
 
@@ -165,9 +202,13 @@ def add_tune_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     tune.add_argument("--bar", type=float, default=0.82, help="the held-out score a profile is promoted at (0.82)")
     tune.add_argument("--weights", metavar="dry_run=W,schema=W,determinism=W,cost=W",
                       help="the score's weights (default 0.45, 0.25, 0.20, 0.10)")
+    tune.add_argument("--cost-ceiling", type=int, default=6000, metavar="TOKENS",
+                      help="the tokens of one call (in and out) that count as the whole cost term (default 6000)")
     tune.add_argument("--heldout", type=float, default=0.34, help="the share of tasks held out (default 0.34)")
     tune.add_argument("--examples", type=int, default=1, help="worked examples kept per program (default 1)")
     tune.add_argument("--yes", action="store_true", help="start without asking about the cost")
+    tune.add_argument("--show-bank", action="store_true",
+                      help="list the tasks the bank holds (failures included) and stop: no model is asked")
     tune.add_argument("--json", action="store_true", help="print the profile as JSON")
     add_model_flags(tune, roles=())
     return tune

@@ -3,7 +3,6 @@ send a shorter prompt when it does not fit, and answer in text when the endpoint
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable, TypeVar
 
 from goalbot.events import EventType
@@ -11,6 +10,7 @@ from goalbot.llm.answers import AnswerSpec
 from goalbot.llm.authored import AuthoredPrompts, system_prompt
 from goalbot.llm.client import ROLE_ACTORS, ContextTooLong, ModelClient, ModelError, ToolsRefused
 from goalbot.llm.dialects import Dialect, DialectChoice
+from goalbot.llm.kept import KeptRequests
 from goalbot.llm.parsing import AnswerError
 
 T = TypeVar("T")
@@ -22,8 +22,7 @@ Compose = Callable[[int], list[dict[str, Any]]]
 
 # The roles an authoring profile writes for: the request whose answer was used is kept in the
 # store, so `goalbot tune` can replay what the role saw and a person can see what it was asked.
-KEPT_REQUESTS = frozenset({"planner", "patcher"})
-REQUEST_KIND = "model_request"
+KEPT_ROLES = frozenset({"planner", "patcher"})
 
 
 class Dialogue:
@@ -31,11 +30,12 @@ class Dialogue:
     authoring profile wrote (goalbot's own where it has none)."""
 
     def __init__(self, client: ModelClient, dialects: DialectChoice | None = None, retries: int = 2,
-                 authored: AuthoredPrompts | None = None) -> None:
+                 authored: AuthoredPrompts | None = None, kept: KeptRequests | None = None) -> None:
         self.client = client
         self.dialects = dialects or DialectChoice()
         self.retries = retries
         self.authored = authored
+        self.kept = kept
 
     async def ask(self, role: str, compose: Compose, answer: AnswerSpec[T], step: int | None) -> T:
         """Raises AnswerError when every answer was unusable, ModelError when the endpoint failed."""
@@ -80,17 +80,15 @@ class Dialogue:
                     raise AnswerError(problem) from exc
                 corrections = self._correction(reply, problem, answer.reminder(dialect), dialect)
                 continue
-            if role in KEPT_REQUESTS:
-                self._keep(role, messages, reply.as_message())
+            if self.kept is not None and role in KEPT_ROLES:
+                self.kept.keep(self._sent(role, messages, reply.as_message()))
             return parsed
 
-    def _keep(self, role: str, messages: list[dict[str, Any]], reply: dict[str, Any]) -> None:
+    def _sent(self, role: str, messages: list[dict[str, Any]], reply: dict[str, Any]) -> dict[str, Any]:
         """The request as it was sent (secrets scrubbed, pictures left out) and the answer used."""
         sent = [{"role": m["role"], "content": _text_of(m.get("content"))} for m in self.client.redact(messages)]
-        kept = {"role": role, "profile": self.authored.profile if self.authored else None,
+        return {"role": role, "profile": self.authored.profile if self.authored else None,
                 "model": self.client.config.model_for(role), "messages": sent, "answer": self.client.redact(reply)}
-        self.client.emitter.artifact(REQUEST_KIND, "application/json",
-                                     json.dumps(kept, ensure_ascii=False).encode(), name=f"{role} request")
 
     @staticmethod
     def _correction(reply: Any, problem: str, reminder: str, dialect: Dialect) -> list[dict[str, Any]]:

@@ -69,8 +69,8 @@ class RecipeRun:
         self.found_by: dict[Rung, int] = {}  # how many actions each rung of the ladder found
         self._patched: RecipeAction | None = None  # the action the latest patch was for
         self.client = self.crew.client
-        self.patcher = Patcher(Dialogue(self.client, self.crew.dialects, options.answer_retries, options.authored)) \
-            if self.client else None
+        self.patcher = Patcher(Dialogue(self.client, self.crew.dialects, options.answer_retries, options.authored,
+                                        self.crew.requests)) if self.client else None
 
     @property
     def session_id(self) -> str:

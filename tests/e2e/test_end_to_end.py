@@ -42,12 +42,16 @@ def test_run_reaches_the_goal_and_stores_the_session(site, model_server, db_path
     assert types.count("STEP_OK") == 2 and "STEP_FAIL" not in types
     assert types.index("PLAN_PROPOSED") < types.index("PLAN_APPROVED") < types.index("STEP_START")
 
-    shots = rows(db_path, "select id, mime, content from artifacts where session_id = ?", session["id"])
+    shots = rows(db_path, "select id, mime, content from artifacts where session_id = ? and kind = 'screenshot'",
+                 session["id"])
     assert shots and all(s["content"][:2] == b"\xff\xd8" for s in shots)  # real JPEG files
     looks = [json.loads(e["data"]).get("screenshot") for e in events if e["type"] == "OBSERVATION"]
     assert {s["id"] for s in shots} == set(looks) - {None}  # every picture stored belongs to a look
     assert looks[0] and looks[-1]  # nobody watched live: paced, but the start and the end are kept
 
+    # The planner's request is kept as it was sent (what `goalbot tune` learns from); the others are not.
+    kept = rows(db_path, "select kind, name from artifacts where session_id = ? and kind != 'screenshot'", session["id"])
+    assert [(k["kind"], k["name"]) for k in kept] == [("model_request", "planner request")]
     # Neither the API key nor the password typed into the password field reaches the store.
     stored = b"".join(p.read_bytes() for p in db_path.parent.iterdir())
     assert b"sk-test-do-not-store" not in stored

@@ -56,10 +56,11 @@ def test_policies_are_judged_by_replaying_the_choice_and_plans_by_the_controls_t
     missed = harness.judge(task, json.dumps(anywhere), 100)
     assert missed.dry_run == 0 and "it picks {'row': 9, 'price': 20}" in missed.feedback, missed.feedback
     plan = Task(id="w", program="workflow", source="test", inputs={"goal": "dark mode", "page": '[1] link "Settings"'},
-                gold={"steps": ["Open Settings", "Turn on Dark mode"], "elements": ["Settings", "Dark mode"]})
-    assert harness.judge(plan, json.dumps(["Open Settings", "Switch Dark mode on"]), 100).dry_run == 1
-    half = harness.judge(plan, json.dumps({"steps": ["Open Settings"]}), 100)
-    assert half.dry_run == 0.5 and "'Dark mode'" in half.feedback
+                gold={"steps": ["Open the settings", "Turn on the night theme"], "elements": ["Settings", "Dark mode"]})
+    # Each step that worked is reached by saying it, or by naming the element it began with.
+    assert harness.judge(plan, json.dumps(["Open the settings page", "Switch Dark mode on"]), 100).dry_run == 1
+    half = harness.judge(plan, json.dumps({"steps": ["Go to Settings"]}), 100)
+    assert half.dry_run == 0.5 and "nothing here says 'Turn on the night theme'" in half.feedback, half.feedback
     assert harness.judge(plan, json.dumps([]), 100).schema_ok == 0
 
 
@@ -103,6 +104,10 @@ def test_a_failed_patch_and_a_rejected_plan_come_back_as_tasks(db_path: Path, tm
     rejected_again = Harness().judge(rejected, json.dumps(["Click around"]), 100)
     assert rejected_again.dry_run == 0 and "turned this very plan down" in rejected_again.feedback
 
+    shown = run_cli("--db", str(db_path), "tune", "--show-bank")
+    assert shown.returncode == 0 and "3 tasks, from 1 stored sessions" in shown.stdout, shown
+    assert "patch     s-failed:patch:1  (session s-failed): 1 answer turned down" in shown.stdout, shown.stdout
+
     broken = tmp_path / "tasks.jsonl"
     broken.write_text('{"program": "patch", "page": "[1] button \\"A\\""}\n')
     with pytest.raises(BankError, match="tasks.jsonl line 1: a patch task needs failure"):
@@ -125,3 +130,17 @@ def test_a_profile_below_its_bar_is_pinned_only_with_force(db_path: Path) -> Non
                        (("diff", "v1", "v2"), "no authoring-profile/v2")]:
         result = run_cli("--db", str(db_path), "profile", *args)
         assert result.returncode == 2 and said in result.stderr, (args, result.stderr)
+
+
+def test_a_profile_replaces_the_parts_it_was_tuned_for_and_shows_its_examples() -> None:
+    from goalbot.llm.authored import AuthoredPrompts, prompt_file, system_prompt
+
+    own = system_prompt("planner")
+    assert prompt_file("planner").strip() in own and prompt_file("planner-policies").strip() in own
+    authored = AuthoredPrompts(profile="authoring-profile/v3", instructions={"planner-policies": "Pick by the rules."},
+                               examples={"planner-policies": ['goal: the cheapest\npolicies that worked: {"c": {}}']})
+    tuned = system_prompt("planner", authored)
+    # The steps' part stays goalbot's own; the policies' part is the profile's, with its example.
+    assert prompt_file("planner").strip() in tuned and prompt_file("planner-policies").strip() not in tuned
+    assert "Pick by the rules." in tuned and "policies that worked" in tuned
+    assert system_prompt("patcher", authored) == system_prompt("patcher")
