@@ -38,8 +38,9 @@ class Models:
 
 
 def run_round(db_path: Path, bank: Bank, plan: TunePlan, settings: RoundSettings, models: Models,
-              parent: int | None, say: Callable[[str], None]) -> AuthoringProfile:
-    """Raises ModelError when the endpoint stops answering before anything could be scored."""
+              parent: AuthoringProfile | None, say: Callable[[str], None]) -> AuthoringProfile:
+    """The next profile: the programs tuned here, and the parent's others as they were. Raises
+    ModelError when the endpoint stopped answering (nothing is kept then)."""
     recorder, bus = Recorder(db_path), Bus()
     recorder.attach(bus)
     emitter = Emitter(bus, new_session_id())
@@ -54,7 +55,7 @@ def run_round(db_path: Path, bank: Bank, plan: TunePlan, settings: RoundSettings
 
 
 def _round(db_path: Path, bank: Bank, plan: TunePlan, settings: RoundSettings, models: Models,
-           parent: int | None, say: Callable[[str], None], emitter: Emitter) -> AuthoringProfile:
+           parent: AuthoringProfile | None, say: Callable[[str], None], emitter: Emitter) -> AuthoringProfile:
     config = models.config
     client, loop, meter = ModelClient(config, emitter, models.prices), Loop(), Meter(settings.budget)
     try:
@@ -67,14 +68,17 @@ def _round(db_path: Path, bank: Bank, plan: TunePlan, settings: RoundSettings, m
     finally:
         loop.run(client.close())
         loop.close()
-    heldout = sum(p.after.tasks for p in tuned.values())
-    score = sum(p.after.score * p.after.tasks for p in tuned.values()) / heldout if heldout else 0.0
-    before = sum(p.before.score * p.before.tasks for p in tuned.values()) / heldout if heldout else 0.0
+    # A program this round did not tune keeps the parent's instructions (and their scores): pinning
+    # the new profile must not drop what an earlier round found.
+    programs = {**(parent.programs if parent else {}), **tuned}
+    heldout = sum(p.after.tasks for p in programs.values())
+    score = sum(p.after.score * p.after.tasks for p in programs.values()) / heldout if heldout else 0.0
+    before = sum(p.before.score * p.before.tasks for p in programs.values()) / heldout if heldout else 0.0
     profile = AuthoringProfile(
         model=config.model_for("author"), reflection_model=config.model_for("reflector"), base_url=config.base_url,
-        programs=tuned, score=round(score, 4), before=round(before, 4), bar=settings.bar, weights=settings.weights,
+        programs=programs, score=round(score, 4), before=round(before, 4), bar=settings.bar, weights=settings.weights,
         promoted=score >= settings.bar, budget=settings.budget, calls=meter.calls, tokens=meter.tokens,
-        tune_session=emitter.session_id, parent=parent,
+        tune_session=emitter.session_id, parent=parent.version if parent else None,
         data=TunedOn(sessions=bank.sessions, spec_file=bank.spec_file,
                      tasks={p: len(bank.of(p)) for p in ("workflow", "policy", "patch")}),
     )

@@ -3,6 +3,7 @@ the answer that worked, the elements it used, the answers a person or a rerun tu
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +12,8 @@ from pydantic import BaseModel, Field
 
 from goalbot.llm.profiles import Program
 
-_ELEMENT_LINE = re.compile(r'^\s*\*?\[(\d+)\]\s+(\S+)\s*(?:"((?:[^"\\]|\\.)*)")?', re.MULTILINE)
+# `[3] textbox type=email "Email"`: the role, then the first quoted text is the name.
+_ELEMENT_LINE = re.compile(r'^\s*\*?\[(\d+)\]\s+(\S+)[^"\n]*(?:"((?:[^"\\\n]|\\.)*)")?', re.MULTILINE)
 
 
 class Task(BaseModel):
@@ -39,5 +41,13 @@ class PageElement:
 
 def page_elements(page: str) -> dict[int, PageElement]:
     """The interactive elements of a page as the roles are shown it: `[7] button "Menu"`."""
-    return {int(index): PageElement(int(index), role, name or "")
+    return {int(index): PageElement(int(index), role, _unquoted(name))
             for index, role, name in _ELEMENT_LINE.findall(page)}
+
+
+def _unquoted(name: str) -> str:
+    """Names are shown as JSON strings: `"a \\"b\\" c"` is a "b" c."""
+    try:
+        return str(json.loads(f'"{name}"'))
+    except ValueError:
+        return name

@@ -65,7 +65,7 @@ def cmd_tune(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
         return fail(str(exc).splitlines()[0])
     try:
         bank = build(db_path, args.tasks)
-        parent, start_profile = _start(db_path, args.start)
+        start_profile = _start(db_path, args.start)
     except (StoreError, BankError, ProfileChoiceError, UnreadableProfile) as exc:
         return fail(str(exc))
     wanted = [p for p in PROGRAMS if not args.program or p in args.program]
@@ -89,7 +89,7 @@ def cmd_tune(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
                          api_key=settings.api_key, timeout_s=settings.model_timeout_s)
     try:
         kept = run_round(db_path, bank, tune_plan, round_settings, Models(config, PriceTable(settings.prices)),
-                         parent, lambda text: print(f"goalbot tune: {text}", file=sys.stderr, flush=True))
+                         start_profile, lambda text: print(f"goalbot tune: {text}", file=sys.stderr, flush=True))
     except ModelError as exc:
         return fail(f"tuning stopped: {exc}")
     print(kept.model_dump_json() if args.json else _outcome(kept))
@@ -116,7 +116,7 @@ def _agreed() -> bool:
         return False
 
 
-def _start(db_path: Path, wanted: str | None) -> tuple[int | None, AuthoringProfile | None]:
+def _start(db_path: Path, wanted: str | None) -> AuthoringProfile | None:
     """The profile whose instructions the round starts from: --from's, else the pinned one."""
     from goalbot.cli.authoring import ProfileChoiceError, parse_version
     from storage import profiles
@@ -130,7 +130,7 @@ def _start(db_path: Path, wanted: str | None) -> tuple[int | None, AuthoringProf
         db.close()
     if version and found is None:
         raise ProfileChoiceError(f"there is no authoring-profile/v{version} to start from (goalbot profile list)")
-    return version, found
+    return found
 
 
 def _start_of(profile: AuthoringProfile | None, program: Program) -> str | None:

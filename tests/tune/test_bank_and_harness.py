@@ -144,3 +144,12 @@ def test_a_profile_replaces_the_parts_it_was_tuned_for_and_shows_its_examples() 
     assert prompt_file("planner").strip() in tuned and prompt_file("planner-policies").strip() not in tuned
     assert "Pick by the rules." in tuned and "policies that worked" in tuned
     assert system_prompt("patcher", authored) == system_prompt("patcher")
+
+
+def test_the_page_a_role_saw_is_read_back_as_its_elements() -> None:
+    from goalbot.authoring.tasks import page_elements
+
+    page = ('# Sign in\n[1] textbox type=email "Email"\n*[2] button "Sign in"\n  [3] link "The \\"best\\" deal" '
+            'href=/x\n[4] checkbox checked\nDemo account: [5] is not an element')
+    assert {i: (e.role, e.name) for i, e in page_elements(page).items()} == {
+        1: ("textbox", "Email"), 2: ("button", "Sign in"), 3: ("link", 'The "best" deal'), 4: ("checkbox", "")}

@@ -131,6 +131,15 @@ def test_a_tuned_profile_is_scored_promoted_pinned_and_asked_with(hardsite: Hard
     pinned = run_cli("--db", str(db_path), "profile", "pin", "v1")
     assert pinned.returncode == 0 and "pinned authoring-profile/v1" in pinned.stdout, pinned
 
+    # The next round starts from the pinned profile's instructions.
+    second = run_cli("--db", str(db_path), "tune", "--tasks", str(specs), "--program", "patch", "--budget", "30",
+                     "--examples", "0", "--base-url", tuner.base_url, "--model", "scripted", "--yes", timeout=300)
+    assert second.returncode == 0, second.stderr
+    follow = json.loads(run_cli("--db", str(db_path), "profile", "show", "v2", "--json").stdout)
+    assert follow["parent"] == 1 and follow["programs"]["patch"]["before"]["score"] >= 0.82, follow
+    diff = run_cli("--db", str(db_path), "profile", "diff", "v1", "v2").stdout
+    assert diff.startswith("authoring-profile/v1 → authoring-profile/v2") and "## patch" in diff, diff
+
     # The next rerun that needs a patch asks with the pinned instructions, and its report says so.
     again = _rerun(db_path, menu, _menu_patcher(model_server))
     assert again.returncode == 0, again.stderr
