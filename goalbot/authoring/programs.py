@@ -9,7 +9,7 @@ from typing import Any
 import dspy
 
 from goalbot.authoring.tasks import Task
-from goalbot.llm.profiles import Program
+from goalbot.llm.profiles import PROGRAM_NAMES, Program
 
 EXAMPLE_PAGE_LINES = 40  # an example's page, cut: examples are read on every call, and cost
 
@@ -35,7 +35,7 @@ def signature(program: Program, instructions: str) -> type[dspy.Signature]:
     fields: dict[str, Any] = {name: (str, dspy.InputField(desc=desc)) for name, desc in _inputs(program).items()}
     name, desc = OUTPUT[program]
     fields[name] = (str, dspy.OutputField(desc=desc))
-    return dspy.make_signature(fields, instructions, signature_name=PROGRAM_CLASS[program])
+    return dspy.make_signature(fields, instructions, signature_name=PROGRAM_NAMES[program])
 
 
 class _Authoring(dspy.Module):
@@ -71,7 +71,6 @@ class PatchPlanner(_Authoring):
     program = "patch"
 
 
-PROGRAM_CLASS = {"workflow": "IntentToWorkflow", "policy": "IntentToPolicy", "patch": "PatchPlanner"}
 MODULES: dict[Program, type[_Authoring]] = {"workflow": IntentToWorkflow, "policy": IntentToPolicy,
                                             "patch": PatchPlanner}
 

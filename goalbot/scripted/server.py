@@ -20,9 +20,10 @@ A request without tools (a text dialect) is given to the role its system prompt 
 reflection (a system prompt that asks for a `new_instruction`) to the `reflector`.
 
 An entry may say `"when": "text"` (or a list of texts): it answers only a request whose system
-prompt and latest user message (what it asks now, not its worked examples) hold every one of them, and entries before it that do not match are passed over, not used up. An
-entry with `"keep": true` is never used up: a list of such entries answers like a set of rules,
-the first that matches — how `goalbot tune` is scripted, whose number of calls is GEPA's to choose.
+prompt and latest user message (what it asks now, not its worked examples) hold every one of
+them; entries before it that do not match are passed over, not used up. An entry with `"keep":
+true` is never used up: a list of such entries answers like a set of rules, the first that
+matches — how `goalbot tune` is scripted, whose number of calls is GEPA's to choose.
 
 Misbehaviour on cue: an entry `{"fault": …}` takes the place of one answer.
 
