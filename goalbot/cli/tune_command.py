@@ -98,7 +98,7 @@ def cmd_tune(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
 
 def _bank_lines(bank: Bank) -> str:
     """Every task and what is known of it: what `tune` would learn from, with no model asked."""
-    lines = [f"{len(bank.tasks)} tasks, from {len(bank.sessions)} stored sessions"
+    lines = [f"{_count(len(bank.tasks), 'task')}, from {_count(len(bank.sessions), 'stored session')}"
              + (f" and {bank.spec_file}" if bank.spec_file else "")]
     for task in bank.tasks:
         known = ["an answer that worked"] if task.answer else []
@@ -107,6 +107,10 @@ def _bank_lines(bank: Bank) -> str:
         known += [f"{len(elements)} element{'s' * (len(elements) != 1)} it should use"] if elements else []
         lines.append(f"  {task.program:9} {printable(task.id)}  ({task.source}): {', '.join(known) or 'no answer known'}")
     return "\n".join(lines)
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' * (n != 1)}"
 
 
 def _agreed() -> bool:
@@ -157,7 +161,8 @@ def _weights(text: str | None) -> Weights:
 
 
 def _estimate(bank: Bank, tune_plan: TunePlan, settings: Settings, args: argparse.Namespace) -> str:
-    lines = [f"goalbot tune: {len(bank.tasks)} tasks in the bank, from {len(bank.sessions)} stored sessions"
+    lines = [f"goalbot tune: {_count(len(bank.tasks), 'task')} in the bank, from "
+             f"{_count(len(bank.sessions), 'stored session')}"
              + (f" and {bank.spec_file}" if bank.spec_file else "")]
     for p in tune_plan.programs:
         lines.append(f"  {p.program}: {len(p.train)} to learn from, {len(p.heldout)} held out · at most "

@@ -105,7 +105,7 @@ def test_a_failed_patch_and_a_rejected_plan_come_back_as_tasks(db_path: Path, tm
     assert rejected_again.dry_run == 0 and "turned this very plan down" in rejected_again.feedback
 
     shown = run_cli("--db", str(db_path), "tune", "--show-bank")
-    assert shown.returncode == 0 and "3 tasks, from 1 stored sessions" in shown.stdout, shown
+    assert shown.returncode == 0 and "3 tasks, from 1 stored session" in shown.stdout, shown
     assert "patch     s-failed:patch:1  (session s-failed): 1 answer turned down" in shown.stdout, shown.stdout
 
     broken = tmp_path / "tasks.jsonl"
