@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from goalbot.authoring.tasks import Task, page_elements
 from goalbot.llm.kept import KIND as REQUEST_KIND
-from goalbot.llm.profiles import PROGRAMS, Program
-from goalbot.text.strict_json import NotStrictJson, strict_loads
+from goalbot.llm.profiles import Program
+from goalbot.text.json_lines import JsonLinesError, read_json_lines
 from storage import queries
 from storage.db import connect
 
@@ -220,25 +220,10 @@ class Spec(BaseModel):
 def read_specs(path: Path) -> list[Task]:
     """Raises BankError, naming the line."""
     try:
-        if path.stat().st_size > MAX_SPEC_BYTES:
-            raise BankError(f"{path} is larger than {MAX_SPEC_BYTES // 1_000_000} MB: split it")
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BankError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from exc
-    tasks: list[Task] = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        where = f"{path.name} line {number}"
-        try:
-            spec = Spec.model_validate(strict_loads(line, where, "a task"))
-        except NotStrictJson as exc:
-            raise BankError(str(exc)) from exc
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            raise BankError(f"{where}: {'.'.join(map(str, error['loc'])) or 'the task'}: {error['msg']}") from exc
-        tasks.append(_task_of(spec, where))
-    return tasks
+        return [_task_of(spec, where) for where, spec in
+                read_json_lines(path, Spec, "a task", MAX_SPEC_BYTES, lambda number: f"{path.name} line {number}")]
+    except JsonLinesError as exc:
+        raise BankError(str(exc)) from exc
 
 
 def _task_of(spec: Spec, where: str) -> Task:
@@ -254,5 +239,3 @@ def _task_of(spec: Spec, where: str) -> Task:
                 program=spec.program, source=where, inputs=inputs, gold=dict(spec.expect), avoid=spec.avoid,
                 answer=answer)
 
-
-__all__ = ["Bank", "BankError", "PROGRAMS", "build", "read_specs"]

@@ -36,14 +36,12 @@ class Harness:
         self.cost_ceiling = cost_ceiling
 
     def judge(self, task: Task, answer: str, tokens: int) -> Judgement:
-        judges: dict[str, Callable[[Task, Any], tuple[float, float, list[str]]]] = {
-            "workflow": _workflow, "policy": _policy, "patch": _patch}
         cost = min(1.0, tokens / self.cost_ceiling) if self.cost_ceiling else 0.0
         try:
             parsed = _parse(task.program, answer)
         except ValueError as exc:
             return self._scored(0.0, 0.0, 0.0, cost, [f"The answer is not usable: {exc}."])
-        dry_run, determinism, said = judges[task.program](task, parsed)
+        dry_run, determinism, said = _JUDGES[task.program](task, parsed)
         if cost > 0.5:
             said.append(f"The call took {tokens} tokens; shorter answers cost less.")
         return self._scored(1.0, dry_run, determinism, cost, said)
@@ -198,3 +196,7 @@ def _policy(task: Task, policies: dict[str, Any]) -> tuple[float, float, list[st
     if not policy.tie_break:
         said.append("Without tie_break keys a tie falls to the list's order: add one.")
     return dry_run, determinism, said
+
+
+_JUDGES: dict[str, Callable[[Task, Any], tuple[float, float, list[str]]]] = {
+    "workflow": _workflow, "policy": _policy, "patch": _patch}

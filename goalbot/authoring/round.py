@@ -16,7 +16,7 @@ from goalbot.authoring.harness import Harness
 from goalbot.authoring.tuning import TunePlan, Tuner
 from goalbot.events import Actor, Bus, Emitter, EventType, new_session_id
 from goalbot.llm.client import ModelClient, ModelConfig, ModelError
-from goalbot.llm.profiles import AuthoringProfile, TunedOn, Weights
+from goalbot.llm.profiles import PROGRAMS, AuthoringProfile, TunedOn, Weights
 from goalbot.llm.usage import PriceTable
 from storage import profiles
 from storage.db import connect
@@ -80,7 +80,7 @@ def _round(db_path: Path, bank: Bank, plan: TunePlan, settings: RoundSettings, m
         promoted=score >= settings.bar, budget=settings.budget, calls=meter.calls, tokens=meter.tokens,
         tune_session=emitter.session_id, parent=parent.version if parent else None,
         data=TunedOn(sessions=bank.sessions, spec_file=bank.spec_file,
-                     tasks={p: len(bank.of(p)) for p in ("workflow", "policy", "patch")}),
+                     tasks={p: len(bank.of(p)) for p in PROGRAMS}),
     )
     db = connect(db_path)
     try:

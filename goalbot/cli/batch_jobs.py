@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from goalbot.text.strict_json import NotStrictJson, strict_loads
+from goalbot.text.json_lines import JsonLinesError, read_json_lines
 
 MAX_JOBS = 10_000
 MAX_FILE_BYTES = 10_000_000
@@ -45,30 +44,14 @@ def ended_line(batch_id: str, n: int, status: str, session_id: str | None, reaso
 
 
 def read_jobs(path: Path) -> list[Job]:
-    if not path.is_file():
-        raise JobsError(f"{path} is not a file")
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise JobsError(f"{path} is over {MAX_FILE_BYTES // 1_000_000} MB")
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise JobsError(f"cannot read {path}: {exc}") from exc
     found: list[Job] = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        where = f"{path}:{number}"
-        try:
-            raw: Any = strict_loads(line, where, "a job")
-            found.append(Job.model_validate(raw))
-        except NotStrictJson as exc:
-            raise JobsError(str(exc)) from exc
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(part) for part in first["loc"]) or "the job"
-            raise JobsError(f"{where}: {field}: {first['msg']}") from exc
-        if len(found) > MAX_JOBS:
-            raise JobsError(f"{path} holds over {MAX_JOBS} jobs")
+    try:
+        for _, job in read_json_lines(path, Job, "a job", MAX_FILE_BYTES, lambda number: f"{path}:{number}"):
+            found.append(job)
+            if len(found) > MAX_JOBS:
+                raise JobsError(f"{path} holds over {MAX_JOBS} jobs")
+    except JsonLinesError as exc:
+        raise JobsError(str(exc)) from exc
     if not found:
         raise JobsError(f"{path} holds no job")
     return found

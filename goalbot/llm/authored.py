@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from importlib.resources import files
 
 from pydantic import BaseModel, Field
@@ -12,6 +13,7 @@ from pydantic import BaseModel, Field
 PARTS: dict[str, tuple[str, ...]] = {"planner": ("planner", "planner-policies")}
 
 
+@functools.cache  # asked before every planner and patcher call: read once per process
 def prompt_file(part: str) -> str:
     return files("goalbot.llm").joinpath("prompts", f"{part}.md").read_text(encoding="utf-8")
 
