@@ -143,3 +143,32 @@ def attempts(db: sqlite_utils.Database, batch_id: str) -> list[tuple[int, int, s
 def running_sessions(db: sqlite_utils.Database, batch_id: str) -> list[str]:
     return [r[0] for r in db.execute("select session_id from batch_jobs where batch_id = ? and status = 'running' "
                                      "and session_id is not null", [batch_id]).fetchall()]
+
+
+def wired(db: sqlite_utils.Database, batch_id: str, n: int, session_id: str) -> None:
+    """A local job's session, known as soon as it is wired: a resume finds how it ended."""
+    with db.conn:
+        remote_session(db, batch_id, n, _attempts_of(db, batch_id, n), session_id)
+
+
+def _attempts_of(db: sqlite_utils.Database, batch_id: str, n: int) -> int:
+    row = db.execute("select attempts from batch_jobs where batch_id = ? and n = ?", [batch_id, n]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def settle_ended(db: sqlite_utils.Database, batch_id: str) -> list[int]:
+    """Jobs not marked ended whose session did end (their end was never written: the batch was cut
+    off between the two): marked as their session ended, so a resume never runs them again."""
+    settled: list[int] = []
+    with db.conn:
+        for n, status, reason in db.execute(
+                "select j.n, s.status, s.finish_reason from batch_jobs j join sessions s on s.id = j.session_id "
+                "where j.batch_id = ? and j.status not in ('ok', 'failed', 'cancelled') "
+                "and s.status in ('ok', 'failed', 'cancelled')", [batch_id]).fetchall():
+            db.execute("update batch_jobs set status = ?, reason = ?, ended_at = coalesce(ended_at, ?) "
+                       "where batch_id = ? and n = ?", [status, reason or "", _now(), batch_id, n])
+            db.execute("update batch_attempts set status = ? where batch_id = ? and n = ? and attempt = "
+                       "(select attempts from batch_jobs where batch_id = ? and n = ?)",
+                       [status, batch_id, n, batch_id, n])
+            settled.append(int(n))
+    return settled

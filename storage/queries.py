@@ -191,3 +191,14 @@ def release_claim(db: sqlite_utils.Database, session_id: str) -> None:
     with db.conn:
         db.execute("update sessions set status = 'interrupted' where id = ? and status = 'running' and pid = ?",
                    [session_id, os.getpid()])
+
+
+QUESTION_TYPES = ("PLAN_PROPOSED", "APPROVAL_REQUEST", "ASK_USER")
+
+
+def latest_question(db: sqlite_utils.Database, session_id: str) -> int:
+    """The seq of the newest question the session put to its person (0 when none): an answer is
+    bound to it, so an answer copied or replayed later binds to nothing."""
+    row = db.execute(f"select max(seq) from events where session_id = ? and type in ({', '.join('?' * 3)})",
+                     [session_id, *QUESTION_TYPES]).fetchone()
+    return int(row[0]) if row and row[0] is not None else 0

@@ -70,6 +70,7 @@ class SessionControl:
         self._replies: _Mailbox[Reply] | None = None
         self._task: asyncio.Task[object] | None = None
         self._stop_requested = False
+        self.stop_reason = "stopped by the person"
         self._running: asyncio.Event | None = None
         self._pause_wanted = False
         self._acting = False
@@ -153,10 +154,12 @@ class SessionControl:
                 self.stop()
         return True
 
-    def stop(self) -> None:
-        """From any thread. Whatever the session waits on (the model, the person) is cut at once;
+    def stop(self, reason: str = "stopped by the person") -> None:
+        """From any thread; `reason` is what the session's end says. Whatever the session waits on (the model, the person) is cut at once;
         an action under way is finished and recorded, and the stop takes effect right after it,
         before anything else happens to the page."""
+        if not self._stop_requested:
+            self.stop_reason = reason
         self._stop_requested = True
         if self._task is not None and self._loop is not None:
             self._loop.call_soon_threadsafe(self._stop_now)
@@ -207,7 +210,7 @@ class SessionControl:
         if self.checkpoint is not None:
             await asyncio.to_thread(self.checkpoint)
         if self._stop_requested:
-            raise asyncio.CancelledError("stopped by the person")
+            raise asyncio.CancelledError(self.stop_reason)
 
     async def wait_while_paused(self) -> None:
         """Returns once the person resumed (at once when nobody paused)."""

@@ -83,7 +83,7 @@ class Crew:
         try:
             result = await drive()
         except BaseException as exc:
-            result = ended_by(exc)
+            result = ended_by(exc, self.control.stop_reason)
         finally:
             await asyncio.shield(self._keep_trace(result is None or result.status is not Status.OK))
             self.requests.flush()

@@ -13,13 +13,13 @@ from goalbot.llm.client import BudgetStop, ModelError
 from goalbot.operators.base import OperatorError
 
 
-def ended_by(exc: BaseException) -> SessionResult:
+def ended_by(exc: BaseException, stop_reason: str = "stopped by the person") -> SessionResult:
     """The result of a run its loop left by `exc`. Re-raises what is not the run's to end (Ctrl-C
     reaching Python, an exit)."""
     if isinstance(exc, Finish):
         return exc.result
     if isinstance(exc, asyncio.CancelledError):
-        return SessionResult(status=Status.CANCELLED, reason="stopped by the person")
+        return SessionResult(status=Status.CANCELLED, reason=stop_reason)
     if isinstance(exc, (NotGo, BudgetStop)):
         return SessionResult(status=Status.CANCELLED, reason=str(exc))
     if isinstance(exc, (OperatorError, ModelError, TooManyFailures)):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import multiprocessing
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -16,17 +17,18 @@ from datetime import datetime
 from pathlib import Path
 
 from goalbot.agents.secrets import SecretError
-from goalbot.cli.batch_jobs import Job, JobsError, ended_line, read_jobs
+from goalbot.cli import batch_broker as remote
 from goalbot.cli.batch_progress import Progress
-from goalbot.cli.batch_runs import JobEnd, JobSetup, secrets_of
-from goalbot.cli.cluster import remote
-from goalbot.cli.settings import Settings
-from goalbot.cli.slot import dies_with_parent, run_here
-from goalbot.cli.terminal import fail
+from goalbot.cli.terminal import emit, fail, say
+from goalbot.service.batch.checking import check_jobs
+from goalbot.service.batch.jobs import Job, JobsError, ended_line, read_jobs
+from goalbot.service.batch.runs import JobEnd, JobSetup, secrets_of
+from goalbot.service.batch.slot import dies_with_parent, run_here
+from goalbot.service.settings import Settings
 from goalbot.text.eventfmt import printable
 from storage import batches
 from storage.batches import DONE, JobRow
-from storage.db import opened
+from storage.db import mark_interrupted, opened
 
 
 def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
@@ -36,6 +38,10 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
         with opened(db_path, create=False) as db:
             if not batches.exists(db, args.batch_id):
                 return fail(f"no batch {args.batch_id} in {db_path}")
+            if args.what == "resume":
+                mark_interrupted(db)
+                for n in batches.settle_ended(db, args.batch_id):
+                    say(f"job {n} had ended before the batch was cut off: it is not run again")
             rows = batches.jobs(db, args.batch_id)
         if args.what == "status":
             _table(rows)
@@ -45,7 +51,12 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
             return fail(problem)
         with opened(db_path) as db:
             broker = args.broker or batches.broker_of(db, args.batch_id)
-        return _run(args, settings, db_path, args.batch_id, [row for row in rows if row.status not in DONE], broker)
+        todo = [row for row in rows if row.status not in DONE]
+        problem = _jobs_problem(args, settings, db_path, [(row.n, Job.model_validate(row.spec)) for row in todo],
+                                broker, args.batch_id)
+        if problem:
+            return fail(problem)
+        return _run(args, settings, db_path, args.batch_id, todo, broker)
     if args.batch_id:
         return fail("goalbot batch JOBS.jsonl takes no BATCH (did you mean status or resume?)")
     if not 1 <= args.workers <= 64:
@@ -63,14 +74,39 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
         jobs = read_jobs(Path(args.what))
     except JobsError as exc:
         return fail(str(exc))
+    problem = _jobs_problem(args, settings, db_path, list(enumerate(jobs, 1)), args.broker, args.what)
+    if problem:
+        return fail(problem)
     with opened(db_path) as db:
         batch_id = batches.new_batch(db, args.what, args.workers, [job.model_dump(exclude_none=True) for job in jobs],
                                      args.broker)
         rows = batches.jobs(db, batch_id)
-    where = f"to the workers at {args.broker}" if args.broker else f"{args.workers} at once"
-    print(f"goalbot: batch {batch_id}: {len(rows)} jobs, {where} (goalbot batch status {batch_id})",
+    where = f"to the workers at {args.broker}" if args.broker else f"{min(args.workers, len(rows))} at once"
+    print(f"goalbot: batch {batch_id}: {_jobs(len(rows))}, {where} (goalbot batch status {batch_id})",
           file=sys.stderr, flush=True)
     return _run(args, settings, db_path, batch_id, rows, args.broker)
+
+
+def _jobs(count: int) -> str:
+    return "1 job" if count == 1 else f"{count} jobs"
+
+
+def _jobs_problem(args: argparse.Namespace, settings: Settings, db_path: Path, jobs: list[tuple[int, Job]],
+                  broker: str | None, where: str) -> str | None:
+    """Every job checked before any browser starts; the bad ones named, each with why, in one message.
+    Jobs for workers are checked here but for their secrets and endpoint, which are the workers' own."""
+    names = None if broker else set(secrets_of(args.secrets_file))
+    bad = check_jobs(jobs, settings, db_path, names, say, endpoint=broker is None)
+    if not bad:
+        return None
+    if args.json:
+        for job in bad:
+            emit(json.dumps({"batch": None, "job": job.n, "status": "refused", "session": None,
+                             "reason": job.refusal.line(), "error": {"code": job.refusal.code,
+                             "message": job.refusal.message, "hint": job.refusal.hint}}, ensure_ascii=False))
+    lines = [f"{where}, job {job.n}: {job.refusal.line()} [{job.refusal.code}]" for job in bad[:20]]
+    more = f"\n… and {len(bad) - 20} more" if len(bad) > 20 else ""
+    return f"{_jobs(len(bad))} of {len(jobs)} cannot run; nothing was started:\n" + "\n".join(lines) + more
 
 
 def _secrets_problem(args: argparse.Namespace) -> str | None:
@@ -113,7 +149,8 @@ async def _work(args: argparse.Namespace, settings: Settings, db_path: Path, bat
             batches.started(db, batch_id, row.n)
         progress.started()
         try:
-            end = await loop.run_in_executor(slots, run_here, Job.model_validate(row.spec), settings, db_path, setup)
+            end = await loop.run_in_executor(slots, run_here, Job.model_validate(row.spec), settings, db_path, setup,
+                                             batch_id, row.n)
         except BrokenProcessPool as exc:
             # Not an end of the job's own: left for `batch resume` to run again.
             end = JobEnd("interrupted", None, f"its slot's process ended ({exc}); goalbot batch resume runs it again")
@@ -121,10 +158,11 @@ async def _work(args: argparse.Namespace, settings: Settings, db_path: Path, bat
             batches.ended(db, batch_id, row.n, end.status, end.session_id, end.reason)
         progress.ended(end.status == "ok")
         if args.json:
-            print(ended_line(batch_id, row.n, end.status, end.session_id, end.reason), flush=True)
+            emit(ended_line(batch_id, row.n, end.status, end.session_id, end.reason))
 
-    with ProcessPoolExecutor(args.workers, mp_context=spawn, initializer=dies_with_parent) as slots:
-        gate = asyncio.Semaphore(args.workers)  # a job counts as running only once a slot has it
+    slots_wanted = min(args.workers, len(todo)) or 1  # never more slots (browsers) than jobs
+    with ProcessPoolExecutor(slots_wanted, mp_context=spawn, initializer=dies_with_parent) as slots:
+        gate = asyncio.Semaphore(slots_wanted)  # a job counts as running only once a slot has it
 
         async def when_free(row: JobRow) -> None:
             async with gate:

@@ -24,7 +24,7 @@ from goalbot.cli.profile_command import add_profile_parser
 from goalbot.cli.tune_command import add_tune_parser
 from goalbot.cli.worker_command import add_worker_parser
 from goalbot.cli.parser import Parser, add_global_flags, finish, parse
-from goalbot.cli.settings import ConfigError, Settings, load_settings
+from goalbot.service.settings import ConfigError, Settings, load_settings
 from goalbot.cli.terminal import fail, has_terminal
 from goalbot.events import RunStatus, clean_text
 from storage.db import StoreError, default_path
@@ -196,6 +196,7 @@ def add_batch_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     add_model_flags(batch)
     add_settings(batch.add_argument_group("pace per site, kept across every job of the batch"),
                  "min_interval_s", "burst", "clicks_per_minute")
+    add_settings(batch.add_argument_group("where pages may go"), "allow_domain", "allow_scheme")
 
 
 def _not_utf8(args: argparse.Namespace) -> str | None:

@@ -4,27 +4,20 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from goalbot.agents.session import SessionResult
-from goalbot.cli.options import run_options
-from goalbot.cli.request import RunRequest
-from goalbot.cli.settings import ConfigError, Settings, remember_setting
 from goalbot.cli.terminal import fail, has_terminal
-from goalbot.cli.wiring import Wiring, WiringError, check_endpoint, wire_run
-from goalbot.llm.dialects import DialectError
+from goalbot.service.settings import ConfigError, Settings, remember_setting
+from goalbot.service.wiring import Wiring
 from storage import queries
 from storage.db import connect, mark_interrupted, opened
 from storage.rows import SessionRow
 
 if TYPE_CHECKING:  # the dashboard (and textual-image) load only when a dashboard opens
     from tui.app import GoalbotApp
-
-URL = re.compile(r"https?://\S+")
-
 
 def _app(settings: Settings, db_path: Path, **kwargs: Any) -> GoalbotApp:
     from tui.app import GoalbotApp
@@ -55,23 +48,9 @@ def cmd_dashboard(args: argparse.Namespace, settings: Settings, db_path: Path) -
     """`goalbot` alone: type a goal (a URL in it is where the browser starts), run it, type another."""
     if not has_terminal():
         return fail("the dashboard needs a terminal; see goalbot --help for the other commands")
-    from tui.screens.run import LiveRun
+    from tui.starting import goal_starter
 
-    # Asked once, before the screen opens: the settings cannot change while it is open.
-    endpoint_problem = check_endpoint(settings)
-
-    def start(goal: str) -> LiveRun:
-        if endpoint_problem is not None:
-            raise RuntimeError(endpoint_problem)
-        url = URL.search(goal)
-        try:
-            options = run_options(settings, goal, url[0].rstrip(".,)") if url else None)
-            wiring = wire_run(RunRequest.typed_in(settings.browser_path), settings, db_path, options, can_ask=True,
-                              probe_model=False)
-        except (DialectError, WiringError) as exc:
-            raise RuntimeError(str(exc)) from exc
-        return LiveRun(wiring.bus, wiring.session, wiring.control, finished=lambda _r: wiring.close(db_path))
-
+    start = goal_starter(settings, db_path)
     app = _app(settings, db_path, starter=start, history=_goals(db_path), opening="run")
     app.run()
     return 0

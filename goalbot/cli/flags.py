@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from goalbot import defaults as D
-from goalbot.cli.settings import Settings, declared
+from goalbot.service.settings import Settings, declared
 
 
 def add_settings(group: argparse._ActionsContainer, *names: str) -> None:
@@ -135,6 +135,7 @@ def add_observe_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     observe.add_argument("--budget", type=int, default=D.OBSERVATION_BUDGET,
                          help=f"characters the observation may take (default {D.OBSERVATION_BUDGET})")
     add_browser_flags(observe)
+    add_settings(observe.add_argument_group("where the page may be"), "allow_domain", "allow_scheme")
     return observe
 
 

@@ -1,4 +1,5 @@
-"""`goalbot observe URL`: print exactly what the navigator would see on a page, and how long it took."""
+"""`goalbot observe URL`: print exactly what the navigator would see on a page, and how long it
+took. The page is opened by the same rules as a run's (schemes, --allow-domain)."""
 
 from __future__ import annotations
 
@@ -11,37 +12,39 @@ from pathlib import Path
 
 from PIL import Image
 
-from goalbot.cli.options import browser_options
-from goalbot.cli.settings import Settings
+from goalbot.cli.terminal import fail
 from goalbot.operators.base import OperatorError
-from goalbot.operators.browser.operator import BrowserOperator
 from goalbot.operators.browser.launch import BrowserOptions
 from goalbot.operators.som import draw_marks
+from goalbot.service.looking import page_to_look_at
+from goalbot.service.refusal import Refusal
+from goalbot.service.run_setup import browser_options
+from goalbot.service.settings import Settings
 
 SOM_DEFAULT = Path("goalbot-som.png")
 
 
-async def _observe(options: BrowserOptions, url: str, budget: int, picture: Path | None, som: bool) -> int:
-    operator = BrowserOperator(options, budget=budget)
+async def _observe(options: BrowserOptions, settings: Settings, url: str, budget: int, picture: Path | None,
+                   som: bool) -> int:
     try:
-        await operator.start(url)
-        started = time.perf_counter()
-        observation = await operator.observe(screenshot=picture is not None)
-        took_ms = (time.perf_counter() - started) * 1000
-        text = observation.render()
-        print(text)
-        print(f"\n-- observed in {took_ms:.0f} ms: {len(observation.elements)} elements, "
-              f"{len(text)} characters (budget {budget})", file=sys.stderr)
-        if picture is not None:
-            fmt = "JPEG" if picture.suffix.lower() in (".jpg", ".jpeg") else "PNG"
-            data = draw_marks(observation, fmt) if som else _convert(observation.screenshot or b"", fmt)
-            picture.write_bytes(data)
-            print(f"-- screenshot{' with marks' if som else ''} saved to {picture}", file=sys.stderr)
+        async with page_to_look_at(url, options, settings.allow_domain, settings.allow_scheme, budget) as operator:
+            started = time.perf_counter()
+            observation = await operator.observe(screenshot=picture is not None)
+            took_ms = (time.perf_counter() - started) * 1000
+    except Refusal as refusal:
+        return fail(refusal)
     except OperatorError as exc:
         print(f"goalbot: {exc}", file=sys.stderr)
         return 1
-    finally:
-        await operator.close()
+    text = observation.render()
+    print(text)
+    print(f"\n-- observed in {took_ms:.0f} ms: {len(observation.elements)} elements, "
+          f"{len(text)} characters (budget {budget})", file=sys.stderr)
+    if picture is not None:
+        fmt = "JPEG" if picture.suffix.lower() in (".jpg", ".jpeg") else "PNG"
+        data = draw_marks(observation, fmt) if som else _convert(observation.screenshot or b"", fmt)
+        picture.write_bytes(data)
+        print(f"-- screenshot{' with marks' if som else ''} saved to {picture}", file=sys.stderr)
     return 0
 
 
@@ -59,4 +62,4 @@ def cmd_observe(args: argparse.Namespace, settings: Settings, _db_path: Path) ->
         print("goalbot: --budget below 500 characters leaves no room for the page", file=sys.stderr)
         return 2
     picture = args.screenshot or (SOM_DEFAULT if args.som else None)
-    return asyncio.run(_observe(options, args.url, args.budget, picture, args.som))
+    return asyncio.run(_observe(options, settings, args.url, args.budget, picture, args.som))

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import sqlite_utils
 
-from goalbot.cli.authoring import OWN_PROMPTS, ProfileChoiceError, parse_version
-from goalbot.cli.settings import Settings
+from goalbot.service.profile_choice import OWN_PROMPTS, ProfileChoiceError, parse_version
+from goalbot.service.settings import Settings
 from goalbot.cli.terminal import fail
 from goalbot.llm.profiles import AuthoringProfile, Metrics
 from goalbot.text.eventfmt import printable

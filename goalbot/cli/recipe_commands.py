@@ -12,18 +12,16 @@ from typing import Any
 
 import sqlite_utils
 
-from goalbot.agents.domains import host_of
 from goalbot.agents.secrets import SecretError
-from goalbot.cli.options import run_options
-from goalbot.cli.recipe_keeping import save_from_session
-from goalbot.cli.request import RunRequest, parse_variable
-from goalbot.cli.settings import Settings
-from goalbot.cli.terminal import fail
+from goalbot.cli.terminal import fail, refused
 from goalbot.recipes import folder
 from goalbot.recipes.build import RecipeError
 from goalbot.recipes.model import Evidence, Recipe, Recorded
-from goalbot.recipes.runner import Rerun
-from goalbot.recipes.variables import fill
+from goalbot.service.recipe_keeping import save_from_session
+from goalbot.service.refusal import Refusal
+from goalbot.service.request import RunRequest, parse_variable
+from goalbot.service.reruns import prepare_rerun
+from goalbot.service.settings import Settings
 from goalbot.text.eventfmt import printable
 from storage import recipes
 from storage.db import connect, opened
@@ -34,11 +32,11 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     if action == "save":
         try:
             variables = dict(parse_variable(text) for text in args.var or [])
-            recipe = save_from_session(db_path, args.session, args.name, variables)
+            saved = save_from_session(db_path, args.session, args.name, variables)
         except (RecipeError, SecretError) as exc:
             return fail(str(exc))
-        print(f"goalbot: saved recipe {recipe.name} v{recipe.version}: {len(recipe.steps)} steps, "
-              f"{len(recipe.actions)} actions (goalbot rerun {recipe.name})")
+        print(f"goalbot: saved recipe {saved.name} v{saved.version}: {len(saved.steps)} steps, "
+              f"{len(saved.actions)} actions (goalbot rerun {saved.name})")
         return 0
     if action == "import":
         return _import(db_path, args.folder)
@@ -81,7 +79,7 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
 
 def _summary(db_path: Path, recipe: Recipe) -> str | None:
     """The report of the run that made this version, as the export's summary.md."""
-    from goalbot.cli.reports import store_report
+    from goalbot.service.reports import store_report
 
     return store_report(db_path, recipe.source_session) if recipe.source_session else None
 
@@ -183,44 +181,19 @@ def _places_in_words(recorded: Recorded) -> str:
     return "; ".join(words(recorded.place, ""))  # a recipe file may carry terminal escapes
 
 
-def recorded_at(db: sqlite_utils.Database, recipe: Recipe) -> str | None:
-    """The recipe's start address when this store saw it recorded there: the session it names
-    started on the same site. A file's own start_url is never trusted with secrets: an imported
-    recipe types them only where --url or --allow-domain says, or after a GO."""
-    row = db.execute("select url from sessions where id = ?", [recipe.source_session]).fetchone() \
-        if recipe.source_session and db["sessions"].exists() else None
-    recorded = host_of(row[0] or "") if row else ""
-    return recipe.start_url if recorded and recorded == host_of(recipe.start_url) else None
-
-
 def cmd_rerun(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     from goalbot.cli.run_commands import run_goal  # the browser's modules load only for a rerun
 
-    db = connect(db_path)
-    try:
-        recipe = recipes.load(db, args.name, args.version)
-        healed = recipes.heals_of(db, recipe) if recipe else {}
-        recorded = recorded_at(db, recipe) if recipe else None
-    except recipes.UnreadableRecipe as exc:
-        return fail(str(exc))
-    finally:
-        db.close()
-    if recipe is None:
-        which = f" v{args.version}" if args.version else ""
-        return fail(f"no recipe {args.name}{which} in {db_path} (goalbot recipe list)")
     try:
         request = RunRequest.from_flags(args, settings.browser_path)
     except SecretError as exc:
         return fail(str(exc))
-    unfilled = [name for name in recipe.variables if name not in request.variables]
-    if unfilled:
-        return fail(f"recipe {recipe.name} needs " + " ".join(f"--var {name}=…" for name in unfilled))
-    missing = [name for name in recipe.secrets if name not in request.secrets]
-    if missing:
-        return fail(f"recipe {recipe.name} types secrets: pass " + " ".join(f"--secret {m}=…" for m in missing))
-    rerun = Rerun(recipe=recipe, values=request.variables, healed=healed, secrets_at=args.url or recorded)
-    recipe.start_url = fill(recipe.start_url, request.variables)
-    options = run_options(settings, fill(recipe.goal, request.variables), args.url or recipe.start_url)
+    try:
+        prepared = prepare_rerun(db_path, settings, args.name, request.variables, set(request.secrets),
+                                 version=args.version, url=args.url)
+    except Refusal as refusal:
+        return refused(refusal, request.json_result)
+    recipe = prepared.recipe
     print(f"goalbot: rerunning recipe {recipe.name} v{recipe.version} ({len(recipe.actions)} actions, "
           "no model)", file=sys.stderr)
-    return run_goal(request, settings, db_path, options, rerun=rerun)
+    return run_goal(request, settings, db_path, prepared.options, rerun=prepared.rerun())

@@ -18,20 +18,21 @@ from goalbot.agents.choosing import MAX_POLICY_BYTES, POLICY_NAME, PolicyError, 
 from goalbot.agents.replaying import state_from_events
 from goalbot.agents.secrets import SecretError
 from goalbot.agents.progress import ResumePoint
-from goalbot.agents.session import RunOptions, Status
+from goalbot.agents.session import RunOptions, SessionResult, Status
 from goalbot.cli.console import run_printing
-from goalbot.cli.options import run_options
-from goalbot.cli.reports import store_report
-from goalbot.cli.request import RunRequest
-from goalbot.cli.settings import Settings
-from goalbot.cli.terminal import fail, has_terminal
-from goalbot.cli.wiring import Wiring, WiringError, wire_run
-from goalbot.events import EventType, RunStatus
-from goalbot.payloads import ExtractedData, TaskStartData
-from goalbot.llm.dialects import DialectError
-from goalbot.llm.extraction import SchemaError, load_schema
 from goalbot.cli.result import RunResult
-from goalbot.recipes.runner import RecipeRun, Rerun
+from goalbot.cli.terminal import fail, has_terminal, refused, say
+from goalbot.events import EventType, RunStatus
+from goalbot.llm.extraction import SchemaError, load_schema
+from goalbot.payloads import ExtractedData, TaskStartData
+from goalbot.recipes.runner import Rerun
+from goalbot.service.ending import end_run
+from goalbot.service.refusal import Refusal
+from goalbot.service.request import RunRequest
+from goalbot.service.run_setup import run_options
+from goalbot.service.settings import Settings
+from goalbot.service.starting import goal_options
+from goalbot.service.wiring import wire_run
 from goalbot.text.eventfmt import printable
 from storage import queries
 from storage.db import StoreError, mark_interrupted, opened
@@ -43,13 +44,13 @@ DEMO_GOAL = "sign in and turn on dark mode"
 
 
 def cmd_run(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
-    if not args.goal.strip():
-        return fail("the goal is empty: say what to reach, e.g. goalbot run \"turn on dark mode\" --url …")
     try:
-        options = run_options(settings, args.goal, args.url)
+        options = goal_options(settings, args.goal, args.url)
         request = RunRequest.from_flags(args, settings.browser_path)
         read_data_rules(args, options, request.variables)
-    except (DialectError, SecretError, SchemaError, PolicyError) as exc:
+    except Refusal as refusal:
+        return refused(refusal, args.json)
+    except (SecretError, SchemaError, PolicyError) as exc:
         return fail(str(exc))
     return run_goal(request, settings, db_path, options)
 
@@ -174,33 +175,6 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     return code
 
 
-def keep_recipe(db_path: Path, wiring: Wiring, status: Status, save_as: str | None = None,
-                variables: dict[str, str] | None = None) -> None:
-    """What a run leaves for later runs: the recipe it was asked to save (`save_as`), or a rerun's
-    heals or patched version. The report, written as the run ended, is written again to say so."""
-    from goalbot.cli.recipe_keeping import keep_patched, remember_heals, save_from_session
-    from goalbot.recipes.build import RecipeError
-
-    if isinstance(wiring.session, RecipeRun):
-        if wiring.session.patches and status is Status.OK:
-            keep_patched(db_path, wiring.session)
-        elif wiring.session.heals:
-            remember_heals(db_path, wiring.session)
-        else:
-            return
-    elif save_as is None or status is not Status.OK:
-        return
-    else:
-        try:
-            recipe = save_from_session(db_path, wiring.session_id, save_as, variables or {})
-        except RecipeError as exc:
-            print(f"goalbot: the recipe was not saved: {exc}", file=sys.stderr)
-            return
-        print(f"goalbot: saved recipe {recipe.name} v{recipe.version} (goalbot rerun {recipe.name})",
-              file=sys.stderr)
-    store_report(db_path, wiring.session_id)
-
-
 def _give_back(db_path: Path, session_id: str) -> None:
     try:
         with opened(db_path) as db:
@@ -227,15 +201,16 @@ def run_goal(
     options = options.model_copy(update={"pictures": "every" if use_tui or await_attach else "paced"})
     try:
         wiring = wire_run(request, settings, db_path, options, use_tui or sys.stdin.isatty() or await_attach,
-                          resume, rerun)
-    except WiringError as exc:
-        return fail(str(exc))
+                          resume, rerun, say=say)
+    except Refusal as refusal:
+        return refused(refusal, request.json_result)
     if await_attach:
         print(f"goalbot: session {wiring.session_id} waits for goalbot attach {wiring.session_id}",
               file=sys.stderr, flush=True)
     extracted: list[ExtractedData] = []
     wiring.bus.subscribe(lambda event: extracted.append(event.data_of(ExtractedData))
                          if event.type is EventType.EXTRACTED else None)
+    result: SessionResult | None = None
     try:
         if use_tui:
             from goalbot.cli.dashboard import run_dashboard  # the dashboard loads only when it opens
@@ -245,7 +220,7 @@ def run_goal(
             with contextlib.redirect_stdout(sys.stderr) if request.json_result else contextlib.nullcontext():
                 result = run_printing(wiring.bus, wiring.session, wiring.control)
     finally:
-        wiring.close(db_path)
+        end_run(wiring, db_path, result, request.save_recipe, request.variables)
     if wiring.recorder.failure is not None:
         return fail(f"{wiring.recorder.failure} (session {wiring.session_id})")
     if result is None:
@@ -262,7 +237,6 @@ def run_goal(
             request.output.write_text(outcome.model_dump_json(indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
             print(f"goalbot: the result was not written to {request.output}: {exc}", file=sys.stderr)
-    keep_recipe(db_path, wiring, result.status, request.save_recipe, request.variables)
     if result.could_not_start:
         return 2
     return 0 if result.status is Status.OK else 1

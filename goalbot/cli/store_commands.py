@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 from typing import Callable
 
-from goalbot.cli.settings import Settings
+from goalbot.service.settings import Settings
 from goalbot.cli.terminal import coloured, colours_wanted, fail, has_terminal
 from goalbot.events import Event
 from goalbot.text import eventfmt
@@ -83,7 +83,7 @@ def cmd_report(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
         return fail(f"no session {args.session} in {db_path}" if args.session else "no sessions stored yet")
     markdown = row.report if not row.running else None
     if not markdown:
-        from goalbot.cli.reports import store_report
+        from goalbot.service.reports import store_report
 
         markdown = store_report(db_path, row.id)
     if markdown and colours_wanted():  # read on a terminal: drawn; piped: the Markdown itself

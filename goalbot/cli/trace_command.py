@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from goalbot.cli.settings import Settings
+from goalbot.service.settings import Settings
 from goalbot.cli.terminal import fail
 from goalbot.defaults import data_home
 from storage import queries

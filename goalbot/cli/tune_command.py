@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from goalbot.cli.settings import Settings
+from goalbot.service.settings import Settings
 from goalbot.cli.terminal import fail, has_terminal
 from goalbot.text.eventfmt import printable
 from storage.db import StoreError
@@ -46,7 +46,7 @@ def cmd_tune(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
         return fail("goalbot tune needs DSPy and GEPA: pip install 'goalbot[tune]'")
     from goalbot.authoring.round import Models, RoundSettings, run_round
     from goalbot.authoring.tuning import plan
-    from goalbot.cli.authoring import ProfileChoiceError
+    from goalbot.service.profile_choice import ProfileChoiceError
     from goalbot.llm.authored import prompt_file
     from goalbot.llm.client import ModelConfig, ModelError
     from goalbot.llm.probe import probe_endpoint
@@ -122,7 +122,7 @@ def _agreed() -> bool:
 
 def _start(db_path: Path, wanted: str | None) -> AuthoringProfile | None:
     """The profile whose instructions the round starts from: --from's, else the pinned one."""
-    from goalbot.cli.authoring import ProfileChoiceError, parse_version
+    from goalbot.service.profile_choice import ProfileChoiceError, parse_version
     from storage import profiles
     from storage.db import connect
 

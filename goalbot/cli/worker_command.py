@@ -10,18 +10,18 @@ import socket
 import sys
 from pathlib import Path
 
-from goalbot.cli.settings import Settings
+from goalbot.service.settings import Settings
 from goalbot.cli.terminal import fail
 
 
 def cmd_worker(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     from goalbot.agents.secrets import SecretError
-    from goalbot.cli.batch_runs import secrets_of  # the browser's modules load only for a worker
+    from goalbot.service.batch.runs import secrets_of  # the browser's modules load only for a worker
 
     try:
-        from goalbot.cli.cluster.broker import QUEUE, BrokerError, celery_app, connect
-        from goalbot.cli.cluster.sealing import NoClusterKey, Seal
-        from goalbot.cli.cluster.worker import WorkerSetup, register
+        from goalbot.cluster.broker import QUEUE, BrokerError, celery_app, connect
+        from goalbot.cluster.sealing import NoClusterKey, Seal
+        from goalbot.cluster.worker import WorkerSetup, register
     except ImportError:
         return fail("goalbot worker needs Celery: pip install 'goalbot[cluster]' (Celery and redis)")
     if not 1 <= args.browsers <= 64:

@@ -18,6 +18,7 @@ from goalbot.llm.answers import _template
 from goalbot.llm.client import ChatReply
 from goalbot.llm.dialects import Dialect
 from goalbot.llm.parsing import AnswerError, parse_single
+from goalbot.llm.schema_check import LinearValidator, pattern_problem
 from goalbot.text.strict_json import NotStrictJson, strict_loads
 
 MAX_SCHEMA_BYTES = 1_000_000
@@ -61,12 +62,15 @@ def checked(schema: object, where: str = "the schema") -> dict[str, Any]:
         at = "/".join(str(part) for part in exc.absolute_path) or "the top"
         raise SchemaError(f"{where} is not a valid JSON Schema at {at}: {exc.message[:200]}") from exc
     _no_ref_loop(schema, schema, where)
+    problem = pattern_problem(schema)
+    if problem is not None:
+        raise SchemaError(f"{where}: {problem}")
     return schema
 
 
 def problems(data: Any, schema: dict[str, Any]) -> list[str]:
     """Every way `data` fails `schema`, as "path: what is wrong"; empty when it fits."""
-    found = sorted(Draft202012Validator(schema).iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    found = sorted(LinearValidator(schema).iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     return [f"{'/'.join(map(str, e.absolute_path)) or '(the whole answer)'}: {e.message[:200]}"
             for e in found[:MAX_ERRORS]]
 

@@ -106,6 +106,36 @@ def _policies(folder: Path) -> dict[str, Policy]:
         raise RecipeError(str(exc)) from exc
 
 
+# Words a file could use to let an action past the person: risky actions ask whatever a recipe says.
+_GATE_WORDS = {"safe", "risky", "isrisky", "notrisky", "allowrisky", "approved", "preapproved", "autoapprove",
+               "autoapproved", "approval", "requireapproval", "requiresapproval", "needsapproval", "noapproval",
+               "skipapproval", "confirm", "noconfirm", "skipconfirm", "trusted", "nogate", "skipgate", "safesteps",
+               "safeactions", "approvedsteps", "approvedactions", "riskysteps", "riskyactions"}
+
+
+def _no_gate_marks(folder: Path, workflow: dict[str, Any]) -> None:
+    """Refuses, by name, a recipe that tries to mark a step or an action safe or approved."""
+    places: list[tuple[str, Any]] = [("workflow.json", workflow)]
+    for s, step in enumerate(workflow.get("steps") or [], 1):
+        if isinstance(step, dict):
+            places.append((f"workflow.json step {s}", step))
+            for a, entry in enumerate(step.get("actions") or [], 1):
+                if isinstance(entry, dict):
+                    places += [(f"workflow.json step {s} action {a}", entry),
+                               (f"workflow.json step {s} action {a} args", entry.get("args"))]
+    if (folder / "policies.json").exists():
+        policies = _read(folder, "policies", dict)
+        places += [(f"policies.json {name}", policy) for name, policy in policies.items()]
+        places.append(("policies.json", {name: policy for name, policy in policies.items() if not isinstance(policy, dict)}))
+    for where, place in places:
+        if not isinstance(place, dict):
+            continue
+        for key in place:
+            if isinstance(key, str) and key.lower().replace("_", "").replace("-", "") in _GATE_WORDS:
+                raise RecipeError(f"{folder}: {where} marks a step safe or approved ({key!r}): a recipe cannot; "
+                                  "its risky actions ask for a GO whatever the file says")
+
+
 def _object(value: Any, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise RecipeError(f"{where} is {type(value).__name__}, not an object")
@@ -117,6 +147,7 @@ def load(folder: Path) -> Recipe:
     if not folder.is_dir():
         raise RecipeError(f"{folder} is not a folder")
     workflow, selectors, fingerprints = (_read(folder, kind, dict) for kind in ("workflow", "selectors", "fingerprints"))
+    _no_gate_marks(folder, workflow)
     try:
         steps = []
         for s, step in enumerate(workflow["steps"], 1):

@@ -198,8 +198,8 @@ def test_the_pace_per_site_holds_across_workers(
 
 def test_unsealed_jobs_and_answers_are_refused(
         hardsite: HardSite, model_server, db_path: Path, tmp_path: Path, workers: Workers, redis_server: Redis) -> None:
-    from goalbot.cli.cluster.broker import TASK, celery_app
-    from goalbot.cli.cluster.sealing import Seal
+    from goalbot.cluster.broker import TASK, celery_app
+    from goalbot.cluster.sealing import Seal
 
     hardsite.reset()
     workers.model_url = _goal_model(model_server).base_url

@@ -38,7 +38,13 @@ def test_the_layer_contracts_hold(lint_available: None) -> None:
     ("goalbot/llm/_probe.py", "import goalbot.agents.session\n"),
     ("goalbot/operators/_probe.py", "from textual.app import App\n"),
     ("storage/_probe.py", "import tui.app\n"),
-], ids=["agents-import-the-store", "llm-imports-agents", "operators-import-textual", "store-imports-the-dashboard"])
+    ("goalbot/mcp/_probe.py", "import goalbot.cli.terminal\n"),
+    ("goalbot/cluster/_probe.py", "from goalbot.cli import batch_command\n"),
+    ("goalbot/service/_probe.py", "import goalbot.mcp.runs\n"),
+    ("goalbot/mcp/_probe2.py", "import goalbot.cluster.sealing\n"),
+], ids=["agents-import-the-store", "llm-imports-agents", "operators-import-textual", "store-imports-the-dashboard",
+        "mcp-imports-the-command-line", "cluster-imports-the-command-line", "service-imports-a-door",
+        "a-door-imports-another"])
 def test_a_deliberate_violation_breaks_them(lint_available: None, tmp_path: Path, module: str, source: str) -> None:
     for part in ("goalbot", "tui", "storage"):
         shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
@@ -76,6 +82,6 @@ def test_a_deliberate_circle_is_found(tmp_path: Path) -> None:
     for part in ("goalbot", "tui", "storage"):
         shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
     # The circle this house once had: running a goal keeps recipes through the recipe commands.
-    (tmp_path / "goalbot/cli/recipe_keeping.py").write_text("from goalbot.cli import recipe_commands\n")
+    (tmp_path / "goalbot/service/recipe_keeping.py").write_text("from goalbot.cli import recipe_commands\n")
     found = circles(tmp_path)
-    assert any({"goalbot.cli.recipe_commands", "goalbot.cli.recipe_keeping"} <= set(group) for group in found), found
+    assert any({"goalbot.cli.recipe_commands", "goalbot.service.recipe_keeping"} <= set(group) for group in found), found

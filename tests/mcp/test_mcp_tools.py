@@ -14,9 +14,9 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from goalbot.cli.mcp_server.runs import HostRules
-from goalbot.cli.mcp_server.server import build_server
-from goalbot.cli.settings import load_settings
+from goalbot.mcp.runs import HostRules
+from goalbot.mcp.server import build_server
+from goalbot.service.settings import load_settings
 from hardsite.server import HardSite
 from kit import answer, call, element, finished, plan, rows, verdict
 
@@ -129,25 +129,45 @@ async def test_two_goals_run_at_once_each_in_its_own_browser(
 async def test_cancelling_the_call_in_the_host_stops_the_run(hardsite: HardSite, model_server, db_path: Path) -> None:
     hardsite.reset()
     model = model_server(_buying())
-    seen: list[str] = []
+    asked = anyio.Event()
 
-    async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
-        seen.append(message or "")
+    async def never_answers(_context: Any, _params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.set()  # the person is being asked the plan; the host gives up before they answer
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
 
-    async with Client(_server(model, db_path)) as client:  # no elicitation: the plan waits for its person
+    # A host of today's protocol asks mid-call: the call is still open while its person is asked.
+    async with Client(_server(model, db_path), mode="legacy", elicitation_callback=never_answers) as client:
         with anyio.move_on_after(60):
             async with anyio.create_task_group() as group:
                 async def follow() -> None:
-                    await client.call_tool("run_goal", {"goal": BUY, "url": hardsite.page("checkout"), "wait": True},
-                                           progress_callback=on_progress)
+                    await client.call_tool("run_goal", {"goal": BUY, "url": hardsite.page("checkout"), "wait": True})
                 group.start_soon(follow)
-                await wait_until_async(lambda: any("waiting for the person" in m for m in seen), "the plan waiting")
+                await asked.wait()
                 group.cancel_scope.cancel()
         run_id = rows(db_path, "select id from sessions")[0]["id"]
         # The server runs on this very loop: wait without blocking it.
         await wait_until_async(lambda: rows(db_path, "select status from sessions where id = ?", run_id)[0]["status"]
                                == "cancelled", "the run stopped")
     assert hardsite.reached("/api/buy", "POST") == []
+
+
+async def test_a_host_that_cannot_ask_its_person_hears_what_waits_at_once(
+        hardsite: HardSite, model_server, db_path: Path) -> None:
+    """With wait on a host with no elicitation, the call comes back as soon as the run waits, with
+    the question, as get_run gives it; the run waits on for `goalbot attach`."""
+    hardsite.reset()
+    model = model_server(_buying())
+    async with Client(_server(model, db_path)) as client:
+        with anyio.fail_after(120):
+            waited = await client.call_tool("run_goal", {"goal": BUY, "url": hardsite.page("checkout"), "wait": True})
+        assert not waited.is_error, waited.content
+        answer = waited.structured_content
+        assert answer["status"] == "waiting_for_person" and answer["waiting"]["kind"] == "plan"
+        assert "Buy one kit" in answer["waiting"]["what"] and f"goalbot attach {answer['run_id']}" in answer["reason"]
+        state = (await client.call_tool("get_run", {"run_id": answer["run_id"]})).structured_content
+        assert state["status"] == "waiting_for_person" and state["waiting"] == answer["waiting"]
+        await client.call_tool("cancel_run", {"run_id": answer["run_id"]})
 
 
 async def wait_until_async(condition: Any, what: str, seconds: float = 60) -> None:

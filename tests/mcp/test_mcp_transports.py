@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import base64
 import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -20,11 +18,9 @@ from mcp import Client, StdioServerParameters
 
 from hardsite.server import HardSite
 from kit import REPO, answer, call, element, finished, plan, rows, verdict
+from mcp_kit import http_server as serving
+from mcp_kit import mcp_flags, over_http, token_for
 from seats_kit import FRIDAY, SEATS_SCHEMA, as_data
-
-
-def _flags(db_path: Path, model: Any, *more: str) -> list[str]:
-    return ["-m", "goalbot", "--db", str(db_path), "mcp", "--base-url", model.base_url, "--model", "scripted", *more]
 
 
 async def test_over_stdio_a_goal_runs_with_progress_and_its_answer_is_data(
@@ -34,7 +30,7 @@ async def test_over_stdio_a_goal_runs_with_progress_and_its_answer_is_data(
     model = model_server({"planner": [plan("Read the seats")], "navigator": [finished(True, "read")],
                           "validator": [verdict(True, "read")] * 2,
                           "extractor": [answer(call("extracted", data=as_data(FRIDAY)))]})
-    server = StdioServerParameters(command=sys.executable, args=_flags(db_path, model, "--approve-plans"),
+    server = StdioServerParameters(command=sys.executable, args=mcp_flags(db_path, model, "--approve-plans"),
                                    env=dict(os.environ), cwd=str(REPO))
     progress: list[str] = []
 
@@ -66,37 +62,13 @@ async def test_over_stdio_a_goal_runs_with_progress_and_its_answer_is_data(
     assert run_id in listed.stdout
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def http_server(model_server, db_path: Path) -> Iterator[tuple[str, Any]]:
     model = model_server({"planner": [plan("Buy one kit with the Buy now button")],
                           "navigator": [answer(call("click", index=element("Buy now"))), finished(True, "bought")],
                           "validator": [verdict(True, "ordered")] * 2})
-    port = _free_port()
-    process = subprocess.Popen([sys.executable, *_flags(db_path, model, "--http", "--port", str(port))],
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               cwd=REPO)
-    try:
-        for _ in range(600):  # up to a minute for the server to listen
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            if process.poll() is not None:
-                raise AssertionError(process.stderr.read() if process.stderr else "the server ended")
-            time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp", process
-    finally:
-        process.terminate()
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+    with serving(db_path, model) as served:
+        yield served
 
 
 async def test_over_http_the_go_reaches_the_person_mid_call_and_the_purchase_follows_it(
@@ -113,7 +85,8 @@ async def test_over_http_the_go_reaches_the_person_mid_call_and_the_purchase_fol
         assert hardsite.reached("/api/buy", "POST") == []  # nothing was sent before the GO
         return types.ElicitResult(action="accept", content={"decision": "GO"})
 
-    async with Client(url, mode="legacy", elicitation_callback=on_elicit) as client:
+    async with Client(over_http(url, token_for(db_path, "host")), mode="legacy",
+                      elicitation_callback=on_elicit) as client:
         done = await client.call_tool("run_goal", {"goal": "buy one kit", "url": hardsite.page("checkout"),
                                                    "wait": True})
     assert not done.is_error, done.content
@@ -132,7 +105,7 @@ async def test_a_host_that_goes_away_stops_the_runs_it_left_and_their_browsers(
     the server, and every run still going stops first, its browser closed, its session stored."""
     hardsite.reset()
     model = model_server({"planner": [plan("Buy one kit with the Buy now button")]})
-    server = StdioServerParameters(command=sys.executable, args=_flags(db_path, model), env=dict(os.environ),
+    server = StdioServerParameters(command=sys.executable, args=mcp_flags(db_path, model), env=dict(os.environ),
                                    cwd=str(REPO))
     async with Client(server) as client:
         started = await client.call_tool("run_goal", {"goal": "buy one kit", "url": hardsite.page("checkout")})
@@ -143,5 +116,7 @@ async def test_a_host_that_goes_away_stops_the_runs_it_left_and_their_browsers(
                 break
             await anyio.sleep(0.1)
         assert state["waiting"]["kind"] == "plan"
-    # Stored as cancelled: the run ended the way every run ends, its browser closed on the way.
-    assert rows(db_path, "select status from sessions where id = ?", run_id)[0]["status"] == "cancelled"
+    # Stored as cancelled: the run ended the way every run ends, its browser closed on the way, and
+    # its end says why: not a person's stop.
+    ended = dict(rows(db_path, "select status, finish_reason from sessions where id = ?", run_id)[0])
+    assert ended == {"status": "cancelled", "finish_reason": "the MCP host disconnected"}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kit import run_cli
-from goalbot.cli.settings import ConfigError, load_settings, remember_setting
+from goalbot.service.settings import ConfigError, load_settings, remember_setting
 
 
 def test_flags_beat_environment_beat_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -81,7 +81,7 @@ def test_the_file_in_tables_reads_as_the_flat_one_and_a_remembered_setting_goes_
 def test_every_setting_is_declared_once_and_its_flag_says_its_default() -> None:
     """One declaration per setting: its flag, help, default, table and variable all come from it."""
     from goalbot.cli.commands import build_parser
-    from goalbot.cli.settings import Settings, declared
+    from goalbot.service.settings import Settings, declared
 
     parser = build_parser()
     run = next(a for a in parser._subparsers._group_actions[0].choices.values() if a.prog.endswith(" run"))  # type: ignore[union-attr]

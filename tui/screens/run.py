@@ -23,6 +23,7 @@ from goalbot.agents.outcome import Run
 from goalbot.agents.session import SessionResult
 from goalbot.events import Bus, EventType
 from goalbot.payloads import ApprovalData, Command, Phase, QuestionData, TaskEndData
+from goalbot.service.refusal import Refusal
 from tui.screens.consent import ConsentScreen
 from tui.screens.plan_review import PlanReviewScreen, Review
 from tui.screens.question import QuestionScreen
@@ -378,7 +379,11 @@ class RunScreen(Screen[None]):
         self.query_one(GoalInput).remember(goal)
         try:
             run = self.starter(goal)
-        except Exception as exc:  # a bad setting or a busy store: say so and keep the dashboard
+        except Refusal as refusal:  # the goal was refused before anything started: say why, and how
+            self.notify(f"Cannot start: {refusal.line()}", title=f"refused: {refusal.code}", severity="error",
+                        timeout=10)
+            return
+        except Exception as exc:  # a busy store: say so and keep the dashboard
             self.notify(f"Cannot start: {exc}", severity="error", timeout=10)
             return
         self.start_live(run)

@@ -16,17 +16,17 @@ from mcp.shared.exceptions import NoBackChannelError
 from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from pydantic import BaseModel, Field
 
-from goalbot.cli.mcp_server.models import (
-    Observed, Problem, RecipeLine, RecipeList, Report, RunLine, RunList, RunStarted, RunState,
-)
-from goalbot.cli.mcp_server.runs import HostRules, Live, ProblemError, RunBook, digest_of, waiting_of
-from goalbot.cli.reports import store_report
-from goalbot.cli.settings import Settings
 from goalbot.events import Event, EventType
+from goalbot.mcp.access import Keyring, client_of_request
+from goalbot.mcp.models import Observed, Problem, RecipeLine, RecipeList, Report, RunList, RunStarted, RunView
+from goalbot.mcp.runs import HOST_GONE, HostRules, Live, ProblemError, RunBook, digest_of, not_found, waiting_of
 from goalbot.operators.base import OperatorError
 from goalbot.operators.browser.launch import BrowserOptions
-from goalbot.operators.browser.operator import BrowserOperator
 from goalbot.payloads import PlanData
+from goalbot.service.looking import page_to_look_at
+from goalbot.service.refusal import Refusal
+from goalbot.service.reports import store_report
+from goalbot.service.settings import Settings
 from goalbot.text.eventfmt import printable, summary
 from storage import queries, recipes
 from storage.db import StoreError, opened
@@ -50,8 +50,13 @@ class PlanDecision(BaseModel):
     feedback: str = Field("", description="When not approved: what the planner should do differently.")
 
 
-def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServer[RunBook]:
+def build_server(settings: Settings, db_path: Path, rules: HostRules,
+                 keyring: Keyring | None = None) -> MCPServer[RunBook]:
+    """The server; `keyring` over HTTP, where each client is the one its token names."""
     book = RunBook(settings, db_path, rules)
+
+    def client(ctx: Context) -> str:
+        return client_of_request(ctx.headers, keyring)
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[RunBook]) -> AsyncIterator[RunBook]:
@@ -75,7 +80,8 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
         wait: follow the run with progress notifications and return when it ends; else return
         its run_id at once, to poll with get_run.
         """
-        live, answered = _resumed(book, ctx) or (await book.start_goal(goal, url, output_schema), "")
+        asker = client(ctx)
+        live, answered = _resumed(book, ctx, asker) or (await book.start_goal(goal, url, output_schema, asker), "")
         if not wait:
             return RunStarted(run_id=live.wiring.session_id, status=live.status)
         return await _settled(book, live, ctx, answered)
@@ -88,7 +94,8 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
         name: the recipe's name (list_recipes). vars: the values of its variables, {"NAME": "value"}.
         wait: as for run_goal.
         """
-        live, answered = _resumed(book, ctx) or (await book.start_rerun(name, vars or {}), "")
+        asker = client(ctx)
+        live, answered = _resumed(book, ctx, asker) or (await book.start_rerun(name, vars or {}, asker), "")
         if not wait:
             return RunStarted(run_id=live.wiring.session_id, status=live.status)
         return await _settled(book, live, ctx, answered)
@@ -96,25 +103,19 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
     # Async on purpose: the SDK runs plain functions on worker threads, and a live run's state
     # belongs to the event loop it runs on.
     @server.tool()
-    async def get_run(run_id: str) -> RunState:
+    async def get_run(run_id: str, ctx: Context) -> RunView:
         """Where a run is: its status, the step in progress, what it waits for, its newest events, its result."""
-        return book.state(run_id)
+        return book.state(run_id, client(ctx))
 
     @server.tool()
-    async def cancel_run(run_id: str) -> RunState:
-        """Stop a run of this server before its next action; what it did so far stays stored."""
-        return book.cancel(run_id)
+    async def cancel_run(run_id: str, ctx: Context) -> RunView:
+        """Stop a run you started on this server before its next action; what it did so far stays stored."""
+        return book.cancel(run_id, client(ctx))
 
     @server.tool()
-    def list_runs(limit: int = 10) -> RunList:
-        """The newest stored runs (any process's), newest first."""
-        try:
-            with opened(db_path) as db:
-                rows = queries.list_sessions(db, limit=max(1, min(limit, 100)))
-        except StoreError as exc:
-            raise ProblemError(Problem(code="internal", message=str(exc))) from exc
-        return RunList(runs=[RunLine(run_id=row.id, goal=printable(row.goal)[:200], status=row.status,
-                                     started_at=row.started_at) for row in rows])
+    async def list_runs(ctx: Context, limit: int = 10) -> RunList:
+        """The newest runs you started, newest first."""
+        return RunList(runs=book.listed(client(ctx), max(1, min(limit, 100))))
 
     @server.tool()
     def list_recipes() -> RecipeList:
@@ -129,8 +130,10 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
                                               needs_secrets=r.secrets) for r in found if r is not None])
 
     @server.tool()
-    def get_report(run_id: str) -> Report:
+    async def get_report(run_id: str, ctx: Context) -> Report:
         """A run's report in Markdown: what was planned and done, what it cost, what it found."""
+        if not book.readable(run_id, client(ctx)):
+            raise not_found(run_id)
         try:
             markdown = store_report(db_path, run_id)
         except StoreError as exc:
@@ -143,7 +146,9 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
     # Bulky things are resources a host reads when it wants them, never part of every answer.
     @server.resource("goalbot://runs/{run_id}/report", mime_type="text/markdown",
                      description="A run's whole Markdown report.")
-    def report_resource(run_id: str) -> str:
+    async def report_resource(run_id: str, ctx: Context) -> str:
+        if not book.readable(run_id, client(ctx)):
+            raise ResourceNotFoundError(f"no run {run_id}")
         markdown = store_report(db_path, run_id)
         if markdown is None:
             raise ResourceNotFoundError(f"no run {run_id}")
@@ -151,7 +156,9 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
 
     @server.resource("goalbot://runs/{run_id}/screenshot", mime_type="image/jpeg",
                      description="What a run's browser showed last (JPEG).")
-    def screenshot_resource(run_id: str) -> bytes:
+    async def screenshot_resource(run_id: str, ctx: Context) -> bytes:
+        if not book.readable(run_id, client(ctx)):
+            raise ResourceNotFoundError(f"no run {run_id}")
         try:
             with opened(db_path) as db:
                 shot = queries.latest_screenshot(db, run_id)
@@ -163,16 +170,16 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
 
     @server.tool()
     async def observe(url: str) -> Observed:
-        """What goalbot's navigator sees on a page: its numbered elements and text, within a budget."""
-        operator = BrowserOperator(BrowserOptions(headless=True, browser_path=settings.browser_path,
-                                                  cdp_url=rules.cdp_url))
+        """What goalbot's navigator sees on a web page (http or https): its numbered elements and text,
+        within a budget."""
+        browser = BrowserOptions(headless=True, browser_path=settings.browser_path, cdp_url=rules.cdp_url)
         try:
-            await operator.start(url)
-            seen = await operator.observe(screenshot=False)
+            async with page_to_look_at(url, browser, settings.allow_domain, settings.allow_scheme) as operator:
+                seen = await operator.observe(screenshot=False)
+        except Refusal as refusal:
+            raise ProblemError.of(refusal) from refusal
         except OperatorError as exc:
             raise ProblemError(Problem(code="unreachable", message=str(exc), hint="check the address")) from exc
-        finally:
-            await operator.close()
         page = seen.render()
         return Observed(url=seen.url, title=seen.title, page=page[:MAX_ANSWER], cut=len(page) > MAX_ANSWER)
 
@@ -181,7 +188,8 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules) -> MCPServ
 
 async def _settled(book: RunBook, live: Live, ctx: Context, answered: str = "") -> RunStarted | InputRequiredResult:
     """Follows the run to its end: progress for each step and question; the person's answers
-    through the host when it can ask them. A host that cancels the call stops the run. On a host
+    through the host when it can ask them, else the question returned at once (the person answers
+    with `goalbot attach`). A host that cancels the call or goes away stops the run. On a host
     of the 2026-07-28 protocol a question ends this round with the question itself, and the
     host's retry of the same call carries the answer back (`_resumed`)."""
     run_id, reported = live.wiring.session_id, 0
@@ -195,12 +203,12 @@ async def _settled(book: RunBook, live: Live, ctx: Context, answered: str = "") 
             asked = await _ask_host(live, event, ctx)
             if isinstance(asked, InputRequiredResult):
                 return asked
-            if not asked:
-                reported += 1
-                await ctx.report_progress(reported, None, f"waiting for the person: goalbot attach {run_id}")
+            if not asked:  # the host cannot put it to its person: what waits is said now, as get_run says it
+                return RunStarted(run_id=run_id, status="waiting_for_person", waiting=waiting_of(event),
+                                  reason=f"waiting for the person: goalbot attach {run_id}")
     except BaseException:
         if live.result is None:
-            live.wiring.control.stop()  # the host gave up on the call: the run stops before its next action
+            live.wiring.control.stop(HOST_GONE)  # the host gave up on the call: the run stops before its next action
         raise
     assert live.task is not None
     result = await live.task
@@ -259,7 +267,7 @@ def _apply(live: Live, digest: str, action: str, data: BaseModel | None) -> None
         control.grant(by=by) if data.decision == "GO" else control.deny(by=by)
 
 
-def _resumed(book: RunBook, ctx: Context) -> tuple[Live, str] | None:
+def _resumed(book: RunBook, ctx: Context, owner: str) -> tuple[Live, str] | None:
     """The run a retried call follows and the question its host answered, with the answer
     applied; None for a new call."""
     if ctx.request_state is None:
@@ -268,7 +276,7 @@ def _resumed(book: RunBook, ctx: Context) -> tuple[Live, str] | None:
         asked = Asked.model_validate_json(ctx.request_state)
     except ValueError:
         return None
-    live = book.live.get(asked.run_id)
+    live = book.owned(asked.run_id, owner)
     if live is None:
         return None
     response = (ctx.input_responses or {}).get(asked.digest)

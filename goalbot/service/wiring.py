@@ -1,29 +1,29 @@
 """Wiring one run: its bus feeds the store, its operator is guarded by its domains, its inbox takes
-what `goalbot attach` says. The only place a `Session` is put together for the command line."""
+what `goalbot attach` says. The only place a `Session` is put together, for every door."""
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from goalbot.agents.control import SessionControl
-from goalbot.agents.domains import Domains, SchemeError
+from goalbot.agents.domains import Domains
 from goalbot.agents.progress import ResumePoint
 from goalbot.agents.risk import js_patterns
 from goalbot.agents.secrets import SecretError, Secrets
 from goalbot.agents.outcome import Run
 from goalbot.agents.policies import SitePace
 from goalbot.agents.session import RunOptions, Session
-from goalbot.cli.attach_inbox import CommandInbox
-from goalbot.cli.options import model_setup
-from goalbot.cli.authoring import ProfileChoiceError, authored_prompts
-from goalbot.cli.reports import store_report
-from goalbot.cli.request import RunRequest
-from goalbot.cli.settings import Settings
 from goalbot.events import Bus
-from goalbot.llm.probe import probe_endpoint
+from goalbot.service.attach_inbox import CommandInbox
+from goalbot.service.checks import check_start_url, domains_for, endpoint_refusal
+from goalbot.service.profile_choice import ProfileChoiceError, authored_prompts
+from goalbot.service.refusal import Refusal, Say, say_nothing
+from goalbot.service.reports import store_report
+from goalbot.service.request import RunRequest
+from goalbot.service.run_setup import model_setup
+from goalbot.service.settings import Settings
 from goalbot.operators import desktop_read
 from goalbot.operators.base import Operator, OperatorError
 from goalbot.operators.browser.launch import SharedBrowser
@@ -46,6 +46,7 @@ class Wiring:
     control: SessionControl
     recorder: Recorder
     inbox: CommandInbox
+    say: Say = field(default=say_nothing)
 
     @property
     def session_id(self) -> str:
@@ -55,51 +56,40 @@ class Wiring:
         self.inbox.close()
         self.recorder.close()
         if self.recorder.failure is None:
-            store_report(db_path, self.session_id)
-
-
-class WiringError(Exception):
-    """The run cannot start; the message says why, for the person."""
+            store_report(db_path, self.session_id, self.say)
 
 
 def wire_run(
     request: RunRequest, settings: Settings, db_path: Path, options: RunOptions,
     can_ask: bool, resume: ResumePoint | None = None, rerun: Rerun | None = None, probe_model: bool = True,
-    shared_browser: SharedBrowser | None = None,
+    shared_browser: SharedBrowser | None = None, say: Say = say_nothing,
 ) -> Wiring:
-    """The run, or with `rerun` the recipe's rerun (no model), wired the same way. The model
-    endpoint is asked once before the browser starts, unless `probe_model` is off (it was asked).
-    `shared_browser`: a batch slot's browser, the run's context taken in it."""
+    """The run, or with `rerun` the recipe's rerun (no model), wired the same way; a `Refusal`
+    when it cannot start. The model endpoint is asked once before the browser starts, unless
+    `probe_model` is off (it was asked). `shared_browser`: a batch slot's browser, the run's
+    context taken in it. `say`: where lines for the person go (the door's)."""
     if settings.operator == "desktop":
         try:
             check_display()
         except OperatorError as exc:
-            raise WiringError(str(exc)) from exc
+            raise Refusal("bad_input", str(exc)) from exc
         desktop_read.warn_if_missing()
     else:
         _check_browser(request)
-    try:
-        secrets_at = resume.start_url if resume else rerun.secrets_at if rerun else options.url
-        domains = Domains(options.allow_domains, secrets_at, options.allow_schemes)
-    except SchemeError as exc:
-        raise WiringError(str(exc)) from exc
-    if options.url and not domains.allows_scheme(options.url):
-        raise WiringError(f"the start page {options.url} is not a web page: only http(s) addresses are "
-                          "opened (--allow-scheme to allow another)")
-    if options.url and not domains.allows(options.url):
-        raise WiringError(f"the start page {options.url} is outside --allow-domain ({domains.describe()})")
+    secrets_at = resume.start_url if resume else rerun.secrets_at if rerun else options.url
+    domains = domains_for(options.allow_domains, options.allow_schemes, secrets_at)
+    check_start_url(options.url, domains)
     control = SessionControl(auto_approve=request.auto_approve, can_ask=can_ask)
     # A store that stops taking events stops the run: what is not stored did not happen.
     recorder = Recorder(db_path, on_failure=lambda _why: control.stop())
     for session_id in mark_interrupted(recorder.db):
-        print(f"goalbot: session {session_id} was cut off; marked interrupted (goalbot resume {session_id})",
-              file=sys.stderr)
+        say(f"session {session_id} was cut off; marked interrupted (goalbot resume {session_id})")
     if resume is None:  # a resumed run asks with the prompts it began with (its options keep them)
         try:
             options = options.model_copy(update={"authored": authored_prompts(recorder.db, request.authoring_profile)})
         except ProfileChoiceError as exc:
             recorder.close()
-            raise WiringError(str(exc)) from exc
+            raise Refusal("bad_input", str(exc)) from exc
     bus = Bus()
     recorder.attach(bus)
     operator, secrets = _operator(request, settings, domains, shared_browser), Secrets(request.secret_values())
@@ -108,21 +98,21 @@ def wire_run(
     if rerun is not None:
         try:
             # Without a usable endpoint of its own a rerun asks the person where a patch would help.
-            patcher = model_setup(settings) if settings.has_endpoint() and _endpoint_usable(settings) else None
+            usable = settings.has_endpoint() and _endpoint_usable(settings, say)
+            patcher = model_setup(settings) if usable else None
             session = RecipeRun(rerun, options, operator, bus, control, secrets, domains, patcher, pace)
         except SecretError as exc:
             recorder.close()
-            raise WiringError(str(exc)) from exc
+            raise Refusal("bad_input", str(exc)) from exc
     else:
-        problem = check_endpoint(settings) if probe_model else None
-        if problem is not None:
+        refusal = endpoint_refusal(settings, say) if probe_model else None
+        if refusal is not None:
             recorder.close()
-            raise WiringError(problem)
+            raise refusal
         session = Session(options, operator, model_setup(settings), bus, control, secrets, domains, resume, pace)
-    inbox = CommandInbox(db_path, session.session_id, control,
-                         said=lambda text: print(f"goalbot: {text}", file=sys.stderr))
+    inbox = CommandInbox(db_path, session.session_id, control, said=say)
     inbox.start()
-    return Wiring(bus=bus, session=session, control=control, recorder=recorder, inbox=inbox)
+    return Wiring(bus=bus, session=session, control=control, recorder=recorder, inbox=inbox, say=say)
 
 
 def shared_pace(where: str | None, db_path: Path) -> SitePace | None:
@@ -130,27 +120,17 @@ def shared_pace(where: str | None, db_path: Path) -> SitePace | None:
     broker's for the jobs of every worker."""
     where = where or ""
     if where.startswith(("redis://", "rediss://")):
-        from goalbot.cli.cluster.pace import BrokerPace
+        from goalbot.service.batch.broker_pace import BrokerPace
 
         return BrokerPace(where)
     return StorePace(db_path) if where == "store" else None
 
 
-def check_endpoint(settings: Settings) -> str | None:
-    """Why the model endpoint cannot serve this run, or None; its warnings are said on the way."""
-    report = probe_endpoint(settings.base_url, settings.api_key.get_secret_value(),
-                            [settings.model, *settings.role_models().values()])
-    for finding in report.findings:
-        if finding.level == "warn":
-            print(f"goalbot: {finding.text}", file=sys.stderr)
-    return report.first("fail")
-
-
-def _endpoint_usable(settings: Settings) -> bool:
-    problem = check_endpoint(settings)
-    if problem is not None:
-        print(f"goalbot: {problem}; the rerun goes on without a model", file=sys.stderr)
-    return problem is None
+def _endpoint_usable(settings: Settings, say: Say) -> bool:
+    refusal = endpoint_refusal(settings, say)
+    if refusal is not None:
+        say(f"{refusal.message}; the rerun goes on without a model")
+    return refusal is None
 
 
 def _check_browser(request: RunRequest) -> None:
@@ -159,16 +139,17 @@ def _check_browser(request: RunRequest) -> None:
     if cdp_url:
         parts = urlsplit(cdp_url)
         if parts.scheme not in ("http", "https", "ws", "wss") or not parts.hostname:
-            raise WiringError(f"--cdp-url {cdp_url!r} is not an address: give http://host:port (or ws://…) "
+            raise Refusal("bad_input", f"--cdp-url {cdp_url!r} is not an address: give http://host:port (or ws://…) "
                               "of a Chromium started with --remote-debugging-port")
         return
     try:
         find_browser(request.browser.browser_path)
     except BrowserNotFound as exc:
-        raise WiringError(f"{exc}; pass an existing --browser-path (or set GOALBOT_BROWSER)") from exc
+        raise Refusal("bad_input", str(exc), "pass an existing --browser-path (or set GOALBOT_BROWSER)") from exc
     problem = None if request.browser.headless else display_problem()
     if problem is not None:
-        raise WiringError(f"a browser window needs a display, and {problem}: pass --headless, or fix DISPLAY")
+        raise Refusal("bad_input", f"a browser window needs a display, and {problem}",
+                      "pass --headless, or fix DISPLAY")
 
 
 def _operator(request: RunRequest, settings: Settings, domains: Domains, shared: SharedBrowser | None) -> Operator:

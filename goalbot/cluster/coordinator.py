@@ -13,11 +13,11 @@ import redis
 import sqlite_utils
 from pydantic import ValidationError
 
-from goalbot.cli.batch_jobs import Job
-from goalbot.cli.cluster.broker import KEEP_S, TASK, JobKeys, celery_app, commands_of, stream_of
-from goalbot.cli.cluster.orders import JobOrder, Report, recipe_files
-from goalbot.cli.cluster.sealing import Seal, Unsealed
-from goalbot.cli.recipe_commands import recorded_at
+from goalbot.service.batch.jobs import Job
+from goalbot.cluster.broker import KEEP_S, TASK, JobKeys, celery_app, commands_of, stream_of
+from goalbot.cluster.orders import Answer, JobOrder, Report, recipe_files
+from goalbot.cluster.sealing import Seal, Unsealed
+from goalbot.service.reruns import recorded_at
 from goalbot.recipes.model import Evidence, Recipe
 from storage import batches, queries, recipes
 from storage.batches import DONE, JobRow
@@ -83,11 +83,16 @@ class Coordinator:
 
     def _open(self, sealed: bytes) -> Report | None:
         try:
-            return Report.model_validate(self.seal.open(sealed))
+            report = Report.model_validate(self.seal.open(sealed))
         except (Unsealed, ValidationError) as exc:
             self._warn("unsealed", f"a report on the stream {self.stream} was refused ({str(exc).splitlines()[0]}); "
                                    "is GOALBOT_CLUSTER_KEY the same on every worker?")
             return None
+        if report.batch != self.batch_id:
+            self._warn("elsewhere", f"a report sealed for batch {report.batch} was found in batch {self.batch_id}'s "
+                                    "stream and refused")
+            return None
+        return report
 
     def _apply(self, report: Report) -> None:
         n, attempt = report.job, report.attempt
@@ -130,8 +135,9 @@ class Coordinator:
     def _pass_answers(self) -> None:
         for session_id in batches.running_sessions(self.db, self.batch_id):
             for kind, payload, by in queries.take_commands(self.db, session_id):
-                said = {"session": session_id, "kind": kind, "payload": payload, "by": by}
-                self.redis.rpush(commands_of(session_id), self.seal.seal(said))
+                said = Answer(batch=self.batch_id, session=session_id, kind=kind, payload=payload, by=by,
+                              question=queries.latest_question(self.db, session_id))
+                self.redis.rpush(commands_of(session_id), self.seal.seal(said.model_dump()))
                 self.redis.expire(commands_of(session_id), KEEP_S)
 
     def _warn(self, key: str, text: str) -> None:

@@ -1,15 +1,15 @@
-"""The runs an MCP server started: each a stored session wired like `goalbot run`'s (its events go
-to the store, `goalbot attach` reaches it), driven as a task on the server's own event loop, in a
-browser of its own. What a host may not say is decided here, by the server's rules: a run started
-over MCP asks the person for its plan and its risky actions unless the server was started
-otherwise, and no argument a model fills in can change that."""
+"""The runs an MCP server started: each a stored session started through the service layer as every
+door starts one (its events go to the store, `goalbot attach` reaches it), driven as a task on the
+server's own event loop, in a browser of its own. What a host may not say is decided here, by the
+server's rules: a run started over MCP asks the person for its plan and its risky actions unless
+the server was started otherwise, and no argument a model fills in can change that. Each run
+belongs to the client that started it: another client neither sees nor steers it."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import json
-import re
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,29 +21,27 @@ from pydantic import BaseModel, Field, SecretStr
 
 from goalbot.agents.options import RunOptions
 from goalbot.agents.outcome import SessionResult, Status
-from goalbot.agents.secrets import REFERENCE
-from goalbot.cli.mcp_server.models import Problem, RunState, RunStatus, Waiting
-from goalbot.cli.options import run_options
-from goalbot.cli.request import RunRequest
-from goalbot.cli.settings import Settings
-from goalbot.cli.recipe_commands import recorded_at
-from goalbot.cli.run_commands import keep_recipe
-from goalbot.cli.wiring import Wiring, WiringError, check_endpoint, wire_run
-from goalbot.events import Event, EventType
+from goalbot.events import Event, EventType, utc_now
 from goalbot.llm.extraction import SchemaError, checked
+from goalbot.mcp.access import STDIO
+from goalbot.mcp.models import HostRunStatus, Problem, RunLine, RunView, Waiting
 from goalbot.operators.browser.launch import BrowserOptions
 from goalbot.payloads import ApprovalData, ExtractedData, GoalStatusData, PlanData, QuestionData, StepData
 from goalbot.recipes.runner import Rerun
-from goalbot.recipes.variables import fill
+from goalbot.service.checks import endpoint_refusal
+from goalbot.service.ending import end_run
+from goalbot.service.refusal import Refusal, say_nothing
+from goalbot.service.request import RunRequest
+from goalbot.service.reruns import prepare_rerun
+from goalbot.service.settings import Settings
+from goalbot.service.starting import goal_options
+from goalbot.service.wiring import Wiring, wire_run
 from goalbot.text.eventfmt import printable, summary
-from storage import queries, recipes
+from storage import queries
 from storage.db import StoreError, opened
 
 KEPT_LINES = 8  # event lines get_run returns: enough to see where a run is, never a whole log
-# "password: hunter2", "token=abc…", "pw hunter2": a secret written into a goal would reach the
-# model, the store and every log; the server refuses it and says how to pass one.
-SECRET_IN_CLEAR = re.compile(r"\b(pass(word|wd|code)?|pw|pin|token|api[ _-]?key|secret)\b\s*(is\s+|[:=]\s*)\S+",
-                             re.IGNORECASE)
+HOST_GONE = "the MCP host disconnected"
 
 
 class ProblemError(ToolError):
@@ -52,6 +50,15 @@ class ProblemError(ToolError):
     def __init__(self, problem: Problem) -> None:
         super().__init__(json.dumps(problem.model_dump(), ensure_ascii=False))
         self.problem = problem
+
+    @classmethod
+    def of(cls, refusal: Refusal) -> ProblemError:
+        return cls(Problem(code=refusal.code, message=refusal.message, hint=refusal.hint))
+
+
+def not_found(run_id: str) -> ProblemError:
+    """The same answer for a run that does not exist and one of another client's: nothing to learn."""
+    return ProblemError(Problem(code="not_found", message=f"no run {run_id}", hint="list_runs names them"))
 
 
 class HostRules(BaseModel):
@@ -62,6 +69,8 @@ class HostRules(BaseModel):
     headless: bool = True
     cdp_url: str | None = Field(None, description="--cdp-url: every run's browser context comes from that Chromium.")
     secrets: dict[str, SecretStr] = Field(default_factory=dict, description="--secret: what `<secret:NAME>` types.")
+    all_sessions: bool = Field(False, description="--all-sessions: clients list and read the store's sessions "
+                                                  "from elsewhere too (never steer them).")
 
 
 @dataclass
@@ -70,6 +79,8 @@ class Live:
 
     wiring: Wiring
     goal: str
+    owner: str
+    started_at: str = field(default_factory=lambda: utc_now().isoformat())
     task: asyncio.Task[SessionResult] | None = None
     lines: deque[str] = field(default_factory=lambda: deque(maxlen=KEPT_LINES))
     step: str = ""
@@ -111,7 +122,7 @@ class Live:
         return self.extracted.data if self.extracted and self.extracted.valid else self.result.answer or None
 
     @property
-    def status(self) -> RunStatus:
+    def status(self) -> HostRunStatus:
         if self.result is not None:
             return self.result.status.value  # type: ignore[return-value]
         return "waiting_for_person" if self.waiting is not None else "running"
@@ -143,62 +154,37 @@ class RunBook:
                                  cdp_url=self.rules.cdp_url)
         return RunRequest(auto_approve=self.rules.approve_plans, browser=browser, secrets=dict(self.rules.secrets))
 
-    async def start_goal(self, goal: str, url: str | None, output_schema: dict[str, Any] | None) -> Live:
-        if not goal.strip():
-            raise ProblemError(Problem(code="bad_input", message="the goal is empty",
-                                       hint="say what to reach, e.g. 'turn on dark mode in the settings'"))
-        if SECRET_IN_CLEAR.search(REFERENCE.sub("", goal)):
-            raise ProblemError(Problem(
-                code="secret_in_goal", message="the goal holds what looks like a secret written in the clear",
-                hint="start the server with --secret NAME=VALUE and write <secret:NAME> in the goal"))
-        options = run_options(self.settings, goal, url)
+    async def start_goal(self, goal: str, url: str | None, output_schema: dict[str, Any] | None, owner: str) -> Live:
+        try:
+            options = goal_options(self.settings, goal, url)
+        except Refusal as refusal:
+            raise ProblemError.of(refusal) from refusal
         if output_schema is not None:
             try:
                 options.output_schema = checked(output_schema, "output_schema")
             except SchemaError as exc:
                 raise ProblemError(Problem(code="bad_input", message=str(exc),
                                            hint="give a JSON Schema object (draft 2020-12)")) from exc
-        options.allow_risky = self.rules.allow_risky
-        problem = await anyio.to_thread.run_sync(check_endpoint, self.settings)
-        if problem is not None:
-            raise ProblemError(Problem(code="unreachable", message=problem,
-                                       hint="start the server with a working --base-url and --model"))
-        return self._start(goal, options, None)
+        dead = await anyio.to_thread.run_sync(endpoint_refusal, self.settings, say_nothing)
+        if dead is not None:
+            raise ProblemError.of(dead)
+        return self._start(goal, options, None, owner)
 
-    async def start_rerun(self, name: str, values: dict[str, str]) -> Live:
+    async def start_rerun(self, name: str, values: dict[str, str], owner: str) -> Live:
         try:
-            with opened(self.db_path) as db:
-                recipe = recipes.load(db, name)
-                healed = recipes.heals_of(db, recipe) if recipe else {}
-                # Its secrets go only where this store saw it recorded, as for `goalbot rerun`:
-                # an imported recipe's own start address is not trusted with them.
-                secrets_at = recorded_at(db, recipe) if recipe else None
-        except (StoreError, recipes.UnreadableRecipe) as exc:
-            raise ProblemError(Problem(code="internal", message=str(exc))) from exc
-        if recipe is None:
-            raise ProblemError(Problem(code="not_found", message=f"no recipe {name}", hint="list_recipes names them"))
-        unfilled = [n for n in recipe.variables if n not in values]
-        if unfilled:
-            raise ProblemError(Problem(code="bad_input", message=f"recipe {name} needs vars: {', '.join(unfilled)}",
-                                       hint="pass vars as {\"NAME\": \"value\"}"))
-        missing = [n for n in recipe.secrets if n not in self.rules.secrets]
-        if missing:
-            raise ProblemError(Problem(code="bad_input", message=f"recipe {name} types secrets: {', '.join(missing)}",
-                                       hint="start the server with --secret NAME=VALUE for each"))
-        rerun = Rerun(recipe=recipe, values=values, healed=healed, secrets_at=secrets_at)
-        recipe.start_url = fill(recipe.start_url, values)
-        options = run_options(self.settings, fill(recipe.goal, values), recipe.start_url)
-        options.allow_risky = self.rules.allow_risky
-        return self._start(options.goal, options, rerun)
+            prepared = prepare_rerun(self.db_path, self.settings, name, values, set(self.rules.secrets))
+        except Refusal as refusal:
+            raise ProblemError.of(refusal) from refusal
+        return self._start(prepared.options.goal, prepared.options, prepared.rerun(), owner)
 
-    def _start(self, goal: str, options: RunOptions, rerun: Rerun | None) -> Live:
-        options = options.model_copy(update={"pictures": "paced"})
+    def _start(self, goal: str, options: RunOptions, rerun: Rerun | None, owner: str) -> Live:
+        options = options.model_copy(update={"pictures": "paced", "allow_risky": self.rules.allow_risky})
         try:
             wiring = wire_run(self._request(), self.settings, self.db_path, options, True, rerun=rerun,
                               probe_model=False)
-        except WiringError as exc:
-            raise ProblemError(Problem(code="bad_input", message=str(exc))) from exc
-        live = Live(wiring=wiring, goal=goal)
+        except Refusal as refusal:
+            raise ProblemError.of(refusal) from refusal
+        live = Live(wiring=wiring, goal=goal, owner=owner)
         wiring.bus.subscribe(live.seen)
         self.live[wiring.session_id] = live
         live.task = asyncio.create_task(self._drive(live))
@@ -208,9 +194,7 @@ class RunBook:
         try:
             live.result = await live.wiring.session.run()
         finally:
-            live.wiring.close(self.db_path)
-            if live.result is not None:  # a rerun's heals or patch are kept, as `goalbot rerun` keeps them
-                keep_recipe(self.db_path, live.wiring, live.result.status)
+            end_run(live.wiring, self.db_path, live.result)
             if live.result is None:
                 live.result = SessionResult(status=Status.FAILED, reason="the run ended unexpectedly")
             for queue in live.listeners:
@@ -232,15 +216,26 @@ class RunBook:
         finally:
             live.listeners.remove(queue)
 
-    def state(self, run_id: str) -> RunState:
+    def owned(self, run_id: str, owner: str) -> Live | None:
         live = self.live.get(run_id)
+        return live if live is not None and live.owner == owner else None
+
+    def readable(self, run_id: str, owner: str) -> bool:
+        """Whether `owner` may read the run: its own, or any stored one on a server that shares them."""
+        shares = self.rules.all_sessions or owner == STDIO  # over stdio the process is the boundary
+        return self.owned(run_id, owner) is not None or (shares and run_id not in self.live)
+
+    def state(self, run_id: str, owner: str) -> RunView:
+        live = self.owned(run_id, owner)
         if live is not None:
             result = live.result
-            return RunState(run_id=run_id, goal=live.goal, status=live.status, step=live.step,
-                            progress_percent=live.percent, last_events=list(live.lines),
-                            waiting=waiting_of(live.waiting) if live.waiting else None,
-                            result=live.answer, reason=result.reason if result else "",
-                            model_calls=live.calls, screenshot_uri=f"goalbot://runs/{run_id}/screenshot")
+            return RunView(run_id=run_id, goal=live.goal, status=live.status, step=live.step,
+                           progress_percent=live.percent, last_events=list(live.lines),
+                           waiting=waiting_of(live.waiting) if live.waiting else None,
+                           result=live.answer, reason=result.reason if result else "",
+                           model_calls=live.calls, screenshot_uri=f"goalbot://runs/{run_id}/screenshot")
+        if not self.readable(run_id, owner):
+            raise not_found(run_id)
         try:
             with opened(self.db_path) as db:
                 row = queries.session_row(db, run_id)
@@ -248,28 +243,44 @@ class RunBook:
         except StoreError as exc:
             raise ProblemError(Problem(code="internal", message=str(exc))) from exc
         if row is None:
-            raise ProblemError(Problem(code="not_found", message=f"no run {run_id}", hint="list_runs names them"))
+            raise not_found(run_id)
         status = row.status if row.status in ("ok", "failed", "cancelled", "interrupted") else "running"
-        return RunState(run_id=run_id, goal=row.goal, status=status,  # type: ignore[arg-type]
-                        last_events=[printable(f"{e.type.value}: {summary(e)}")[:300] for e in events],
-                        result=row.answer, reason=row.finish_reason or "",
-                        screenshot_uri=f"goalbot://runs/{run_id}/screenshot")
+        return RunView(run_id=run_id, goal=row.goal, status=status,  # type: ignore[arg-type]
+                       last_events=[printable(f"{e.type.value}: {summary(e)}")[:300] for e in events],
+                       result=row.answer, reason=row.finish_reason or "",
+                       screenshot_uri=f"goalbot://runs/{run_id}/screenshot")
 
-    def cancel(self, run_id: str) -> RunState:
-        live = self.live.get(run_id)
+    def listed(self, owner: str, limit: int) -> list[RunLine]:
+        """The runs `owner` started here, newest first; with --all-sessions (or over stdio) the
+        store's too."""
+        if self.rules.all_sessions or owner == STDIO:
+            try:
+                with opened(self.db_path) as db:
+                    rows = queries.list_sessions(db, limit=limit)
+            except StoreError as exc:
+                raise ProblemError(Problem(code="internal", message=str(exc))) from exc
+            return [RunLine(run_id=row.id, goal=printable(row.goal)[:200], status=row.status,
+                            started_at=row.started_at) for row in rows]
+        mine = [live for live in self.live.values() if live.owner == owner]
+        return [RunLine(run_id=live.wiring.session_id, goal=printable(live.goal)[:200], status=live.status,
+                        started_at=live.started_at) for live in reversed(mine)][:limit]
+
+    def cancel(self, run_id: str, owner: str) -> RunView:
+        live = self.owned(run_id, owner)
         if live is None:
-            self.state(run_id)  # not_found, or a run of another process
+            self.state(run_id, owner)  # not_found, or a run of another process
             raise ProblemError(Problem(code="not_running", message=f"run {run_id} is not running in this server",
                                        hint="a run of another process stops from its dashboard or goalbot attach"))
         live.wiring.control.stop()
-        return self.state(run_id)
+        return self.state(run_id, owner)
 
     async def close(self) -> None:
         """The server is going away: every run it started stops, and its browser closes."""
         running = [live for live in self.live.values() if live.task is not None and not live.task.done()]
         for live in running:
-            live.wiring.control.stop()
-        for live in running:
-            assert live.task is not None
-            with anyio.move_on_after(30):
-                await asyncio.shield(live.task)
+            live.wiring.control.stop(HOST_GONE)
+        # Shielded: a server being torn down still waits for its runs to close their browsers.
+        with anyio.CancelScope(shield=True), anyio.move_on_after(30):
+            for live in running:
+                assert live.task is not None
+                await asyncio.wait({live.task})

@@ -1,6 +1,6 @@
-"""One batch job run in this process (a local batch's, or a worker's), wired exactly as `goalbot run`
-or `goalbot rerun` wires one: its own stored session, browser context, secrets and gates. A job
-costs a browser context, not a Python process and a browser: what a worker is for."""
+"""One batch job run in this process (a local batch's, or a worker's), started through the same
+service as `goalbot run` or `goalbot rerun`: its own stored session, browser context, secrets and
+gates. A job costs a browser context, not a Python process and a browser: what a worker is for."""
 
 from __future__ import annotations
 
@@ -11,22 +11,19 @@ from typing import Callable
 
 from pydantic import SecretStr
 
-from goalbot.agents.options import RunOptions
 from goalbot.agents.outcome import SessionResult
-from goalbot.agents.secrets import SecretError, read_secrets_file
-from goalbot.cli.batch_jobs import Job
-from goalbot.cli.options import run_options
-from goalbot.cli.recipe_commands import recorded_at
-from goalbot.cli.request import RunRequest
-from goalbot.cli.run_commands import keep_recipe
-from goalbot.cli.settings import Settings
-from goalbot.cli.wiring import Wiring, WiringError, wire_run
+from goalbot.agents.secrets import read_secrets_file
 from goalbot.operators.browser.launch import BrowserOptions, SharedBrowser
 from goalbot.recipes.runner import Rerun
-from goalbot.recipes.variables import fill
+from goalbot.service.batch.jobs import Job
+from goalbot.service.ending import end_run
+from goalbot.service.refusal import Refusal
+from goalbot.service.request import RunRequest
+from goalbot.service.reruns import prepare_rerun
+from goalbot.service.settings import Settings
+from goalbot.service.starting import goal_options
+from goalbot.service.wiring import Wiring, wire_run
 from goalbot.text.eventfmt import printable
-from storage import recipes
-from storage.db import StoreError, opened
 
 
 @dataclass
@@ -48,10 +45,6 @@ class JobEnd:
     reason: str
 
 
-class JobRefused(Exception):
-    """The job cannot start (no such recipe, a var missing, the endpoint unusable); why, in one line."""
-
-
 def secrets_of(path: Path | None) -> dict[str, SecretStr]:
     """The secrets the jobs may type, read once from a file on this machine; SecretError if it cannot be."""
     return {name: SecretStr(value) for name, value in (read_secrets_file(path) if path else {}).items()}
@@ -65,8 +58,8 @@ async def run_job(job: Job, settings: Settings, db_path: Path, setup: JobSetup,
     did not see it recorded (a worker's copy of the coordinator's)."""
     try:
         wiring = await asyncio.to_thread(_wire, job, settings, db_path, setup, secrets_at, shared)
-    except JobRefused as exc:
-        return JobEnd("failed", None, printable(str(exc))[:200])
+    except Refusal as refusal:
+        return JobEnd("failed", None, printable(refusal.line())[:200])
     if on_wired is not None:
         on_wired(wiring.session_id)
     result: SessionResult | None = None
@@ -74,13 +67,7 @@ async def run_job(job: Job, settings: Settings, db_path: Path, setup: JobSetup,
         result = await wiring.session.run()
         return JobEnd(result.status.value, wiring.session_id, printable(result.reason)[:200])
     finally:
-        await asyncio.shield(asyncio.to_thread(_close, wiring, db_path, result))
-
-
-def _close(wiring: Wiring, db_path: Path, result: SessionResult | None) -> None:
-    wiring.close(db_path)
-    if result is not None:
-        keep_recipe(db_path, wiring, result.status)
+        await asyncio.shield(asyncio.to_thread(end_run, wiring, db_path, result))
 
 
 def _wire(job: Job, settings: Settings, db_path: Path, setup: JobSetup, secrets_at: str | None,
@@ -91,36 +78,11 @@ def _wire(job: Job, settings: Settings, db_path: Path, setup: JobSetup, secrets_
                          secrets=dict(setup.secrets), variables=dict(job.vars), shared_pace=setup.shared_pace)
     rerun: Rerun | None = None
     if job.recipe is not None:
-        rerun, options = _rerun(job.recipe, job.vars, settings, db_path, setup, secrets_at)
+        prepared = prepare_rerun(db_path, settings, job.recipe, job.vars, set(setup.secrets), secrets_at=secrets_at)
+        rerun, options = prepared.rerun(), prepared.options
     else:
-        options = run_options(settings, str(job.goal), job.url)
+        options = goal_options(settings, str(job.goal), job.url)
         options.variables = dict(job.vars)
     # Nobody watches every moment of a batch: the store's replay gets paced pictures.
     options = options.model_copy(update={"pictures": "paced"})
-    try:
-        return wire_run(request, settings, db_path, options, can_ask=setup.ask, rerun=rerun, shared_browser=shared)
-    except (WiringError, SecretError) as exc:
-        raise JobRefused(str(exc)) from exc
-
-
-def _rerun(name: str, values: dict[str, str], settings: Settings, db_path: Path, setup: JobSetup,
-           secrets_at: str | None) -> tuple[Rerun, RunOptions]:
-    try:
-        with opened(db_path) as db:
-            recipe = recipes.load(db, name)
-            healed = recipes.heals_of(db, recipe) if recipe else {}
-            recorded = (recorded_at(db, recipe) or secrets_at) if recipe else None
-    except (StoreError, recipes.UnreadableRecipe) as exc:
-        raise JobRefused(str(exc)) from exc
-    if recipe is None:
-        raise JobRefused(f"no recipe {name} in {db_path}")
-    unfilled = [n for n in recipe.variables if n not in values]
-    if unfilled:
-        raise JobRefused(f"recipe {name} needs vars: {', '.join(unfilled)}")
-    missing = [n for n in recipe.secrets if n not in setup.secrets]
-    if missing:
-        raise JobRefused(f"recipe {name} types secrets: {', '.join(missing)} (--secrets-file)")
-    rerun = Rerun(recipe=recipe, values=values, healed=healed, secrets_at=recorded)
-    recipe.start_url = fill(recipe.start_url, values)
-    return rerun, run_options(settings, fill(recipe.goal, values), recipe.start_url)
-
+    return wire_run(request, settings, db_path, options, can_ask=setup.ask, rerun=rerun, shared_browser=shared)

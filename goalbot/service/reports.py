@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import sqlite3
-import sys
 from pathlib import Path
 
+from goalbot.service.refusal import Say, say_nothing
 from goalbot.text import report
 from storage import queries, recipes
 from storage.db import StoreError, connect
 
 
-def store_report(db_path: Path, session_id: str) -> str | None:
+def store_report(db_path: Path, session_id: str, say: Say = say_nothing) -> str | None:
     """Writes the session's Markdown report next to it; None when it cannot be read."""
     try:
         db = connect(db_path)
     except StoreError as exc:
-        print(f"goalbot: the report was not written: {exc}", file=sys.stderr)
+        say(f"the report was not written: {exc}")
         return None
     try:
         row = queries.session_row(db, session_id)
@@ -29,8 +29,7 @@ def store_report(db_path: Path, session_id: str) -> str | None:
         try:
             queries.save_report(db, session_id, markdown)
         except sqlite3.Error as exc:  # a locked store keeps what it has; `goalbot report` retries
-            print(f"goalbot: the report was not stored ({exc}); goalbot report {session_id} makes it",
-                  file=sys.stderr)
+            say(f"the report was not stored ({exc}); goalbot report {session_id} makes it")
         return markdown
     finally:
         db.close()

@@ -19,13 +19,13 @@ from celery import Celery, Task
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from pydantic import SecretStr, ValidationError
 
-from goalbot.cli.batch_runs import JobSetup
-from goalbot.cli.cluster.broker import (CLAIM_TTL_S, KEEP_S, STREAM_MAXLEN, TASK, WORKERS, JobKeys, commands_of,
+from goalbot.service.batch.runs import JobSetup
+from goalbot.cluster.broker import (CLAIM_TTL_S, KEEP_S, STREAM_MAXLEN, TASK, WORKERS, JobKeys, commands_of,
                                         stream_of)
-from goalbot.cli.cluster.orders import JobOrder, Report
-from goalbot.cli.cluster.sealing import Seal, Unsealed
-from goalbot.cli.settings import Settings
-from goalbot.cli.slot import Slot, dies_with_parent, this_slot
+from goalbot.cluster.orders import QUESTION_BOUND, Answer, JobOrder, Report
+from goalbot.cluster.sealing import Seal, Unsealed
+from goalbot.service.settings import Settings
+from goalbot.service.batch.slot import Slot, dies_with_parent, this_slot
 from goalbot.recipes.build import RecipeError
 from goalbot.recipes.variables import fill
 from storage import queries, recipes
@@ -71,8 +71,9 @@ def register(app: Celery, setup: WorkerSetup) -> None:
             _say(f"refused a job: {str(exc).splitlines()[0]} (is GOALBOT_CLUSTER_KEY the coordinator's?)")
             return
         keys = JobKeys(order.batch, order.n)
-        if setup.client.exists(keys.done):
-            return  # a copy of a job that already ended
+        if setup.client.exists(keys.done):  # a copy of a job that already ended: put back, or replayed
+            _say(f"job {order.n} of batch {order.batch} has ended already: this copy of its order is not run")
+            return
         if not setup.client.set(keys.claim, setup.name, nx=True, ex=CLAIM_TTL_S):
             # Another worker runs it (this is a copy the broker put back): look again later, in
             # case that worker is lost before it ends.
@@ -170,14 +171,17 @@ class Shift:
         """What the person said on the coordinator (`goalbot attach`), put where the run reads it."""
         while (sealed := self.setup.client.lpop(commands_of(session_id))) is not None:
             try:
-                said = self.setup.seal.open(sealed)  # type: ignore[arg-type]
-            except Unsealed as exc:
-                _say(f"session {session_id}: refused an answer: {exc}")
+                said = Answer.model_validate(self.setup.seal.open(sealed))  # type: ignore[arg-type]
+            except (Unsealed, ValidationError) as exc:
+                _say(f"session {session_id}: refused an answer: {str(exc).splitlines()[0]}")
                 continue
-            if said.get("session") != session_id or not isinstance(said.get("payload"), dict):
+            if said.session != session_id or said.batch != self.order.batch:
                 _say(f"session {session_id}: refused an answer meant for another session")
                 continue
-            queries.post_command(db, session_id, str(said.get("kind")), said["payload"], str(said.get("by")))
+            if said.kind in QUESTION_BOUND and said.question != queries.latest_question(db, session_id):
+                _say(f"session {session_id}: refused an answer to a question it is not asking now")
+                continue
+            queries.post_command(db, session_id, said.kind, said.payload, said.by)
 
     def _made(self, db: sqlite_utils.Database, session_id: str) -> dict[str, Any]:
         """The recipe versions (a patch) and heals this run left in this worker's store."""
@@ -188,8 +192,8 @@ class Shift:
         return {"recipes": versions, "heals": heals}
 
     def _tell(self, **fields: Any) -> None:
-        report = Report(job=self.order.n, attempt=fields.pop("attempt", self.attempt), worker=self.setup.name,
-                        **fields)
+        report = Report(batch=self.order.batch, job=self.order.n, attempt=fields.pop("attempt", self.attempt),
+                        worker=self.setup.name, **fields)
         stream = stream_of(self.order.batch)
         self.setup.client.xadd(stream, {"m": self.setup.seal.seal(report.model_dump(mode="json"))},
                               maxlen=STREAM_MAXLEN, approximate=True)

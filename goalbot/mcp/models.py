@@ -7,22 +7,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-RunStatus = Literal["starting", "running", "waiting_for_person", "ok", "failed", "cancelled", "interrupted"]
+from goalbot.service.refusal import Code
+
+HostRunStatus = Literal["starting", "running", "waiting_for_person", "ok", "failed", "cancelled", "interrupted"]
 
 
 class Problem(BaseModel):
     """Why a call could not be done: a code a program can branch on, words for a person, what to do."""
 
-    code: Literal["bad_input", "not_found", "unreachable", "secret_in_goal", "not_running", "busy", "internal"]
+    code: Code
     message: str
     hint: str = ""
-
-
-class RunStarted(BaseModel):
-    run_id: str = Field(description="The session id: get_run, cancel_run, get_report and `goalbot attach` take it.")
-    status: RunStatus
-    result: Any = Field(None, description="With wait: the run's answer (data when it had an output schema).")
-    reason: str = Field("", description="With wait: why the run ended as it did.")
 
 
 class Waiting(BaseModel):
@@ -35,10 +30,19 @@ class Waiting(BaseModel):
     risky: bool = False
 
 
-class RunState(BaseModel):
+class RunStarted(BaseModel):
+    run_id: str = Field(description="The session id: get_run, cancel_run, get_report and `goalbot attach` take it.")
+    status: HostRunStatus
+    result: Any = Field(None, description="With wait: the run's answer (data when it had an output schema).")
+    reason: str = Field("", description="With wait: why the run ended as it did.")
+    waiting: Waiting | None = Field(None, description="With wait, on a host that cannot ask its person: what "
+                                    "the run waits for (answered with `goalbot attach RUN_ID`).")
+
+
+class RunView(BaseModel):
     run_id: str
     goal: str
-    status: RunStatus
+    status: HostRunStatus
     step: str = Field("", description="The step in progress, in words.")
     progress_percent: int = 0
     waiting: Waiting | None = None

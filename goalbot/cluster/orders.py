@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from goalbot.cli.batch_jobs import Job
+from goalbot.service.batch.jobs import Job
 from goalbot.recipes import folder
 from goalbot.recipes.build import RecipeError
 from goalbot.recipes.model import Recipe
@@ -56,6 +56,7 @@ class Report(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    batch: str = Field(pattern=BATCH_ID)  # a report sealed for one batch is refused in another
     kind: Literal["started", "changes", "ended", "cut"]
     job: int = Field(ge=1)
     attempt: int = Field(ge=1)
@@ -67,3 +68,20 @@ class Report(BaseModel):
     reason: str = ""
     recipes: list[str] = Field(default_factory=list)  # recipe versions the job made (a patch), as JSON
     heals: list[dict[str, Any]] = Field(default_factory=list)
+
+
+QUESTION_BOUND = {"approve", "reject", "grant", "deny", "answer", "decline"}
+
+
+class Answer(BaseModel):
+    """What the person said on the coordinator, for one session of one batch; an answer to a
+    question names the question (its seq), and binds to nothing once another is asked."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    batch: str = Field(pattern=BATCH_ID)
+    session: str
+    kind: str
+    payload: dict[str, Any]
+    by: str = "attach"
+    question: int = 0

@@ -4,12 +4,12 @@ found, the next version a patched rerun earned. Both `run` (--save-recipe, a rer
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from goalbot.recipes.build import RecipeError, build
 from goalbot.recipes.model import Recipe
+from goalbot.service.refusal import Say
 from storage import queries, recipes
 from storage.db import opened
 
@@ -25,18 +25,17 @@ def save_from_session(db_path: Path, session_id: str, name: str, variables: dict
         return recipes.save(db, build(name, queries.session_events(db, session_id), variables))
 
 
-def remember_heals(db_path: Path, run: RecipeRun) -> None:
+def remember_heals(db_path: Path, run: RecipeRun, say: Say) -> None:
     """What the rerun found by re-finding is healing memory: the next rerun takes a cheaper rung."""
     if not run.heals:
         return
     with opened(db_path) as db:
         recipes.remember_heals(db, run.recipe, run.heals, run.session_id)
-    print(f"goalbot: {len(run.heals)} healed elements remembered for recipe {run.recipe.name}", file=sys.stderr)
+    say(f"{len(run.heals)} healed elements remembered for recipe {run.recipe.name}")
 
 
-def keep_patched(db_path: Path, run: RecipeRun) -> None:
+def keep_patched(db_path: Path, run: RecipeRun, say: Say) -> None:
     """A rerun the model patched and that then ended well is the recipe's next version."""
     with opened(db_path) as db:
         kept = recipes.save(db, run.recipe.model_copy(update={"source_session": run.session_id}))
-    print(f"goalbot: the patched recipe is kept as {kept.name} v{kept.version} "
-          f"({'; '.join(run.patches)})", file=sys.stderr)
+    say(f"the patched recipe is kept as {kept.name} v{kept.version} ({'; '.join(run.patches)})")

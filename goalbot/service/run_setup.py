@@ -8,7 +8,7 @@ import sys
 
 from goalbot.agents.policies import SafetyPolicy
 from goalbot.agents.session import RunOptions
-from goalbot.cli.settings import Settings
+from goalbot.service.settings import Settings
 from goalbot.llm.client import ModelConfig, ModelSetup
 from goalbot.llm.dialects import Dialect, parse_dialects
 from goalbot.llm.transport import RetryPolicy

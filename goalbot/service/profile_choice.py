@@ -10,7 +10,7 @@ import sqlite_utils
 from goalbot.llm.authored import AuthoredPrompts
 from storage import profiles
 
-_VERSION = re.compile(r"(?:authoring-profile/)?v?(\d+)")
+_VERSION = re.compile(r"(?:authoring-profile/)?v?(\d{1,9})")  # more digits than that name no profile
 OWN_PROMPTS = ("none", "builtin")
 
 

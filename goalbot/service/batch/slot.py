@@ -14,11 +14,13 @@ from typing import Any, Coroutine, TypeVar
 
 from playwright.async_api import async_playwright
 
-from goalbot.cli.batch_jobs import Job
-from goalbot.cli.batch_runs import JobEnd, JobSetup, run_job
-from goalbot.cli.settings import Settings
+from goalbot.service.batch.jobs import Job
+from goalbot.service.batch.runs import JobEnd, JobSetup, run_job
+from goalbot.service.settings import Settings
 from goalbot.operators.base import OperatorError
 from goalbot.operators.browser.launch import BrowserOptions, SharedBrowser, launch_browser
+from storage import batches
+from storage.db import opened
 
 T = TypeVar("T")
 PR_SET_PDEATHSIG = 1
@@ -69,10 +71,16 @@ def this_slot() -> Slot:
     return _THIS
 
 
-def run_here(job: Job, settings: Settings, db_path: Path, setup: JobSetup) -> JobEnd:
-    """One job in this process's slot: what a local batch's pool process is given to do."""
+def run_here(job: Job, settings: Settings, db_path: Path, setup: JobSetup, batch_id: str, n: int) -> JobEnd:
+    """One job in this process's slot: what a local batch's pool process is given to do. Its
+    session is written beside the job as soon as it has one, whoever is left to read its end."""
+
+    def wired(session_id: str) -> None:
+        with opened(db_path) as db:
+            batches.wired(db, batch_id, n, session_id)
+
     slot = this_slot()
-    return slot.run(slot.job(job, settings, db_path, setup))
+    return slot.run(slot.job(job, settings, db_path, setup, on_wired=wired))
 
 
 def dies_with_parent() -> None:

@@ -1,0 +1,88 @@
+"""A recipe's rerun, prepared in one place for every door: the recipe and its version found, its
+variables and secrets checked, where its secrets may be typed decided, its start page checked —
+all before anything starts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import sqlite_utils
+
+from goalbot.agents.domains import host_of
+from goalbot.agents.options import RunOptions
+from goalbot.recipes.model import Evidence, Recipe
+from goalbot.recipes.variables import fill
+from goalbot.service.checks import check_start_url, domains_for
+from goalbot.service.refusal import Refusal
+from goalbot.service.run_setup import run_options
+from goalbot.service.settings import Settings
+from storage import recipes
+from storage.db import StoreError, opened
+
+if TYPE_CHECKING:  # the runner loads the browser's modules: only a run that starts needs them
+    from goalbot.recipes.runner import Rerun
+
+VARS_HINT = 'over MCP or in a batch job: "vars": {"NAME": "VALUE"}'
+SECRETS_HINT = "a batch takes them from --secrets-file; an MCP server from its own --secret flags"
+
+
+@dataclass
+class PreparedRerun:
+    recipe: Recipe
+    values: dict[str, str]
+    healed: dict[int, Evidence]
+    secrets_at: str | None
+    options: RunOptions
+
+    def rerun(self) -> Rerun:
+        from goalbot.recipes.runner import Rerun
+
+        return Rerun(recipe=self.recipe, values=self.values, healed=self.healed, secrets_at=self.secrets_at)
+
+
+def recorded_at(db: sqlite_utils.Database, recipe: Recipe) -> str | None:
+    """The recipe's start address when this store saw it recorded there: the session it names
+    started on the same site. A file's own start_url is never trusted with secrets: an imported
+    recipe types them only where --url or --allow-domain says, or after a GO."""
+    row = db.execute("select url from sessions where id = ?", [recipe.source_session]).fetchone() \
+        if recipe.source_session and db["sessions"].exists() else None
+    recorded = host_of(row[0] or "") if row else ""
+    return recipe.start_url if recorded and recorded == host_of(recipe.start_url) else None
+
+
+def prepare_rerun(db_path: Path, settings: Settings, name: str, values: dict[str, str], secret_names: set[str] | None,
+                  version: int | None = None, url: str | None = None, secrets_at: str | None = None) -> PreparedRerun:
+    """The rerun of recipe `name` (its latest version, or `version`) with `values` for its
+    variables and secrets named `secret_names` to type (None: they are checked where it runs, on a
+    worker with its own); `url` a start page of the person's own,
+    where its secrets may then be typed. `secrets_at`: where else they may be, when this store
+    did not see it recorded (a worker's copy of the coordinator's recipe). A `Refusal` otherwise."""
+    try:
+        with opened(db_path) as db:
+            recipe = recipes.load(db, name, version)
+            healed = recipes.heals_of(db, recipe) if recipe else {}
+            recorded = recorded_at(db, recipe) if recipe else None
+    except recipes.UnreadableRecipe as exc:
+        raise Refusal("bad_input", str(exc), "goalbot recipe delete NAME removes it") from exc
+    except StoreError as exc:
+        raise Refusal("internal", str(exc)) from exc
+    if recipe is None:
+        which = f" v{version}" if version else ""
+        raise Refusal("not_found", f"no recipe {name}{which} in {db_path}",
+                      "goalbot recipe list names them; over MCP, list_recipes")
+    unfilled = [variable for variable in recipe.variables if variable not in values]
+    if unfilled:
+        raise Refusal("bad_input", f"recipe {recipe.name} needs " + " ".join(f"--var {n}=…" for n in unfilled),
+                      VARS_HINT)
+    missing = [secret for secret in recipe.secrets if secret_names is not None and secret not in secret_names]
+    if missing:
+        raise Refusal("bad_input", f"recipe {recipe.name} types secrets: pass "
+                      + " ".join(f"--secret {m}=…" for m in missing), SECRETS_HINT)
+    recipe.start_url = fill(recipe.start_url, values)
+    start = url or recipe.start_url
+    check_start_url(start, domains_for(settings.allow_domain, settings.allow_scheme))
+    options = run_options(settings, fill(recipe.goal, values), start)
+    return PreparedRerun(recipe=recipe, values=dict(values), healed=dict(healed),
+                         secrets_at=url or recorded or secrets_at, options=options)

@@ -1,0 +1,37 @@
+"""A goal typed in the dashboard (`goalbot` alone), started through the service layer as every door
+starts one: the same checks, the same refusals, shown as a notice."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from goalbot.service.checks import endpoint_refusal
+from goalbot.service.ending import end_run
+from goalbot.service.refusal import say_nothing
+from goalbot.service.request import RunRequest
+from goalbot.service.settings import Settings
+from goalbot.service.starting import goal_options
+from goalbot.service.wiring import wire_run
+from tui.screens.run import LiveRun, Starter
+
+URL = re.compile(r"https?://\S+")
+
+
+def goal_starter(settings: Settings, db_path: Path) -> Starter:
+    """What the dashboard does with a typed goal (a URL in it is where the browser starts); a
+    `Refusal` when it cannot start. The endpoint is asked once, before the screen opens: the
+    settings cannot change while it is open."""
+    endpoint_problem = endpoint_refusal(settings, say_nothing)
+
+    def start(goal: str) -> LiveRun:
+        url = URL.search(goal)
+        options = goal_options(settings, goal, url[0].rstrip(".,)") if url else None)
+        if endpoint_problem is not None:
+            raise endpoint_problem
+        wiring = wire_run(RunRequest.typed_in(settings.browser_path), settings, db_path, options, can_ask=True,
+                          probe_model=False)
+        return LiveRun(wiring.bus, wiring.session, wiring.control,
+                       finished=lambda result: end_run(wiring, db_path, result))
+
+    return start
