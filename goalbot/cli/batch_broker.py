@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from goalbot.cli.batch_progress import Progress
     from goalbot.cluster.orders import Report
 
-EXTRA = "pip install 'goalbot[cluster]' (Celery and redis)"
+EXTRA = "from a checkout, pip install -e '.[cluster]' (Celery and redis)"
 
 
 def problem(broker_url: str) -> str | None:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +18,7 @@ from storage.rows import SessionRow
 if TYPE_CHECKING:  # the dashboard (and textual-image) load only when a dashboard opens
     from tui.app import GoalbotApp
 
-def _app(settings: Settings, db_path: Path, **kwargs: Any) -> GoalbotApp:
+def app_for(settings: Settings, db_path: Path, **kwargs: Any) -> GoalbotApp:
     from tui.app import GoalbotApp
     from tui.images import prepare_images
 
@@ -39,7 +38,7 @@ def _remember_theme(name: str) -> str | None:
 def run_dashboard(wiring: Wiring, db_path: Path, settings: Settings) -> SessionResult | None:
     from tui.screens.run import LiveRun
 
-    app = _app(settings, db_path, live=LiveRun(wiring.bus, wiring.session, wiring.control))
+    app = app_for(settings, db_path, live=LiveRun(wiring.bus, wiring.session, wiring.control))
     app.run()
     return app.result
 
@@ -51,48 +50,19 @@ def cmd_dashboard(args: argparse.Namespace, settings: Settings, db_path: Path) -
     from tui.starting import goal_starter
 
     start = goal_starter(settings, db_path)
-    app = _app(settings, db_path, starter=start, history=_goals(db_path), opening="run")
+    app = app_for(settings, db_path, starter=start, history=_goals(db_path), opening="run")
     app.run()
-    return 0
-
-
-def cmd_attach(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
-    if not has_terminal():
-        return fail("attach needs a terminal; goalbot tail -f follows a run without one")
-    row = _stored_session(db_path, args.session, latest_with_status="running")
-    if row is None:
-        return fail(f"no session {args.session} in {db_path}" if args.session
-                    else "no session is running (goalbot sessions lists them)")
-    opening = "attach" if row.running else "replay"
-    if opening == "replay":
-        print(f"goalbot: session {row.id} is {row.status}; replaying it", file=sys.stderr)
-    _app(settings, db_path, session_id=row.id, opening=opening).run()
-    left = _stored_session(db_path, row.id) or row
-    # Like `run`, leaving says where the session stands and how to come back to it.
-    back = f"goalbot attach {row.id}" if left.running else f"goalbot replay {row.id}"
-    print(f"goalbot: session {row.id} {'goes on' if left.running else 'is ' + left.status}"
-          f" ({back}; goalbot report {row.id})", file=sys.stderr)
-    return 0
-
-
-def cmd_replay(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
-    if not has_terminal():
-        return fail("replay needs a terminal; goalbot report ID prints the story instead")
-    row = _stored_session(db_path, args.session)
-    if row is None:
-        return fail(f"no session {args.session} in {db_path}" if args.session else "no sessions stored yet")
-    _app(settings, db_path, session_id=row.id, opening="replay").run()
     return 0
 
 
 def cmd_sessions_screen(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     connect(db_path, create=False).close()  # says so when there is no store yet
     export_dir = Path(args.export_dir) if getattr(args, "export_dir", None) else Path.cwd()
-    _app(settings, db_path, opening="sessions", export_dir=export_dir, status=args.status).run()
+    app_for(settings, db_path, opening="sessions", export_dir=export_dir, status=args.status).run()
     return 0
 
 
-def _stored_session(db_path: Path, wanted: str | None, latest_with_status: str | None = None) -> SessionRow | None:
+def stored_session(db_path: Path, wanted: str | None, latest_with_status: str | None = None) -> SessionRow | None:
     """The session asked for, else the latest one (with that status); None when there is none.
     Sessions whose process died are marked interrupted first, so a dead run is not attached to."""
     with opened(db_path, create=False) as db:

@@ -43,7 +43,7 @@ def cmd_tune(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
         print(_bank_lines(bank))
         return 0
     if importlib.util.find_spec("dspy") is None or importlib.util.find_spec("gepa") is None:
-        return fail("goalbot tune needs DSPy and GEPA: pip install 'goalbot[tune]'")
+        return fail("goalbot tune needs DSPy and GEPA: from a checkout, pip install -e '.[tune]'")
     from goalbot.authoring.round import Models, RoundSettings, run_round
     from goalbot.authoring.tuning import plan
     from goalbot.service.profile_choice import ProfileChoiceError

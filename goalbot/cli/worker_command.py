@@ -23,7 +23,7 @@ def cmd_worker(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
         from goalbot.cluster.sealing import NoClusterKey, Seal
         from goalbot.cluster.worker import WorkerSetup, register
     except ImportError:
-        return fail("goalbot worker needs Celery: pip install 'goalbot[cluster]' (Celery and redis)")
+        return fail("goalbot worker needs Celery: from a checkout, pip install -e '.[cluster]' (Celery and redis)")
     if not 1 <= args.browsers <= 64:
         return fail("--browsers is 1 to 64")
     if args.requeue_after < 10:

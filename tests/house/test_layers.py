@@ -82,6 +82,6 @@ def test_a_deliberate_circle_is_found(tmp_path: Path) -> None:
     for part in ("goalbot", "tui", "storage"):
         shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
     # The circle this house once had: running a goal keeps recipes through the recipe commands.
-    (tmp_path / "goalbot/service/recipe_keeping.py").write_text("from goalbot.cli import recipe_commands\n")
+    (tmp_path / "goalbot/service/recipe_keeping.py").write_text("from goalbot.cli import recipe_command\n")
     found = circles(tmp_path)
-    assert any({"goalbot.cli.recipe_commands", "goalbot.service.recipe_keeping"} <= set(group) for group in found), found
+    assert any({"goalbot.cli.recipe_command", "goalbot.service.recipe_keeping"} <= set(group) for group in found), found

@@ -112,11 +112,11 @@ def test_a_file_that_cannot_be_kept_whole_is_left_untouched(tmp_path: Path) -> N
 async def test_the_theme_chosen_in_the_palette_is_the_next_dashboards(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     from dashboard_kit import until
-    from goalbot.cli.dashboard import _app
+    from goalbot.cli.dashboard import app_for
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     config = tmp_path / "xdg" / "goalbot" / "config.toml"
-    app = _app(load_settings({"images": "none"}), tmp_path / "goalbot.db", opening="run")
+    app = app_for(load_settings({"images": "none"}), tmp_path / "goalbot.db", opening="run")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("ctrl+p")
         await until(pilot, lambda: type(app.screen).__name__ == "CommandPalette", "the palette")
@@ -127,7 +127,7 @@ async def test_the_theme_chosen_in_the_palette_is_the_next_dashboards(tmp_path: 
                     if app.screen.query("Input") else False, "the palette of themes")
         await pilot.press(*"nord", "enter")
         await until(pilot, lambda: config.exists() and 'theme = "nord"' in config.read_text(), "the theme kept")
-    again = _app(load_settings({"images": "none"}), tmp_path / "goalbot.db", opening="run")
+    again = app_for(load_settings({"images": "none"}), tmp_path / "goalbot.db", opening="run")
     assert again.theme == "nord"
 
 

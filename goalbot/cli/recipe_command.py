@@ -1,26 +1,23 @@
-"""`goalbot recipe …` (save, list, show, delete) and `goalbot rerun NAME`: a session that reached
-its goal kept as a recipe, and rerun without a model."""
+"""`goalbot recipe …` (save, import, list, show, diff, export, delete): a session that reached its
+goal kept as a recipe, and the recipes kept, shown and moved."""
 
 from __future__ import annotations
 
 import argparse
 import difflib
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
 from goalbot.agents.secrets import SecretError
-from goalbot.cli.terminal import fail, refused
+from goalbot.cli.terminal import fail
 from goalbot.recipes import folder
 from goalbot.recipes.build import RecipeError
 from goalbot.recipes.model import Evidence, Recipe, Recorded
 from goalbot.service.recipe_keeping import save_from_session
-from goalbot.service.refusal import Refusal
-from goalbot.service.request import RunRequest, parse_variable
-from goalbot.service.reruns import prepare_rerun
+from goalbot.service.request import parse_variable
 from goalbot.service.settings import Settings
 from goalbot.text.eventfmt import printable
 from storage import recipes
@@ -179,21 +176,3 @@ def _places_in_words(recorded: Recorded) -> str:
         return [part for key, sub in place.get("fields", {}).items() for part in words(sub, key)]
 
     return "; ".join(words(recorded.place, ""))  # a recipe file may carry terminal escapes
-
-
-def cmd_rerun(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
-    from goalbot.cli.run_commands import run_goal  # the browser's modules load only for a rerun
-
-    try:
-        request = RunRequest.from_flags(args, settings.browser_path)
-    except SecretError as exc:
-        return fail(str(exc))
-    try:
-        prepared = prepare_rerun(db_path, settings, args.name, request.variables, set(request.secrets),
-                                 version=args.version, url=args.url)
-    except Refusal as refusal:
-        return refused(refusal, request.json_result)
-    recipe = prepared.recipe
-    print(f"goalbot: rerunning recipe {recipe.name} v{recipe.version} ({len(recipe.actions)} actions, "
-          "no model)", file=sys.stderr)
-    return run_goal(request, settings, db_path, prepared.options, rerun=prepared.rerun())

@@ -1,0 +1,77 @@
+"""`goalbot demo`: the bundled site and scripted model, and a run on them; or, with --serve-only,
+the two alone, to try every command on."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+from importlib.resources import files
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import SecretStr
+
+from goalbot.agents.secrets import SecretError
+from goalbot.cli.run_command import run_goal
+from goalbot.cli.terminal import fail, has_terminal
+from goalbot.service.request import RunRequest
+from goalbot.service.run_setup import run_options
+from goalbot.service.settings import Settings
+
+if TYPE_CHECKING:
+    from goalbot.scripted.server import Script
+
+
+DEMO_GOAL = "sign in and turn on dark mode"
+
+
+def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    from goalbot.demo.site import DemoSite
+    from goalbot.scripted.server import Script, ScriptedModelServer
+
+    try:
+        request = RunRequest.from_flags(args, settings.browser_path)
+    except SecretError as exc:
+        return fail(str(exc))
+    if not has_terminal():  # nobody can press a key here, and the demo must still show itself
+        request.auto_approve = True
+    script = Script.load(str(files("goalbot.demo").joinpath("script.json")))
+    if args.serve_only:
+        return _serve_demo(script, args.port)
+    with DemoSite() as site, ScriptedModelServer(script) as model:
+        print(f"goalbot demo: site {site.url}, scripted model {model.base_url}", flush=True)
+        demo_settings = settings.model_copy(
+            update={"base_url": model.base_url, "model": "scripted-demo", "api_key": SecretStr(""), "dialect": []}
+        )
+        code = run_goal(request, demo_settings, db_path, run_options(demo_settings, DEMO_GOAL, f"{site.url}/login"))
+        print(f"goalbot demo: the site's own record says {site.state.snapshot()}")
+        return code
+
+
+def _serve_demo(script: Script, port: int) -> int:
+    """The demo's site and scripted model, and nothing else, until Ctrl-C: to try `run`,
+    `attach`, `observe`, `tail` and recipes on something that is always there, at the same
+    address each time (a recipe recorded on it reruns as it is)."""
+    from goalbot.demo.site import DemoSite
+    from goalbot.scripted.server import ScriptedModelServer
+
+    try:
+        site, model = DemoSite(port), ScriptedModelServer(script, port + 1 if port else 0)
+    except OSError as exc:
+        return fail(f"cannot serve the demo on ports {port} and {port + 1}: {exc.strerror} "
+                    "(goalbot demo --serve-only --port N picks others)")
+    stopped = threading.Event()
+    # Ctrl-C, or `kill %1` after `goalbot demo --serve-only &` (a shell starts a background job with
+    # Ctrl-C ignored): both are taken, and before the lines that say the demo is up go out.
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda *_: stopped.set())
+    with site, model:
+        print(f"goalbot demo: site {site.url}/login (sign in as demo@example.com)\n"
+              f"goalbot demo: scripted model {model.base_url} (it answers the demo goal, run after run)\n"
+              f"goalbot demo: try  goalbot run '{DEMO_GOAL}' --url {site.url}/login "
+              f"--base-url {model.base_url} --model scripted-demo --save-recipe darkmode\n"
+              "goalbot demo: Ctrl-C stops them", flush=True)
+        while not stopped.is_set():
+            stopped.wait(0.5)  # the handlers run between two waits
+    return 0

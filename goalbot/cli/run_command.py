@@ -1,0 +1,122 @@
+"""`goalbot run GOAL`: a goal run in the dashboard or printing its events, its data rules read as
+hostile input, and what the person is told when it ends. `rerun`, `demo` and `resume` end here too."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from pathlib import Path
+
+from goalbot.agents.choosing import MAX_POLICY_BYTES, POLICY_NAME, PolicyError, read_policies
+from goalbot.agents.progress import ResumePoint
+from goalbot.agents.secrets import SecretError
+from goalbot.agents.session import RunOptions, SessionResult, Status
+from goalbot.cli.console import run_printing
+from goalbot.cli.result import RunResult
+from goalbot.cli.terminal import fail, has_terminal, refused, say
+from goalbot.events import EventType
+from goalbot.llm.extraction import SchemaError, load_schema
+from goalbot.payloads import ExtractedData
+from goalbot.recipes.runner import Rerun
+from goalbot.service.ending import end_run
+from goalbot.service.refusal import Refusal
+from goalbot.service.request import RunRequest
+from goalbot.service.settings import Settings
+from goalbot.service.starting import goal_options
+from goalbot.service.wiring import wire_run
+from goalbot.text.eventfmt import printable
+
+
+def cmd_run(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    try:
+        options = goal_options(settings, args.goal, args.url)
+        request = RunRequest.from_flags(args, settings.browser_path)
+        read_data_rules(args, options, request.variables)
+    except Refusal as refusal:
+        return refused(refusal, args.json)
+    except (SecretError, SchemaError, PolicyError) as exc:
+        return fail(str(exc))
+    return run_goal(request, settings, db_path, options)
+
+
+def read_data_rules(args: argparse.Namespace, options: RunOptions, variables: dict[str, str]) -> None:
+    """`--output-schema`, `--schema NAME=FILE` and `--policies FILE`, each read as hostile input
+    and checked before anything starts; SchemaError or PolicyError in one line otherwise."""
+    if args.output_schema is not None:
+        options.output_schema = load_schema(args.output_schema)
+    for given in args.schema:
+        name, _, path = given.partition("=")
+        if not (name and path and POLICY_NAME.fullmatch(name)):
+            raise SchemaError(f"--schema wants NAME=FILE, not {given!r}")
+        options.schemas[name] = load_schema(Path(path))
+    if args.policies is not None:
+        try:
+            if args.policies.stat().st_size > MAX_POLICY_BYTES:  # refused before it is read into memory
+                raise PolicyError(f"{args.policies} is over {MAX_POLICY_BYTES // 1000} kB: not a file of policies")
+            text = args.policies.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PolicyError(f"cannot read {args.policies}: {exc}") from exc
+        options.choice_policies = read_policies(text, str(args.policies))
+    options.variables = dict(variables)
+
+
+def run_goal(
+    request: RunRequest, settings: Settings, db_path: Path, options: RunOptions,
+    resume: ResumePoint | None = None, rerun: Rerun | None = None,
+) -> int:
+    use_tui = not request.no_tui and not request.json_result  # with --json, stdout is the result's
+    if use_tui and not has_terminal():
+        print("goalbot: no terminal for the dashboard; printing events instead", file=sys.stderr)
+        use_tui = False
+    await_attach = request.await_attach
+    # A rerun's plan is the recipe the person named: only its risky actions ask.
+    if not use_tui and not request.auto_approve and not sys.stdin.isatty() and not await_attach and rerun is None:
+        return fail("nobody can approve the plan here: pass --yes, or --await-attach and approve it "
+                    "with goalbot attach, or run in a terminal")
+    # Someone watching every moment (here or through attach) sees every look; else the store's
+    # replay gets paced pictures and the browser spends less.
+    options = options.model_copy(update={"pictures": "every" if use_tui or await_attach else "paced"})
+    try:
+        wiring = wire_run(request, settings, db_path, options, use_tui or sys.stdin.isatty() or await_attach,
+                          resume, rerun, say=say)
+    except Refusal as refusal:
+        return refused(refusal, request.json_result)
+    if await_attach:
+        print(f"goalbot: session {wiring.session_id} waits for goalbot attach {wiring.session_id}",
+              file=sys.stderr, flush=True)
+    extracted: list[ExtractedData] = []
+    wiring.bus.subscribe(lambda event: extracted.append(event.data_of(ExtractedData))
+                         if event.type is EventType.EXTRACTED else None)
+    result: SessionResult | None = None
+    try:
+        if use_tui:
+            from goalbot.cli.dashboard import (
+                run_dashboard,  # the dashboard loads only when it opens
+            )
+
+            result = run_dashboard(wiring, db_path, settings)
+        else:
+            with contextlib.redirect_stdout(sys.stderr) if request.json_result else contextlib.nullcontext():
+                result = run_printing(wiring.bus, wiring.session, wiring.control)
+    finally:
+        end_run(wiring, db_path, result, request.save_recipe, request.variables)
+    if wiring.recorder.failure is not None:
+        return fail(f"{wiring.recorder.failure} (session {wiring.session_id})")
+    if result is None:
+        return 1
+    print(f"goalbot: session {wiring.session_id} {result.status.value}: {printable(result.reason)} "
+          f"(goalbot report {wiring.session_id})", file=sys.stderr)
+    outcome = RunResult.of(wiring.session_id, result, extracted[-1] if extracted else None)
+    if request.json_result:
+        print(outcome.model_dump_json())
+    elif result.answer:
+        print(printable(result.answer))
+    if request.output is not None:
+        try:
+            request.output.write_text(outcome.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            print(f"goalbot: the result was not written to {request.output}: {exc}", file=sys.stderr)
+    if result.could_not_start:
+        return 2
+    return 0 if result.status is Status.OK else 1
