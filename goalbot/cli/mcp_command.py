@@ -83,15 +83,22 @@ def _print_config(args: argparse.Namespace, db_path: Path, keyring: Keyring) -> 
         entry: dict[str, object] = {"type": "http", "url": f"http://{args.host}:{args.port}/mcp",
                                     "headers": {"Authorization": f"Bearer {token}"}}
     else:
-        command = shutil.which("goalbot") or sys.executable
-        prefix = [] if command != sys.executable else ["-m", "goalbot"]
-        entry = {"command": str(Path(command).resolve()) if command != sys.executable else command,
-                 "args": [*prefix, "--db", str(db_path.resolve()), "mcp"]}
+        command, prefix = _goalbot_command()
+        entry = {"command": command, "args": [*prefix, "--db", str(db_path.resolve()), "mcp"]}
         if args.print_config == "vscode":
             entry = {"type": "stdio", **entry}
     key = "servers" if args.print_config in ("vscode",) else "mcpServers"
     print(json.dumps({key: {"goalbot": entry}}, indent=2))
     return 0
+
+
+def _goalbot_command() -> tuple[str, list[str]]:
+    """This goalbot, by absolute path: a host starts it with no virtualenv on its PATH."""
+    beside = Path(sys.executable).parent / "goalbot"  # the console script of this interpreter's venv
+    found = str(beside) if beside.exists() else shutil.which("goalbot")
+    if found:
+        return str(Path(found).absolute()), []
+    return sys.executable, ["-m", "goalbot"]
 
 
 def add_mcp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:

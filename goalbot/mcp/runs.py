@@ -260,7 +260,7 @@ class RunBook:
             except StoreError as exc:
                 raise ProblemError(Problem(code="internal", message=str(exc))) from exc
             return [RunLine(run_id=row.id, goal=printable(row.goal)[:200], status=row.status,
-                            started_at=row.started_at) for row in rows]
+                            started_at=row.started_at) for row in rows if self.readable(row.id, owner)]
         mine = [live for live in self.live.values() if live.owner == owner]
         return [RunLine(run_id=live.wiring.session_id, goal=printable(live.goal)[:200], status=live.status,
                         started_at=live.started_at) for live in reversed(mine)][:limit]

@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Literal
 
+import anyio
 from mcp.server.elicitation import AcceptedElicitation, render_elicitation_schema
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
@@ -135,11 +136,11 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules,
         if not book.readable(run_id, client(ctx)):
             raise not_found(run_id)
         try:
-            markdown = store_report(db_path, run_id)
+            markdown = await anyio.to_thread.run_sync(store_report, db_path, run_id)
         except StoreError as exc:
             raise ProblemError(Problem(code="internal", message=str(exc))) from exc
         if markdown is None:
-            raise ProblemError(Problem(code="not_found", message=f"no run {run_id}", hint="list_runs names them"))
+            raise not_found(run_id)
         return Report(run_id=run_id, markdown=markdown[:MAX_ANSWER], cut=len(markdown) > MAX_ANSWER,
                       uri=f"goalbot://runs/{run_id}/report")
 
@@ -149,7 +150,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules,
     async def report_resource(run_id: str, ctx: Context) -> str:
         if not book.readable(run_id, client(ctx)):
             raise ResourceNotFoundError(f"no run {run_id}")
-        markdown = store_report(db_path, run_id)
+        markdown = await anyio.to_thread.run_sync(store_report, db_path, run_id)
         if markdown is None:
             raise ResourceNotFoundError(f"no run {run_id}")
         return markdown
@@ -160,8 +161,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules,
         if not book.readable(run_id, client(ctx)):
             raise ResourceNotFoundError(f"no run {run_id}")
         try:
-            with opened(db_path) as db:
-                shot = queries.latest_screenshot(db, run_id)
+            shot = await anyio.to_thread.run_sync(_latest_screenshot, db_path, run_id)
         except StoreError as exc:
             raise ResourceNotFoundError(str(exc)) from exc
         if shot is None:
@@ -184,6 +184,11 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules,
         return Observed(url=seen.url, title=seen.title, page=page[:MAX_ANSWER], cut=len(page) > MAX_ANSWER)
 
     return server
+
+
+def _latest_screenshot(db_path: Path, run_id: str) -> tuple[str, bytes] | None:
+    with opened(db_path) as db:
+        return queries.latest_screenshot(db, run_id)
 
 
 async def _settled(book: RunBook, live: Live, ctx: Context, answered: str = "") -> RunStarted | InputRequiredResult:

@@ -10,26 +10,12 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator
 
-import pytest
 
-from cluster_kit import KEY, Redis, Workers, cluster_env, start_redis
+from cluster_kit import KEY, Redis, Workers, cluster_env
 from hardsite.server import HardSite
 from kit import REPO, action_gaps, answer, call, element, finished, plan, rows, verdict, wait_until
 from seats_kit import record_seats
-
-
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[Redis]:
-    yield from start_redis(tmp_path)
-
-
-@pytest.fixture
-def workers(redis_server: Redis, tmp_path: Path) -> Iterator[Workers]:
-    started = Workers(redis_server, tmp_path, model_url="")
-    yield started
-    started.stop()
 
 
 def _jobs(tmp_path: Path, *jobs: dict) -> Path:

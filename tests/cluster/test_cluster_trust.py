@@ -9,34 +9,22 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator
 
-import pytest
 
-from cluster_kit import KEY, Redis, Workers, cluster_env, start_redis
+from cluster_kit import KEY, Redis, Workers, cluster_env
 from hardsite.server import HardSite
-from kit import REPO, finished, plan, rows, verdict, wait_until
+from kit import REPO, answer, call, element, finished, plan, rows, verdict, wait_until
 
 QUEUE = "goalbot.jobs"
 
 
-@pytest.fixture
-def redis_server(tmp_path: Path) -> Iterator[Redis]:
-    yield from start_redis(tmp_path)
-
-
-@pytest.fixture
-def workers(redis_server: Redis, tmp_path: Path) -> Iterator[Workers]:
-    started = Workers(redis_server, tmp_path, model_url="")
-    yield started
-    started.stop()
-
-
-def _coordinator(db_path: Path, tmp_path: Path, redis: Redis, name: str, *jobs: dict) -> subprocess.Popen[str]:
+def _coordinator(db_path: Path, tmp_path: Path, redis: Redis, name: str, *jobs: dict,
+                 flags: tuple[str, ...] = ()) -> subprocess.Popen[str]:
     path = tmp_path / f"{name}.jsonl"
     path.write_text("".join(json.dumps(job) + "\n" for job in jobs))
     return subprocess.Popen(
-        [sys.executable, "-m", "goalbot", "--db", str(db_path), "batch", str(path), "--broker", redis.url, "--json"],
+        [sys.executable, "-m", "goalbot", "--db", str(db_path), "batch", str(path), "--broker", redis.url, "--json",
+         *flags],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
         env=cluster_env(GOALBOT_CLUSTER_KEY=KEY))
 
@@ -124,3 +112,37 @@ def test_a_broker_killed_mid_batch_is_one_line_and_loses_nothing(
     status = subprocess.run([sys.executable, "-m", "goalbot", "--db", str(db_path), "batch", "status", batch],
                             capture_output=True, text=True, cwd=REPO, timeout=60)
     assert "read the seats" in status.stdout and "Traceback" not in status.stderr
+
+
+def test_a_sealed_go_for_another_question_binds_to_nothing(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path, workers: Workers, redis_server: Redis) -> None:
+    from goalbot.cluster.orders import Answer
+    from goalbot.cluster.sealing import Seal
+    from tui.steering import StoreSteering
+
+    hardsite.reset()
+    workers.model_url = model_server({
+        "planner": [plan("Send the reply to Carol")],
+        "navigator": [answer(call("click", index=element("Send reply"))), finished(summary="sent")],
+        "validator": [verdict(True, "sent")] * 2,
+    }).base_url
+    workers.start("w1@east")
+    coordinator = _coordinator(db_path, tmp_path, redis_server, "jobs",
+                               {"goal": "reply to Carol", "url": f"{hardsite.page('hostile-send')}?how=sync-xhr"},
+                               flags=("--ask",))
+    try:
+        asked = wait_until(lambda: rows(db_path, "select session_id, seq from events where type = 'APPROVAL_REQUEST'")
+                           if db_path.exists() else False, 120, "the GO question on the coordinator")
+        session_id, question = asked[0]["session_id"], asked[0]["seq"]
+        batch = _batches(db_path)[0]
+        # Sealed with the cluster's own key, as a GO copied from an earlier question would be.
+        stale = Answer(batch=batch, session=session_id, kind="grant", payload={}, question=question - 1)
+        redis_server.client().rpush(f"goalbot:session:{session_id}:commands", Seal(KEY).seal(stale.model_dump()))
+        wait_until(lambda: "a question it is not asking now" in workers.log("w1@east"), 60, "the stale GO refused")
+        assert hardsite.reached("/api/sync", "POST") == []  # nothing sent on a GO meant for something else
+        StoreSteering(db_path, session_id).send("grant")  # the person's own GO, through `goalbot attach`
+        _out, err = coordinator.communicate(timeout=180)
+    finally:
+        coordinator.kill()
+    assert coordinator.returncode == 0, err
+    assert hardsite.reached("/api/sync", "POST") == ["yes, see you"]

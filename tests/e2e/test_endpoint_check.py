@@ -143,6 +143,6 @@ def test_a_dead_display_is_named_not_chromium(model_server, db_path: Path) -> No
     assert "Chromium" not in result.stderr and "--headless" in result.stderr
     doctor = run_cli("--db", str(db_path), "doctor", env=dead)
     assert "warn  display: no X server answers on DISPLAY=:87" in doctor.stdout
-    observed = run_cli("observe", "data:text/html,hi", env=dead)
+    observed = run_cli("observe", "data:text/html,hi", "--allow-scheme", "data", env=dead)
     assert observed.returncode != 0 and "no X server answers on DISPLAY=:87" in observed.stderr
     assert "Install Chromium" not in observed.stderr

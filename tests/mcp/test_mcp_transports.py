@@ -5,6 +5,7 @@ mid-call questions) and the newest (questions carried by retried calls)."""
 from __future__ import annotations
 
 import base64
+import json
 import os
 import subprocess
 import sys
@@ -120,3 +121,23 @@ async def test_a_host_that_goes_away_stops_the_runs_it_left_and_their_browsers(
     # its end says why: not a person's stop.
     ended = dict(rows(db_path, "select status, finish_reason from sessions where id = ?", run_id)[0])
     assert ended == {"status": "cancelled", "finish_reason": "the MCP host disconnected"}
+
+
+@pytest.mark.parametrize("host", ["claude", "cursor", "vscode"])
+async def test_a_hosts_printed_config_starts_the_server(model_server, db_path: Path, tmp_path: Path,
+                                                       host: str) -> None:
+    """What `--print-config` prints is what a host runs: started here by the real MCP client, with
+    no virtualenv on PATH, and only the model's flags added, as the manual says."""
+    shown = subprocess.run([sys.executable, "-m", "goalbot", "--db", str(db_path), "mcp", "--print-config", host],
+                           capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    config = json.loads(shown.stdout)
+    entry = config["servers" if host == "vscode" else "mcpServers"]["goalbot"]
+    assert Path(entry["command"]).is_absolute() and str(db_path) in entry["args"]
+    model = model_server({})
+    bare_path = {**os.environ, "PATH": "/usr/bin:/bin"}
+    server = StdioServerParameters(command=entry["command"],
+                                   args=[*entry["args"], "--base-url", model.base_url, "--model", "scripted"],
+                                   env=bare_path, cwd=str(tmp_path))  # anywhere, not the checkout
+    async with Client(server) as client:
+        assert "run_goal" in {tool.name for tool in (await client.list_tools()).tools}
