@@ -57,6 +57,17 @@ def jobs(db: sqlite_utils.Database, batch_id: str) -> list[JobRow]:
             for r in found]
 
 
+def listed(db: sqlite_utils.Database, limit: int = 50) -> list[tuple[str, str, int, int, int]]:
+    """The newest batches: (id, created_at, jobs, ended ok, ended otherwise)."""
+    if not db["batches"].exists():
+        return []
+    return [tuple(row) for row in db.execute(  # type: ignore[misc]
+        "select b.id, b.created_at, count(j.n), coalesce(sum(j.status = 'ok'), 0), "
+        "coalesce(sum(j.status in ('failed', 'cancelled')), 0) from batches b "
+        "left join batch_jobs j on j.batch_id = b.id group by b.id order by b.created_at desc limit ?",
+        [limit]).fetchall()]
+
+
 def exists(db: sqlite_utils.Database, batch_id: str) -> bool:
     return db["batches"].exists() and db.execute("select 1 from batches where id = ?", [batch_id]).fetchone() is not None
 

@@ -11,11 +11,11 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
-from kit import REPO, wait_until
+from kit import REPO, answer, call, element, finished, plan, verdict, wait_until
 
 KEY = "a test cluster's shared key, long enough"
 
@@ -103,3 +103,14 @@ class Workers:
                 process.wait(60)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
+
+
+def replying(model_server: Any, hardsite: Any) -> tuple[str, dict[str, str]]:
+    """A risky job: a model that sends a reply on hardsite's page whose Send asks for a GO; the
+    model's address and the job."""
+    model = model_server({
+        "planner": [plan("Send the reply to Carol")],
+        "navigator": [answer(call("click", index=element("Send reply"))), finished(summary="sent")],
+        "validator": [verdict(True, "sent")] * 2,
+    })
+    return model.base_url, {"goal": "reply to Carol", "url": f"{hardsite.page('hostile-send')}?how=sync-xhr"}

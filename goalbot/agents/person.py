@@ -66,7 +66,7 @@ class Person:
         if self.control.paused:
             self.emitter.emit(EventType.TASK_PAUSE, Actor.USER, step, reason="paused by the person")
             await self.control.wait_while_paused()
-            self.emitter.emit(EventType.TASK_RESUME, Actor.USER, step, by="user")
+            self.emitter.emit(EventType.TASK_RESUME, Actor.USER, step, by="the person")
 
     async def allow_more(self, reason: str, step: int | None) -> bool:
         """Going over a budget is the person's call."""

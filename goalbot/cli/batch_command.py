@@ -33,8 +33,10 @@ from storage.db import mark_interrupted, opened
 
 def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     if args.what in ("status", "resume"):
+        if not args.batch_id and args.what == "status":
+            return _batches(db_path)
         if not args.batch_id:
-            return fail(f"goalbot batch {args.what} BATCH: name the batch")
+            return fail(f"goalbot batch {args.what} BATCH: name the batch (goalbot batch status lists them)")
         with opened(db_path, create=False) as db:
             if not batches.exists(db, args.batch_id):
                 return fail(f"no batch {args.batch_id} in {db_path}")
@@ -85,6 +87,19 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
     print(f"goalbot: batch {batch_id}: {_jobs(len(rows))}, {where} (goalbot batch status {batch_id})",
           file=sys.stderr, flush=True)
     return _run(args, settings, db_path, batch_id, rows, args.broker)
+
+
+def _batches(db_path: Path) -> int:
+    """`goalbot batch status` with no batch: the newest batches, to name one."""
+    with opened(db_path, create=False) as db:
+        found = batches.listed(db)
+    if not found:
+        print("no batches yet: goalbot batch JOBS.jsonl")
+        return 0
+    print(f"{'BATCH':<24} {'CREATED':<20} {'JOBS':>5} {'OK':>5} {'NOT OK':>7}")
+    for batch_id, created, jobs, ok, not_ok in found:
+        print(f"{batch_id:<24} {created[:19].replace('T', ' '):<20} {jobs:>5} {ok:>5} {not_ok:>7}")
+    return 0
 
 
 def _jobs(count: int) -> str:

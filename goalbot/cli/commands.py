@@ -60,9 +60,19 @@ def _handler(command: str) -> Handler:
     return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("goalbot")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="goalbot", description="Reach a goal in a real browser: plan, approve, act, validate.")
     add_global_flags(parser)
+    parser.add_argument("--version", action="version", version=f"goalbot {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="reach a goal")

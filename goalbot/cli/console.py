@@ -65,9 +65,11 @@ def _print(line: str) -> None:
         stop_printing()
 
 
-def run_printing(bus: Bus, session: Run, control: SessionControl) -> SessionResult:
-    # Without a terminal the person answers through `goalbot attach` (--await-attach), if at all.
-    ask_here = sys.stdin.isatty()
+def run_printing(bus: Bus, session: Run, control: SessionControl, ask_here: bool | None = None) -> SessionResult:
+    """The run, its events printed. Its questions are asked at this terminal when `ask_here` (by
+    default, when there is one); with --await-attach they are `goalbot attach`'s alone, and the
+    terminal is never read: a run sent to the background (`&`) would be stopped by the shell."""
+    ask_here = sys.stdin.isatty() if ask_here is None else ask_here
     lines = Lines()
 
     def ask(question: Callable[..., None], *args: object) -> None:

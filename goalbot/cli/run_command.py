@@ -98,7 +98,8 @@ def run_goal(
             result = run_dashboard(wiring, db_path, settings)
         else:
             with contextlib.redirect_stdout(sys.stderr) if request.json_result else contextlib.nullcontext():
-                result = run_printing(wiring.bus, wiring.session, wiring.control)
+                result = run_printing(wiring.bus, wiring.session, wiring.control,
+                                      ask_here=sys.stdin.isatty() and not await_attach)
     finally:
         end_run(wiring, db_path, result, request.save_recipe, request.variables)
     if wiring.recorder.failure is not None:

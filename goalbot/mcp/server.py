@@ -5,9 +5,10 @@ the host (MCP elicitation) when it can, bound to the one question the server ask
 
 from __future__ import annotations
 
+import inspect
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Literal
+from typing import Any, AsyncIterator, Callable, Literal
 
 import anyio
 from mcp.server.elicitation import AcceptedElicitation, render_elicitation_schema
@@ -70,7 +71,12 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules,
     server: MCPServer[RunBook] = MCPServer("goalbot", instructions=INSTRUCTIONS, lifespan=lifespan,
                                            log_level="WARNING")
 
-    @server.tool()
+    def tool(function: Callable[..., Any]) -> Callable[..., Any]:
+        """A tool whose description is its docstring as a host's model should read it: without the
+        indentation the source gives it."""
+        return server.tool(description=inspect.cleandoc(function.__doc__ or ""))(function)
+
+    @tool
     async def run_goal(goal: str, ctx: Context, url: str | None = None, output_schema: dict[str, Any] | None = None,
                        wait: bool = False) -> RunStarted | InputRequiredResult:
         """Reach a goal in a real browser: goalbot plans it, the person approves, it acts and checks.
@@ -87,7 +93,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules,
             return RunStarted(run_id=live.wiring.session_id, status=live.status)
         return await _settled(book, live, ctx, answered)
 
-    @server.tool()
+    @tool
     async def rerun_recipe(name: str, ctx: Context, vars: dict[str, str] | None = None,
                            wait: bool = False) -> RunStarted | InputRequiredResult:
         """Rerun a recorded recipe with no model: the same flow on today's page, with today's values.
@@ -103,22 +109,22 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules,
 
     # Async on purpose: the SDK runs plain functions on worker threads, and a live run's state
     # belongs to the event loop it runs on.
-    @server.tool()
+    @tool
     async def get_run(run_id: str, ctx: Context) -> RunView:
         """Where a run is: its status, the step in progress, what it waits for, its newest events, its result."""
         return book.state(run_id, client(ctx))
 
-    @server.tool()
+    @tool
     async def cancel_run(run_id: str, ctx: Context) -> RunView:
         """Stop a run you started on this server before its next action; what it did so far stays stored."""
         return book.cancel(run_id, client(ctx))
 
-    @server.tool()
+    @tool
     async def list_runs(ctx: Context, limit: int = 10) -> RunList:
         """The newest runs you started, newest first."""
         return RunList(runs=book.listed(client(ctx), max(1, min(limit, 100))))
 
-    @server.tool()
+    @tool
     def list_recipes() -> RecipeList:
         """The recorded recipes rerun_recipe can run, with the vars each needs."""
         try:
@@ -130,7 +136,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules,
                                               goal=printable(r.goal)[:200], needs_vars=r.variables,
                                               needs_secrets=r.secrets) for r in found if r is not None])
 
-    @server.tool()
+    @tool
     async def get_report(run_id: str, ctx: Context) -> Report:
         """A run's report in Markdown: what was planned and done, what it cost, what it found."""
         if not book.readable(run_id, client(ctx)):
@@ -168,7 +174,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules,
             raise ResourceNotFoundError(f"run {run_id} has no screenshot yet")
         return shot[1]
 
-    @server.tool()
+    @tool
     async def observe(url: str) -> Observed:
         """What goalbot's navigator sees on a web page (http or https): its numbered elements and text,
         within a budget."""

@@ -3,6 +3,8 @@ the model endpoint. Each failure is a `Refusal` with the same code and words at 
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from goalbot.agents.domains import Domains, SchemeError
 from goalbot.llm.probe import probe_endpoint
 from goalbot.service.refusal import Refusal, Say
@@ -38,10 +40,19 @@ def check_start_url(url: str | None, domains: Domains) -> None:
         return
     if not domains.allows_scheme(url):
         raise Refusal("off_list", f"the start page {url} is not a web page: only http(s) addresses are opened",
-                      "--allow-scheme SCHEME allows another")
+                      _scheme_hint(url))
     if not domains.allows(url):
         raise Refusal("off_list", f"the start page {url} is outside --allow-domain ({domains.describe()})",
                       "add its site with --allow-domain (or allow_domain in the settings)")
+
+
+def _scheme_hint(url: str) -> str:
+    """`127.0.0.1:8765/login` and `example.com` are web pages without their scheme: say so."""
+    parts = urlsplit(url)
+    scheme, rest = parts.scheme.lower(), url.split(":", 1)[-1]
+    if "://" not in url and (not scheme or "." in scheme or scheme == "localhost" or rest[:1].isdigit()):
+        return f"write the address whole: http://{url} (or https://{url})"
+    return "--allow-scheme SCHEME allows another"
 
 
 def endpoint_refusal(settings: Settings, say: Say) -> Refusal | None:

@@ -43,5 +43,6 @@ def _keep(wiring: Wiring, db_path: Path, status: Status, save_as: str | None, va
     except RecipeError as exc:
         say(f"the recipe was not saved: {exc}")
         return False
-    say(f"saved recipe {recipe.name} v{recipe.version} (goalbot rerun {recipe.name})")
+    needs = [f"--var {name}=…" for name in recipe.variables] + [f"--secret {name}=…" for name in recipe.secrets]
+    say(f"saved recipe {recipe.name} v{recipe.version} ({' '.join(['goalbot rerun', recipe.name, *needs])})")
     return True

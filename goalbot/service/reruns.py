@@ -4,6 +4,7 @@ all before anything starts."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,13 +65,16 @@ def prepare_rerun(db_path: Path, settings: Settings, name: str, values: dict[str
             recipe = recipes.load(db, name, version)
             healed = recipes.heals_of(db, recipe) if recipe else {}
             recorded = recorded_at(db, recipe) if recipe else None
+            known = [str(row["name"]) for row in recipes.listed(db)] if recipe is None else []
     except recipes.UnreadableRecipe as exc:
         raise Refusal("bad_input", str(exc), "goalbot recipe delete NAME removes it") from exc
     except StoreError as exc:
         raise Refusal("internal", str(exc)) from exc
     if recipe is None:
         which = f" v{version}" if version else ""
-        raise Refusal("not_found", f"no recipe {name}{which} in {db_path}",
+        close = difflib.get_close_matches(name, known, n=1) if not version else []
+        maybe = f"; did you mean {close[0]}?" if close else ""
+        raise Refusal("not_found", f"no recipe {name}{which} in {db_path}{maybe}",
                       "goalbot recipe list names them; over MCP, list_recipes")
     unfilled = [variable for variable in recipe.variables if variable not in values]
     if unfilled:

@@ -4,6 +4,7 @@ that declaration (`flags.add_settings` renders the flags)."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -207,15 +208,21 @@ def _flattened(document: dict[str, Any], path: Path) -> dict[str, Any]:
         if key in set(Section) and isinstance(value, dict):
             for name, setting in value.items():
                 if name not in Settings.model_fields:
-                    raise ConfigError(f"{path}: [{key}] has no setting {name!r}")
+                    raise ConfigError(f"{path}: [{key}] has no setting {name!r}{_did_you_mean(name)}")
                 if declared(name).section != key:
                     raise ConfigError(f"{path}: {name} belongs in [{declared(name).section}], not [{key}]")
                 values[name] = setting
         elif key in Settings.model_fields:
             values[key] = value
         else:
-            raise ConfigError(f"{path}: unknown setting {key!r} (the tables are {', '.join(map(str, Section))})")
+            raise ConfigError(f"{path}: unknown setting {key!r}{_did_you_mean(key)} "
+                              f"(the tables are {', '.join(map(str, Section))})")
     return values
+
+
+def _did_you_mean(name: str) -> str:
+    close = difflib.get_close_matches(name, list(Settings.model_fields), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def remember_setting(name: str, value: str, path: Path | None = None) -> None:

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 
-from cluster_kit import KEY, Redis, Workers, cluster_env
+from cluster_kit import KEY, Redis, Workers, cluster_env, replying
 from hardsite.server import HardSite
-from kit import REPO, action_gaps, answer, call, element, finished, plan, rows, verdict, wait_until
+from kit import REPO, action_gaps, finished, plan, rows, verdict, wait_until
 from seats_kit import record_seats
 
 
@@ -135,13 +135,9 @@ def test_a_risky_job_asks_the_person_on_the_coordinator(
     from tui.steering import StoreSteering
 
     hardsite.reset()
-    workers.model_url = model_server({
-        "planner": [plan("Send the reply to Carol")],
-        "navigator": [answer(call("click", index=element("Send reply"))), finished(summary="sent")],
-        "validator": [verdict(True, "sent")] * 2,
-    }).base_url
+    workers.model_url, job = replying(model_server, hardsite)
     workers.start("w1@east")
-    jobs = _jobs(tmp_path, {"goal": "reply to Carol", "url": f"{hardsite.page('hostile-send')}?how=sync-xhr"})
+    jobs = _jobs(tmp_path, job)
     coordinator = _coordinator(db_path, jobs, redis_server, "--ask")
     try:
         asked = wait_until(lambda: rows(db_path, "select session_id from events where type = 'APPROVAL_REQUEST'")

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 
-from cluster_kit import KEY, Redis, Workers, cluster_env
+from cluster_kit import KEY, Redis, Workers, cluster_env, replying
 from hardsite.server import HardSite
-from kit import REPO, answer, call, element, finished, plan, rows, verdict, wait_until
+from kit import REPO, finished, plan, rows, verdict, wait_until
 
 QUEUE = "goalbot.jobs"
 
@@ -121,15 +121,9 @@ def test_a_sealed_go_for_another_question_binds_to_nothing(
     from tui.steering import StoreSteering
 
     hardsite.reset()
-    workers.model_url = model_server({
-        "planner": [plan("Send the reply to Carol")],
-        "navigator": [answer(call("click", index=element("Send reply"))), finished(summary="sent")],
-        "validator": [verdict(True, "sent")] * 2,
-    }).base_url
+    workers.model_url, job = replying(model_server, hardsite)
     workers.start("w1@east")
-    coordinator = _coordinator(db_path, tmp_path, redis_server, "jobs",
-                               {"goal": "reply to Carol", "url": f"{hardsite.page('hostile-send')}?how=sync-xhr"},
-                               flags=("--ask",))
+    coordinator = _coordinator(db_path, tmp_path, redis_server, "jobs", job, flags=("--ask",))
     try:
         asked = wait_until(lambda: rows(db_path, "select session_id, seq from events where type = 'APPROVAL_REQUEST'")
                            if db_path.exists() else False, 120, "the GO question on the coordinator")

@@ -39,6 +39,8 @@ def test_a_reader_that_leaves_early_leaves_no_job_unrecorded_and_resume_runs_not
                       "scripted")
     assert resumed.returncode == 0, resumed.stderr
     assert rows(db_path, "select count(*) as n from sessions")[0]["n"] == 3  # nothing ran again
+    listed = run_cli("--db", str(db_path), "batch", "status")  # no batch named: the batches, to name one
+    assert listed.returncode == 0 and batch_id in listed.stdout and "    3     3       0" in listed.stdout, listed.stdout
 
 
 def test_resume_settles_a_job_whose_session_ended_before_its_end_was_written(

@@ -29,6 +29,8 @@ def _record(hardsite: HardSite, model_server: Any, db_path: Path) -> Any:
                          "--save-recipe", "darkmode", "--secret", "PW=hunter2", "--var", "user=alice")
     assert result.returncode == 0, result.stderr
     assert "saved recipe darkmode v1" in result.stderr, result.stderr
+    # The line says the whole rerun: what it will ask for is in it.
+    assert "goalbot rerun darkmode --var user=… --secret PW=…" in result.stderr, result.stderr
     return model
 
 

@@ -140,3 +140,31 @@ def test_goalbot_attach_in_a_real_terminal(site, model_server, db_path: Path, tm
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     assert run.wait(30) == 0
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_run_sent_to_the_background_with_await_attach_never_reads_the_terminal(
+        site, model_server, db_path: Path, tmp_path: Path) -> None:
+    """`goalbot run … --no-tui --await-attach &` in an interactive shell, as the manual shows it:
+    the run waits for `goalbot attach` without touching the terminal, so the shell never stops it."""
+    from tui.steering import StoreSteering
+
+    model = model_server(demo_script())
+    session = f"goalbot-background-{os.getpid()}"
+    command = " ".join([sys.executable, "-m", "goalbot", "--db", str(db_path), "run", f"'{GOAL}'", "--url",
+                        f"{site.url}/login", "--no-tui", "--await-attach", "--base-url", model.base_url, "--model",
+                        "scripted", "2>", str(tmp_path / "run.log"), "&"])
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", "-c", str(REPO), "bash --norc --noprofile")
+    try:
+        tmux("send-keys", "-t", session, command, "Enter")
+        session_id = _running_session(db_path, 60)
+        wait_until(lambda: rows(db_path, "select 1 from events where session_id = ? and type = 'PLAN_PROPOSED'",
+                                session_id), 60, "the plan waiting for attach")
+        tmux("send-keys", "-t", session, "jobs", "Enter")
+        screen = wait_for(session, "goalbot --db")
+        assert "Stopped" not in screen and "Running" in screen, screen
+        StoreSteering(db_path, session_id).send("approve")  # as `goalbot attach` does
+        wait_until(lambda: rows(db_path, "select status from sessions where id = ? and status = 'ok'", session_id),
+                   120, "the run to end well")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
