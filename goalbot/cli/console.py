@@ -9,7 +9,7 @@ import sys
 import threading
 from typing import Any, Callable
 
-from goalbot.cli.terminal import stop_printing
+from goalbot.cli.terminal import emit
 from goalbot.text import eventfmt, plan_editing
 from goalbot.text.eventfmt import printable
 from goalbot.agents.choosing import PolicyError, choice_rules, read_policies
@@ -40,9 +40,9 @@ class Lines:
                 self._held.append(line)
                 return
             if self._held is not None:  # the prompt is void: go on below it
-                _print("")
+                emit("")
                 self._flush()
-            _print(line)
+            emit(line)
 
     def hold(self) -> None:
         with self._lock:
@@ -55,14 +55,7 @@ class Lines:
     def _flush(self) -> None:
         held, self._held = self._held or [], None
         for line in held:
-            _print(line)
-
-
-def _print(line: str) -> None:
-    try:
-        print(line, flush=True)
-    except BrokenPipeError:
-        stop_printing()
+            emit(line)
 
 
 def run_printing(bus: Bus, session: Run, control: SessionControl, ask_here: bool | None = None) -> SessionResult:

@@ -96,12 +96,10 @@ def _read(folder: Path, kind: str, shape: type) -> Any:
     return content
 
 
-def _policies(folder: Path) -> dict[str, Policy]:
-    """The folder's policies.json, checked field by field; a folder written before policies has none."""
-    if not (folder / "policies.json").exists():
-        return {}
+def _policies(folder: Path, policies: dict[str, Any]) -> dict[str, Policy]:
+    """The folder's policies.json, checked field by field."""
     try:
-        return policies_of(_read(folder, "policies", dict), str(folder / "policies.json"))
+        return policies_of(policies, str(folder / "policies.json"))
     except PolicyError as exc:
         raise RecipeError(str(exc)) from exc
 
@@ -113,7 +111,7 @@ _GATE_WORDS = {"safe", "risky", "isrisky", "notrisky", "allowrisky", "approved",
                "safeactions", "approvedsteps", "approvedactions", "riskysteps", "riskyactions"}
 
 
-def _no_gate_marks(folder: Path, workflow: dict[str, Any]) -> None:
+def _no_gate_marks(folder: Path, workflow: dict[str, Any], policies: dict[str, Any]) -> None:
     """Refuses, by name, a recipe that tries to mark a step or an action safe or approved."""
     places: list[tuple[str, Any]] = [("workflow.json", workflow)]
     for s, step in enumerate(workflow.get("steps") or [], 1):
@@ -123,10 +121,8 @@ def _no_gate_marks(folder: Path, workflow: dict[str, Any]) -> None:
                 if isinstance(entry, dict):
                     places += [(f"workflow.json step {s} action {a}", entry),
                                (f"workflow.json step {s} action {a} args", entry.get("args"))]
-    if (folder / "policies.json").exists():
-        policies = _read(folder, "policies", dict)
-        places += [(f"policies.json {name}", policy) for name, policy in policies.items()]
-        places.append(("policies.json", {name: policy for name, policy in policies.items() if not isinstance(policy, dict)}))
+    places += [(f"policies.json {name}", policy) for name, policy in policies.items()]
+    places.append(("policies.json", {name: policy for name, policy in policies.items() if not isinstance(policy, dict)}))
     for where, place in places:
         if not isinstance(place, dict):
             continue
@@ -147,7 +143,9 @@ def load(folder: Path) -> Recipe:
     if not folder.is_dir():
         raise RecipeError(f"{folder} is not a folder")
     workflow, selectors, fingerprints = (_read(folder, kind, dict) for kind in ("workflow", "selectors", "fingerprints"))
-    _no_gate_marks(folder, workflow)
+    # A folder written before policies has none.
+    policies = _read(folder, "policies", dict) if (folder / "policies.json").exists() else {}
+    _no_gate_marks(folder, workflow, policies)
     try:
         steps = []
         for s, step in enumerate(workflow["steps"], 1):
@@ -169,7 +167,7 @@ def load(folder: Path) -> Recipe:
                     raise RecipeError(f"{folder}: step {s} has over {MAX_ACTIONS} actions")
             steps.append(RecipeStep(description=step["description"], actions=actions))
         header = {key: value for key, value in workflow.items() if key not in ("steps", "policies")}
-        return Recipe.model_validate({**header, "steps": steps, "policies": _policies(folder)})
+        return Recipe.model_validate({**header, "steps": steps, "policies": _policies(folder, policies)})
     except (KeyError, TypeError, AttributeError) as exc:
         raise RecipeError(f"{folder}/workflow.json does not hold a recipe: missing or wrong {exc}") from exc
     except ValidationError as exc:
