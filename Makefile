@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 $(BIN)/goalbot: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,mcp,cluster,tune]'
+	$(BIN)/pip install --quiet -e '.[test,mcp,cluster,tune,docs]'
 	touch $@
 
 install: $(BIN)/goalbot

@@ -125,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     tail.add_argument("--session", metavar="ID", help="only this session")
     tail.add_argument("-n", "--lines", type=int, default=40, help="how many past events (default 40)")
 
-    stats = sub.add_parser("stats", help="seed 002's operating metrics over stored runs, and its SLOs")
+    stats = sub.add_parser("stats", help="operating metrics over stored runs, and whether the service levels are met")
     stats.add_argument("--recipe", metavar="NAME", help="only this recipe's reruns")
     stats.add_argument("--since", metavar="YYYY-MM-DD", help="only runs started on or after this day")
     stats.add_argument("--batch", metavar="BATCH", help="only this batch's jobs (goalbot batch)")
@@ -161,7 +161,7 @@ def add_recipe_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser])
             command.add_argument("--version", type=int, metavar="N", help="default: the latest")
             command.add_argument("--json", action="store_true", help="the recipe as JSON")
 
-    export = actions.add_parser("export", help="write a recipe as a folder of JSON files (seed 002's layout)")
+    export = actions.add_parser("export", help="write a recipe as a folder of JSON files")
     export.add_argument("name", metavar="NAME", help="the recipe")
     export.add_argument("folder", metavar="DIR", type=Path, help="where to write it (made if missing)")
     export.add_argument("--version", type=int, metavar="N", help="default: the latest")

@@ -36,7 +36,7 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     key = "set" if settings.api_key.get_secret_value() else "not set"
     print(f"info  model: {settings.model} at {settings.base_url} (API key {key})")
     report = probe_endpoint(settings.base_url, settings.api_key.get_secret_value(),
-                            [settings.model, *settings.role_models().values()])
+                            [settings.model, *settings.role_models().values()], wait_for_start=True)
     for finding in report.findings:
         print(f"{DOCTOR_WORDS[finding.level]}  model: {finding.text}")
     problems += not report.usable

@@ -29,7 +29,7 @@ def cmd_stats(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
         return 0
     which = f"recipe {args.recipe}'s reruns" if args.recipe else "runs"
     which += f" of batch {args.batch}" if args.batch else ""
-    print(f"{figures.runs} {which}" + (f" since {args.since}" if args.since else "") + " (seed 002 §12)")
+    print(f"{figures.runs} {which}" + (f" since {args.since}" if args.since else ""))
     if not figures.runs:
         return 0
     for label, value in (

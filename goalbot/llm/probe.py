@@ -5,13 +5,20 @@ has started and the first question has been retried."""
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.request
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
 Level = Literal["ok", "warn", "fail"]
+
+# An endpoint on this machine that refuses connections may be one just started in the background:
+# it is given this long to listen before the run is refused.
+STARTING_GRACE_S = 10.0
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
 class Finding(BaseModel):
@@ -34,16 +41,29 @@ class EndpointReport(BaseModel):
         return next((f.text for f in self.findings if f.level == level), None)
 
 
-def probe_endpoint(base_url: str, api_key: str, models: list[str], timeout_s: float = 5.0) -> EndpointReport:
+def probe_endpoint(base_url: str, api_key: str, models: list[str], timeout_s: float = 5.0,
+                   wait_for_start: bool = False) -> EndpointReport:
     """GET {base_url}/models: the one request every OpenAI-compatible server answers cheaply. A
-    server without that list is asked once more, with an empty question no API would answer."""
+    server without that list is asked once more, with an empty question no API would answer.
+    `wait_for_start`: a server on this machine that refuses connections is given a moment to start
+    listening (for what cannot go on without the model: a run, `doctor`)."""
     report = EndpointReport(endpoint=base_url)
     root = base_url.rstrip("/")
-    try:
-        status, kind, body = _ask(urllib.request.Request(f"{root}/models"), api_key, timeout_s)
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        report.say("fail", f"cannot reach the model endpoint {base_url}: {getattr(exc, 'reason', exc)}")
-        return report
+    waits = wait_for_start and _on_this_machine(base_url)
+    deadline = time.monotonic() + (STARTING_GRACE_S if waits else 0)
+    while True:
+        try:
+            status, kind, body = _ask(urllib.request.Request(f"{root}/models"), api_key, timeout_s)
+            break
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", exc)
+            if isinstance(reason, ConnectionRefusedError) and time.monotonic() < deadline:
+                time.sleep(0.2)  # a server started a moment ago (`goalbot demo --serve-only &`) is let start
+                continue
+            waited = (f" (nothing listened there for {STARTING_GRACE_S:g} s)"
+                      if isinstance(reason, ConnectionRefusedError) and waits else "")
+            report.say("fail", f"cannot reach the model endpoint {base_url}: {reason}{waited}")
+            return report
     if status in (401, 403):
         why = "no API key is set (--api-key or OPENAI_API_KEY)" if not api_key else "the API key was refused"
         report.say("fail", f"{base_url} refuses goalbot (HTTP {status}): {why}")
@@ -57,6 +77,10 @@ def probe_endpoint(base_url: str, api_key: str, models: list[str], timeout_s: fl
     else:
         _read_models(body, models, report)
     return report
+
+
+def _on_this_machine(base_url: str) -> bool:
+    return (urlsplit(base_url).hostname or "") in LOOPBACK
 
 
 def _ask(request: urllib.request.Request, api_key: str, timeout_s: float) -> tuple[int, str, bytes]:

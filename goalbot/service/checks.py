@@ -55,10 +55,10 @@ def _scheme_hint(url: str) -> str:
     return "--allow-scheme SCHEME allows another"
 
 
-def endpoint_refusal(settings: Settings, say: Say) -> Refusal | None:
+def endpoint_refusal(settings: Settings, say: Say, wait_for_start: bool = False) -> Refusal | None:
     """Why the model endpoint cannot serve a run, or None; its warnings are said on the way."""
     report = probe_endpoint(settings.base_url, settings.api_key.get_secret_value(),
-                            [settings.model, *settings.role_models().values()])
+                            [settings.model, *settings.role_models().values()], wait_for_start=wait_for_start)
     for finding in report.findings:
         if finding.level == "warn":
             say(finding.text)

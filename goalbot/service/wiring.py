@@ -105,7 +105,8 @@ def wire_run(
             recorder.close()
             raise Refusal("bad_input", str(exc)) from exc
     else:
-        refusal = endpoint_refusal(settings, say) if probe_model else None
+        # A run cannot go on without its model: one on this machine that is still starting is waited for.
+        refusal = endpoint_refusal(settings, say, wait_for_start=True) if probe_model else None
         if refusal is not None:
             recorder.close()
             raise refusal

@@ -116,6 +116,7 @@ def test_an_unreachable_endpoint_is_said_before_the_browser_starts(db_path: Path
     result = run_cli("--db", str(db_path), "run", "x", "--url", "http://127.0.0.1:9/", "--no-tui", "--yes",
                      "--base-url", endpoint, "--model", "x")
     _refused_before_the_browser(result, db_path, f"cannot reach the model endpoint {endpoint}")
+    assert "nothing listened there for 10 s" in result.stderr  # it was given the time a fresh server needs
 
 
 def test_a_missing_key_is_said_as_a_missing_key(key_required: str, db_path: Path) -> None:
@@ -146,3 +147,22 @@ def test_a_dead_display_is_named_not_chromium(model_server, db_path: Path) -> No
     observed = run_cli("observe", "data:text/html,hi", "--allow-scheme", "data", env=dead)
     assert observed.returncode != 0 and "no X server answers on DISPLAY=:87" in observed.stderr
     assert "Install Chromium" not in observed.stderr
+
+
+def test_an_endpoint_on_this_machine_that_starts_a_moment_later_is_waited_for() -> None:
+    """`goalbot demo --serve-only &` and a run pasted right after it: the run waits for the model
+    to listen instead of being refused in the first millisecond."""
+    from goalbot.llm.probe import probe_endpoint
+    from goalbot.scripted.server import Script, ScriptedModelServer
+
+    port = _dead_port()
+    servers: list[ScriptedModelServer] = []
+    later = threading.Timer(1.5, lambda: servers.append(ScriptedModelServer(Script({}), port).start()))
+    later.start()
+    try:
+        report = probe_endpoint(f"http://127.0.0.1:{port}/v1", "", [], wait_for_start=True)
+        assert report.usable, report.findings
+    finally:
+        later.join()
+        for server in servers:
+            server.__exit__()

@@ -131,12 +131,19 @@ async def test_the_theme_chosen_in_the_palette_is_the_next_dashboards(tmp_path: 
     assert again.theme == "nord"
 
 
-def test_the_readme_configuration_file_reads(tmp_path: Path) -> None:
+def test_every_configuration_file_in_the_manual_reads(tmp_path: Path) -> None:
+    import re
+
     from kit import REPO
 
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    block = readme.split("```toml\n[model]\n", 1)[1].split("```", 1)[0]
-    config = tmp_path / "config.toml"
-    config.write_text("[model]\n" + block)
-    settings = load_settings({}, config)
-    assert (settings.model, settings.max_steps, settings.theme) == ("qwen2.5-vl-7b", 30, "nord")
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    blocks = [block for page in pages for block in re.findall(r"^```toml\n(.*?)^```", page.read_text("utf-8"),
+                                                               re.MULTILINE | re.DOTALL)]
+    assert len(blocks) >= 2, "the configuration page and your-model show a file"
+    for number, block in enumerate(blocks):
+        config = tmp_path / f"config{number}.toml"
+        config.write_text(block)
+        load_settings({}, config)  # a key in the wrong table, or no setting's, is a ConfigError
+    whole = next(n for n, block in enumerate(blocks) if "[dashboard]" in block)  # the configuration page's
+    reference = load_settings({}, tmp_path / f"config{whole}.toml")
+    assert (reference.model, reference.max_steps, reference.theme) == ("qwen2.5-vl-7b", 30, "nord")

@@ -1,4 +1,4 @@
-"""The README's recipe try-out, pasted line by line as a newcomer would: the demo serves at the
+"""The manual's recipe try-out, pasted line by line as a newcomer would: the demo serves at the
 same address each time, the recording run keeps a recipe, and its rerun needs no model."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from kit import REPO, rows, wait_until
 
 
 def _block() -> list[str]:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    block = readme.split("<!-- recipe-tryout -->", 1)[1].split("<!-- /recipe-tryout -->", 1)[0]
+    page = (REPO / "docs" / "guide" / "recipes.md").read_text(encoding="utf-8")
+    block = page.split("<!-- recipe-tryout -->", 1)[1].split("<!-- /recipe-tryout -->", 1)[0]
     return [line for line in block.splitlines() if line.strip() and not line.startswith("```")]
 
 
@@ -38,7 +38,7 @@ def test_the_readme_recipe_block_works_pasted_line_by_line(db_path: Path, chromi
     lines = _block()
     assert lines[0].endswith("&") and lines[-1] == "kill %1", lines
     port = _free_pair()
-    # Only the ports move: this machine may have 8765 taken; the lines are the README's.
+    # Only the ports move: this machine may have 8765 taken; the lines are the manual's.
     moved = [line.replace("8765", str(port)).replace("8766", str(port + 1)) for line in lines]
     moved[0] = moved[0].replace("--serve-only", f"--serve-only --port {port}")
     env = {**os.environ, "GOALBOT_DB": str(db_path), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}

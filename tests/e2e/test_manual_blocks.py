@@ -1,0 +1,81 @@
+"""Every shell block of the README and the manual runs as written, pasted whole: each page's blocks
+in order, in one shell each, with the demo for a site and a model. Only the demo's ports move (this
+machine may have 8765 taken by another test); plain-text blocks are shapes to fill in, not run."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kit import REPO, wait_until
+
+SHELL_BLOCK = re.compile(r"^(?P<before>.*)\n```(?:sh|bash|shell|console)\n(?P<body>.*?)^```", re.MULTILINE | re.DOTALL)
+SET_UP = "<!-- set-up:"  # the README's `make demo` / `make test`: CI runs the one, test_make_demo.py the other
+
+
+def shell_blocks(page: Path) -> list[str]:
+    text = page.read_text(encoding="utf-8")
+    return [found["body"] for found in SHELL_BLOCK.finditer(text)
+            if not found["before"].rsplit("\n", 1)[-1].startswith(SET_UP)]
+
+
+PAGES = [page for page in [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))] if shell_blocks(page)]
+
+
+def _free_pair() -> int:
+    """A port N with N+1 free too (the demo's site and model)."""
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        try:
+            with socket.socket() as second:
+                second.bind(("127.0.0.1", port + 1))
+            return port
+        except OSError:
+            continue
+
+
+def _gone(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_the_pages_with_shell_blocks_are_found() -> None:
+    names = {page.relative_to(REPO).as_posix() for page in PAGES}
+    assert {"docs/guide/first-run.md", "docs/guide/recipes.md", "docs/guide/batches.md"} <= names, names
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(REPO).as_posix())
+def test_every_shell_block_runs_as_written(page: Path, tmp_path: Path, chromium: None) -> None:
+    port = _free_pair()
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "CI": "true",
+           "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "XDG_DATA_HOME": str(tmp_path / "data"), "GOALBOT_DB": str(tmp_path / "goalbot.db")}
+    for block in shell_blocks(page):
+        script = (block.replace("8765", str(port)).replace("8766", str(port + 1))
+                  .replace("--serve-only", f"--serve-only --port {port}"))
+        shell = subprocess.Popen(["bash", "-e", "-c", script], cwd=work, env=env, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            out, err = shell.communicate(timeout=600)
+        finally:
+            # What the block left behind (a demo a failed block never killed) goes, and the ports are
+            # free again before the next block starts its own demo on them.
+            if shell.poll() is None:
+                os.killpg(shell.pid, signal.SIGKILL)
+            wait_until(lambda: _gone(shell.pid), 60, "the block's processes to end")
+        assert shell.returncode == 0, (page.name, block, out[-3000:], err[-3000:])
+        assert "Traceback" not in out + err, (block, err[-3000:])
