@@ -18,6 +18,7 @@ from goalbot.cli.flags import (
     add_person_flags, add_recipe_flags, add_result_flags, add_run_flags, add_secret_flags,
     add_settings,
 )
+from goalbot.cli.completion_command import add_completion_parser
 from goalbot.cli.mcp_command import add_mcp_parser
 from goalbot.cli.trace_command import add_trace_parser
 from goalbot.cli.profile_command import add_profile_parser
@@ -52,6 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "trace": ("goalbot.cli.trace_command", "cmd_trace"),
     "tune": ("goalbot.cli.tune_command", "cmd_tune"),
     "profile": ("goalbot.cli.profile_command", "cmd_profile"),
+    "completion": ("goalbot.cli.commands", "cmd_completion"),
 }
 
 
@@ -110,12 +112,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="print a session's Markdown report")
     report.add_argument("session", metavar="ID", nargs="?", help="default: the latest session")
+    report.add_argument("--json", action="store_true", help="one JSON document: the session, its status and report")
 
     sessions = sub.add_parser("sessions", help="list stored sessions")
     sessions.add_argument("--status", choices=[status.value for status in RunStatus],
                           help="only sessions that stand so")
     sessions.add_argument("--limit", type=int, default=30, metavar="N", help="how many, newest first (default 30)")
     sessions.add_argument("--plain", action="store_true", help="print the list, even in a terminal")
+    sessions.add_argument("--json", action="store_true", help="the sessions as one JSON array")
     sessions.add_argument("--export-dir", type=Path, metavar="DIR",
                           help="where the sessions screen writes exports (default: here)")
 
@@ -132,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--json", action="store_true", help="the figures as one JSON document")
 
     doctor = sub.add_parser("doctor", help="check the browser, the store, the display and the model endpoint")
+    doctor.add_argument("--json", action="store_true", help="one JSON document: each check, its level and words")
     add_model_flags(doctor)
     add_browser_flags(doctor)
 
@@ -143,7 +148,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_trace_parser(sub)
     add_tune_parser(sub)
     add_profile_parser(sub)
+    add_completion_parser(sub)
     return finish(parser)
+
+
+def cmd_completion(args: argparse.Namespace, _settings: Settings, _db_path: Path) -> int:
+    import shtab
+
+    print(shtab.complete(build_parser(), shell=args.shell))
+    return 0
 
 
 def add_recipe_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -153,7 +166,8 @@ def add_recipe_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     save.add_argument("session", metavar="SESSION", help="a session that reached its goal")
     save.add_argument("name", metavar="NAME", help="the recipe's name (letters, digits, - and _)")
     add_recipe_flags(save, saving=False)
-    actions.add_parser("list", help="the recipes in the store")
+    actions.add_parser("list", help="the recipes in the store").add_argument(
+        "--json", action="store_true", help="the recipes as one JSON array")
     for verb, text in (("show", "a recipe's steps in plain words"), ("delete", "delete every version of a recipe")):
         command = actions.add_parser(verb, help=text)
         command.add_argument("name", metavar="NAME", help="the recipe")

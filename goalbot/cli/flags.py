@@ -134,6 +134,8 @@ def add_observe_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
                          help="draw each element's index in a box on the screenshot (Set-of-Mark)")
     observe.add_argument("--budget", type=int, default=D.OBSERVATION_BUDGET,
                          help=f"characters the observation may take (default {D.OBSERVATION_BUDGET})")
+    observe.add_argument("--json", action="store_true",
+                         help="one JSON document: the address, the title, the observation and its elements")
     add_browser_flags(observe)
     add_settings(observe.add_argument_group("where the page may be"), "allow_domain", "allow_scheme")
     return observe

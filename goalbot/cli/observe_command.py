@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
+import json
 import sys
 import time
 from pathlib import Path
@@ -25,7 +26,7 @@ SOM_DEFAULT = Path("goalbot-som.png")
 
 
 async def _observe(options: BrowserOptions, settings: Settings, url: str, budget: int, picture: Path | None,
-                   som: bool) -> int:
+                   som: bool, as_json: bool = False) -> int:
     try:
         async with page_to_look_at(url, options, settings.allow_domain, settings.allow_scheme, budget) as operator:
             started = time.perf_counter()
@@ -37,7 +38,12 @@ async def _observe(options: BrowserOptions, settings: Settings, url: str, budget
         print(f"goalbot: {exc}", file=sys.stderr)
         return 1
     text = observation.render()
-    print(text)
+    if as_json:
+        elements = [element.model_dump(exclude_none=True, exclude={"kind"}) for element in observation.elements.values()]
+        print(json.dumps({"url": observation.url, "title": observation.title, "observation": text,
+                          "elements": elements, "took_ms": round(took_ms)}, ensure_ascii=False))
+    else:
+        print(text)
     print(f"\n-- observed in {took_ms:.0f} ms: {len(observation.elements)} elements, "
           f"{len(text)} characters (budget {budget})", file=sys.stderr)
     if picture is not None:
@@ -62,4 +68,4 @@ def cmd_observe(args: argparse.Namespace, settings: Settings, _db_path: Path) ->
         print("goalbot: --budget below 500 characters leaves no room for the page", file=sys.stderr)
         return 2
     picture = args.screenshot or (SOM_DEFAULT if args.som else None)
-    return asyncio.run(_observe(options, settings, args.url, args.budget, picture, args.som))
+    return asyncio.run(_observe(options, settings, args.url, args.budget, picture, args.som, args.json))

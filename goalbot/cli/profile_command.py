@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 from pathlib import Path
 
 import sqlite_utils
@@ -39,8 +40,25 @@ def _load(db: sqlite_utils.Database, text: str) -> AuthoringProfile:
     return found
 
 
+def _list_json(db: sqlite_utils.Database, listed: list[int], pinned: int | None) -> int:
+    shown = []
+    for version in listed:
+        try:
+            p = profiles.load(db, version)
+        except profiles.UnreadableProfile as exc:
+            shown.append({"version": version, "unreadable": str(exc)})
+            continue
+        if p is not None:
+            shown.append({"name": p.name, "version": version, "created_at": p.created_at, "score": p.score,
+                          "before": p.before, "promoted": p.promoted, "model": p.model, "pinned": version == pinned})
+    print(json.dumps(shown, ensure_ascii=False))
+    return 0
+
+
 def _list(db: sqlite_utils.Database, args: argparse.Namespace) -> int:
     pinned, listed = profiles.pinned(db), profiles.versions(db)
+    if args.json:
+        return _list_json(db, listed, pinned)
     if not listed:
         print("no authoring profiles yet: goalbot tune makes one")
         return 0
@@ -125,7 +143,8 @@ def add_profile_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser])
                                          "pin the one runs use.")
     commands = profile.add_subparsers(dest="profile_command", required=True, metavar="COMMAND")
     commands.add_parser("list", help="every profile, its score, and which is pinned",
-                        description="Every authoring profile, its held-out score, and which one is pinned.")
+                        description="Every authoring profile, its held-out score, and which one is pinned."
+                        ).add_argument("--json", action="store_true", help="the profiles as one JSON array")
     show = commands.add_parser("show", help="a profile's instructions, examples, scores and data",
                                description="A profile's instructions, examples, scores and the data it saw.")
     show.add_argument("version", metavar="vN", help="the profile: vN")

@@ -40,7 +40,7 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     db = connect(db_path, create=False)
     try:
         if action == "list":
-            return _list(db)
+            return _list(db, args.json)
         if action == "delete":  # an unreadable recipe can still be deleted
             count = recipes.delete(db, args.name)
             if not count:
@@ -104,8 +104,12 @@ def _diff(db: sqlite_utils.Database, name: str, old: int, new: int) -> int:
     return 0
 
 
-def _list(db: sqlite_utils.Database) -> int:
+def _list(db: sqlite_utils.Database, as_json: bool = False) -> int:
     rows = recipes.listed(db)
+    if as_json:
+        print(json.dumps([{key: row[key] for key in ("name", "version", "steps", "actions", "goal")} for row in rows],
+                         ensure_ascii=False))
+        return 0
     if not rows:
         print("no recipes yet: goalbot run GOAL --save-recipe NAME, or goalbot recipe save SESSION NAME")
         return 0

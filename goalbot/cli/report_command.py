@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from goalbot.cli.terminal import colours_wanted, fail
@@ -22,7 +23,10 @@ def cmd_report(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
         from goalbot.service.reports import store_report
 
         markdown = store_report(db_path, row.id)
-    if markdown and colours_wanted():  # read on a terminal: drawn; piped: the Markdown itself
+    if args.json:
+        print(json.dumps({"session": row.id, "status": row.status, "goal": row.goal, "report": markdown or ""},
+                         ensure_ascii=False))
+    elif markdown and colours_wanted():  # read on a terminal: drawn; piped: the Markdown itself
         from rich.console import Console
         from rich.markdown import Markdown
 

@@ -143,7 +143,7 @@ async def test_a_dialog_opens_with_its_keys_in_the_footer_not_a_blank_line() -> 
         await app.push_screen(PlanReviewScreen(["Open settings", "Turn on dark mode"]))
         # The first frame the dialog is drawn in, before any later refresh could fill the footer.
         shown = {str(key.description) for key in app.screen.query("FooterKey")}
-        assert {"Approve", "Edit step", "Reject"} <= shown
+        assert {"Quit", "Approve", "Edit", "Reject"} <= shown
 
 
 async def test_quitting_during_a_run_holds_it_until_answered_and_yes_stops_it(site, model_server,

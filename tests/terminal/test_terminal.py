@@ -32,7 +32,7 @@ def test_demo_in_tmux(db_path: Path, tmp_path: Path) -> None:
         tmux("send-keys", "-t", session, "q")
         assert exit_code(marker) == "0"
         after = tmux("capture-pane", "-p", "-t", session)
-        assert "dark_mode': {'demo@example.com': True}" in after
+        assert "dark mode on for: demo@example.com" in after
         assert "Traceback" not in after
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

@@ -56,15 +56,16 @@ class PlanReviewScreen(ModalScreen[Review | None]):
 
     # The decisions first, then the edits: at 80 columns the footer keeps the first ones.
     BINDINGS = [
+        Binding("q", "leave", "Quit"),
         Binding("a", "approve", "Approve"),
         Binding("r", "reject", "Reject"),
         Binding("escape", "back", "Later"),
-        Binding("e", "edit", "Edit step"),
-        Binding("n", "add", "New step"),
+        Binding("e", "edit", "Edit"),
+        Binding("n", "add", "New"),
         Binding("d,delete", "delete", "Delete"),
-        Binding("shift+up,K", "move(-1)", "Move", key_display="shift+↑↓"),
+        Binding("shift+up,K", "move(-1)", "Move", key_display="⇧↑↓", show=False),  # F1 lists it: 80 columns
         Binding("shift+down,J", "move(1)", "Move down", show=False),
-        Binding("p", "policies", "Policies"),
+        Binding("p", "policies", "Policy"),
     ]
 
     def __init__(self, steps: list[str], draft: list[str] | None = None,
@@ -161,6 +162,10 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         if self._editing is None:
             self.dismiss(Review(approved=True, steps=None if self.steps == self.proposed else self.steps,
                                 policies=None if self.policies == self.drafted else self.policies))
+
+    def action_leave(self) -> None:
+        """q leaves from here too: the run of this process is stopped, after a yes."""
+        self.app.action_quit_here()  # type: ignore[attr-defined]
 
     def action_back(self) -> None:
         if self._editing is not None:
