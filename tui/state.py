@@ -57,6 +57,9 @@ class DashboardState:
     viewport_width: int = 0
     page: str = ""
     proposed: list[str] = field(default_factory=list)  # the steps waiting for approval
+    # The person's edits of the waiting plan, put off with Esc: not an event until approved, but
+    # what the plan panel shows, so it never shows the steps they changed.
+    draft: list[str] | None = None
     proposed_policies: dict[str, Any] = field(default_factory=dict)  # the choice policies drafted with them
     consent: Event | None = None  # the open APPROVAL_REQUEST: GO / NOT GO, or the budget
     question: Event | None = None  # the open ASK_USER
@@ -71,6 +74,7 @@ class DashboardState:
                 self.session_id, self.goal, self.url = event.session_id, p.goal, p.url or ""
                 self.model, self.max_steps, self.status = p.model, p.max_steps, Phase.RUNNING
             case T.PLAN_PROPOSED, PlanData() as p:
+                self.draft = None
                 for old in self.plan:
                     if old.state in (StepState.PENDING, StepState.RUNNING):
                         old.state = StepState.REPLANNED
@@ -81,12 +85,14 @@ class DashboardState:
                     self.proposed = list(p.steps)
                     self.proposed_policies = dict(p.policies)
             case T.PLAN_APPROVED, PlanDecisionData() as p:
+                self.draft = None
                 settled = [s for s in self.plan if s.state is not StepState.PENDING]
                 pending = [s.text for s in self.plan if s.state is StepState.PENDING]
                 if p.steps and pending != p.steps:  # the person edited the plan
                     self.plan = settled + [PlanStep(text) for text in p.steps]
                 self.awaiting_approval, self.status = False, Phase.RUNNING
             case T.PLAN_REJECTED, PlanDecisionData() as p:
+                self.draft = None
                 self.awaiting_approval, self.status = False, Phase.REPLANNING
                 for s in self.plan:
                     if s.state is StepState.PENDING:

@@ -20,10 +20,25 @@ class BudgetSpent(ModelError):
     """The tune's --budget of model calls is used up."""
 
 
+class Unusable(ModelError):
+    """The model answers, but not in the form DSPy asks for: more calls would only spend."""
+
+
+UNUSABLE_IN_A_ROW = 3  # answers not in DSPy's form, one after another, before the tune stops asking
+
+
+def in_dspy_form(text: str) -> bool:
+    """DSPy reads an answer by its field markers (`[[ ## patch ## ]]`) or as a JSON object."""
+    body = text.strip().removeprefix("```json").removeprefix("```").strip()
+    return "[[ ## " in text or body.startswith("{")
+
+
 class Meter:
     """The calls and tokens a tune spent, across the task and the reflection models."""
 
     def __init__(self, budget: int) -> None:
+        self.stopped: str | None = None  # why no more calls are made, once a tune knows they are wasted
+        self.unusable = 0  # answers not in DSPy's form, one after another
         self.budget = budget
         self.cap = budget  # lowered while GEPA runs, so the held-out tasks can still be scored after it
         self.calls = 0
@@ -34,8 +49,18 @@ class Meter:
     def left(self) -> int:
         return max(0, self.budget - self.calls)
 
+    def answered(self, text: str) -> None:
+        """A model that never answers in DSPy's form would spend the whole budget for nothing."""
+        self.unusable = 0 if in_dspy_form(text) else self.unusable + 1
+        if self.unusable >= UNUSABLE_IN_A_ROW and self.stopped is None:
+            self.stopped = (f"the model's last {self.unusable} answers were not in the form DSPy asks for (fields "
+                            "marked [[ ## name ## ]], or a JSON object); tuning needs a model that follows it, so "
+                            "no more calls are made")
+
     def take(self) -> None:
         with self._lock:
+            if self.stopped is not None:
+                raise Unusable(self.stopped)
             if self.calls >= min(self.cap, self.budget):
                 raise BudgetSpent(f"the budget of {self.budget} model calls is spent")
             self.calls += 1
@@ -90,6 +115,7 @@ class GoalbotEngine:
             raise
         self.last_tokens = reply.tokens_in + reply.tokens_out
         self.meter.tokens += self.last_tokens
+        self.meter.answered(reply.content or "")
         return Response(id=None, model=self.client.config.model_for(self.role),
                         message=Message.assistant([TextPart(reply.content)]),
                         finish_reason="length" if reply.truncated else "stop",

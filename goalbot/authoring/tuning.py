@@ -26,6 +26,8 @@ from goalbot.llm.profiles import Metrics, Program, ProgramProfile
 
 MINIBATCH = 3
 OUTPUT_TOKENS = 250  # what one answer is reckoned to take, for the estimate
+REFLECTION_OUTPUT_TOKENS = 800  # a reflection writes whole new instructions
+FEEDBACK_CHARS = 400  # what the harness says about one answer, as the reflection reads it
 
 
 @dataclass
@@ -73,8 +75,10 @@ def plan(bank: Bank, wanted: list[Program], start: dict[Program, str], budget: i
     for p in tuned.programs:
         share = budget * (len(p.train) + len(p.heldout)) // total if total else 0
         p.calls = share
-        per_call = _tokens_per_call(p, examples)
-        p.tokens = share * per_call
+        per_call, per_reflection = _tokens_per_call(p, examples), _tokens_per_reflection(p)
+        # A GEPA round: a minibatch answered, one reflection, the minibatch answered again.
+        reflections = share // (2 * MINIBATCH + 1)
+        p.tokens = (share - reflections) * per_call + reflections * per_reflection
         if share < 2 * len(p.heldout) + MINIBATCH + 1:
             tuned.skipped[p.program] = (f"its share of --budget ({share} calls) does not cover scoring "
                                         f"{len(p.heldout)} held-out tasks twice and one GEPA round")
@@ -83,10 +87,23 @@ def plan(bank: Bank, wanted: list[Program], start: dict[Program, str], budget: i
 
 
 def _tokens_per_call(p: ProgramPlan, examples: int) -> int:
+    """The mean prompt as DSPy's adapter writes it for these tasks (its field markers, format
+    rules and demonstrations included), at four characters a token, and an answer."""
+    module = MODULES[p.program](p.instructions)
+    demos = [demo(t) for t in p.examples[:examples]]
+    tasks = p.train + p.heldout
+    adapter = dspy.ChatAdapter()
+    chars = [sum(len(str(m.get("content", ""))) for m in adapter.format(module.write.signature, demos, t.inputs))
+             for t in tasks]
+    return sum(chars) // max(1, len(chars)) // 4 + OUTPUT_TOKENS
+
+
+def _tokens_per_reflection(p: ProgramPlan) -> int:
+    """GEPA's reflection reads the instructions and a minibatch of inputs, answers and feedback."""
     tasks = p.train + p.heldout
     inputs = sum(len(v) for t in tasks for v in t.inputs.values()) // max(1, len(tasks))
-    shown_examples = sum(len(shown(t)) for t in p.examples[:examples])
-    return (len(p.instructions) + inputs + shown_examples) // 4 + OUTPUT_TOKENS
+    per_task = inputs + OUTPUT_TOKENS * 4 + FEEDBACK_CHARS
+    return (len(p.instructions) + MINIBATCH * per_task) // 4 + REFLECTION_OUTPUT_TOKENS
 
 
 Say = Callable[[str], None]
@@ -102,8 +119,10 @@ class Tuner:
         # cache off: a tune asks the model, it does not read yesterday's answers back from disk
         self.task_lm = dspy.LM(f"goalbot/{model}", engine=task_engine, cache=False, num_retries=0)
         self.reflection_lm = dspy.LM(f"goalbot/{reflector}", engine=reflection_engine, cache=False, num_retries=0)
+        # Their warnings quote raw answers and pages a line at a time; what went wrong is said once,
+        # in goalbot's words (`_judge`, the budget, the endpoint).
         for name in ("dspy", "gepa"):
-            logging.getLogger(name).setLevel(logging.WARNING)
+            logging.getLogger(name).setLevel(logging.CRITICAL)
 
     def tune(self, p: ProgramPlan) -> ProgramProfile:
         """Raises ModelError when the held-out tasks cannot be scored (the endpoint is gone)."""

@@ -35,10 +35,14 @@ def _remember_theme(name: str) -> str | None:
     return None
 
 
-def run_dashboard(wiring: Wiring, db_path: Path, settings: Settings) -> SessionResult | None:
+def run_dashboard(wiring: Wiring, db_path: Path, settings: Settings, resumed: bool = False) -> SessionResult | None:
     from tui.screens.run import LiveRun
 
-    app = app_for(settings, db_path, live=LiveRun(wiring.bus, wiring.session, wiring.control))
+    history: list[Any] = []
+    if resumed:  # read before the run writes again: what it did before it was cut off
+        with opened(db_path, create=False) as db:
+            history = queries.session_events(db, wiring.session_id)
+    app = app_for(settings, db_path, live=LiveRun(wiring.bus, wiring.session, wiring.control, history=history))
     app.run()
     return app.result
 

@@ -95,7 +95,7 @@ def run_goal(
                 run_dashboard,  # the dashboard loads only when it opens
             )
 
-            result = run_dashboard(wiring, db_path, settings)
+            result = run_dashboard(wiring, db_path, settings, resumed=resume is not None)
         else:
             with contextlib.redirect_stdout(sys.stderr) if request.json_result else contextlib.nullcontext():
                 result = run_printing(wiring.bus, wiring.session, wiring.control,

@@ -32,6 +32,11 @@ def test_a_run_extracts_chooses_by_policy_and_clicks_the_pick(
     extractor = [r for r in model.requests if "You are the Extractor" in json.dumps(r["messages"])]
     assert len(extractor) == 1 and "A7\t1\t$45.00\tsold" in extractor[0]["messages"][-1]["content"]
     assert "CHOSEN" in result.stdout and "cheapest_front chose" in result.stdout
+    # The log line says what was kept, in words; the fence is what the model is handed, not the person.
+    kept = next(line for line in result.stdout.splitlines() if "extract(" in line and "ACT_OK" in line)
+    assert "→ kept seats: {\"seats\": [" in kept and "<data>" not in kept and "untrusted" not in kept, kept
+    act = next(e for e in events if e["type"] == "ACT_OK" and e["action"]["name"] == "extract")
+    assert "<data>" in act["message"]  # the stored event keeps what the model was told
     report = run_cli("--db", str(db_path), "report").stdout  # the latest session's
     assert "| → | label=\"A2\", row=1, price=49.0, available=true | score 10 |" in report, report
     assert "|  | label=\"A7\", row=1, price=45.0, available=false | dropped: available == true |" in report

@@ -4,17 +4,21 @@ same session from its last finished step: every event stored once, the report te
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from kit import REPO, answer, call, element, finished, plan, rows, run_cli, stored_events, verdict, wait_until
 
 STEPS = ["Open the settings", "Open the Display section", "Turn on Dark mode", "Save the settings"]
 
 
-def test_kill_9_then_resume_finishes_with_every_event_once(hardsite, model_server, db_path: Path) -> None:
+def _cut_off_at_step_3(hardsite, model_server, db_path: Path) -> tuple[str, list[dict]]:
+    """A run killed with kill -9 while step 3 waits on the model: its session, and its events."""
     hardsite.reset()
     script = {
         "planner": [plan(*STEPS)],
@@ -43,8 +47,11 @@ def test_kill_9_then_resume_finishes_with_every_event_once(hardsite, model_serve
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
-    session_id = rows(db_path, "select id from sessions")[0]["id"]
-    before = stored_events(db_path)
+    return rows(db_path, "select id from sessions")[0]["id"], stored_events(db_path)
+
+
+def test_kill_9_then_resume_finishes_with_every_event_once(hardsite, model_server, db_path: Path) -> None:
+    session_id, before = _cut_off_at_step_3(hardsite, model_server, db_path)
 
     result = run_cli("--db", str(db_path), "resume", session_id, "--no-tui", "--yes")
     assert result.returncode == 0, result.stderr
@@ -80,3 +87,24 @@ def test_only_an_interrupted_session_can_be_resumed(site, model_server, db_path:
     assert done.returncode == 2 and "is ok, not interrupted" in done.stderr
     missing = run_cli("--db", str(db_path), "resume", "nope", "--no-tui", "--yes")
     assert missing.returncode == 2 and "no session nope" in missing.stderr
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_resume_in_the_dashboard_shows_the_goal_and_the_whole_plan(hardsite, model_server, db_path: Path,
+                                                                     tmp_path: Path) -> None:
+    from tmux_kit import exit_code, tmux, wait_for
+
+    session_id, _ = _cut_off_at_step_3(hardsite, model_server, db_path)
+    session, marker = f"goalbot-resume-{os.getpid()}", tmp_path / "exit-code"
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", "-c", str(REPO),
+         "-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}",
+         f"env -u COLUMNS -u LINES {sys.executable} -m goalbot --db {db_path} resume {session_id} --yes; "
+         f"echo $? > {marker}; sleep 30")
+    try:
+        screen = wait_for(session, "Session over", 120)
+        assert "Goal: turn on dark mode" in screen and "no goal yet" not in screen, screen
+        assert all(step in screen for step in STEPS), screen  # the whole plan, the steps done before the cut too
+        tmux("send-keys", "-t", session, "q")
+        assert exit_code(marker) == "0"
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

@@ -168,3 +168,26 @@ def test_a_run_sent_to_the_background_with_await_attach_never_reads_the_terminal
                    120, "the run to end well")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_the_attach_footer_at_120_columns_ends_cleanly(site, model_server, db_path: Path, reaped) -> None:
+    run = _start_run(db_path, model_server(demo_script()), f"{site.url}/login", GOAL)
+    reaped.append(run)
+    _running_session(db_path)
+    session = f"goalbot-attach120-{os.getpid()}"
+    env = ["-e", f"XDG_CONFIG_HOME={os.environ['XDG_CONFIG_HOME']}"]
+    tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "30", "-c", str(REPO), *env,
+         # A COLUMNS left in the tmux server's environment by whoever started it would win over the pane's size.
+         f"env -u COLUMNS -u LINES {sys.executable} -m goalbot --db {db_path} attach; sleep 30")
+    try:
+        wait_for(session, "The plan waits for your approval")
+        tmux("send-keys", "-t", session, "Escape")  # decide later: the run screen's own footer
+        footer = wait_for(session, "^p palette").rstrip("\n").splitlines()[-1]
+        # Every key whole, then the palette's hint: no key drawn under it, no letter left over.
+        assert "s Stop" in footer and re.search(r"f2 Sessions\s+▏\^p palette$", footer.rstrip()), footer
+        tmux("send-keys", "-t", session, "a")
+        wait_for(session, " ok  ")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    assert run.wait(30) == 0

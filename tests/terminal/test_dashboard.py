@@ -90,6 +90,9 @@ async def test_edits_of_a_plan_put_off_with_esc_are_kept_and_approved(site, mode
             await pilot.press("e", "ctrl+u", *"Sign in as demo@example.com", "enter")
             await pilot.press("escape")  # later: the plan keeps waiting, and so do the edits
             await until(pilot, lambda: app.screen is app.run_screen, "back to the run screen")
+            # The plan panel shows the plan as the person left it, not the steps they changed.
+            await until(pilot, lambda: "1. Sign in as demo@example.com" in text(app, "#plan"), "the edits in the panel")
+            assert "Sign in with the demo account" not in text(app, "#plan")
             await pilot.press("e")  # open it again: the edit is there
             await until(pilot, lambda: on_top(app, "PlanReviewScreen"), "the plan dialog again")
             assert "1. Sign in as demo@example.com" in screen_text(app, "#review-steps")
@@ -118,7 +121,9 @@ async def test_reject_with_feedback_in_the_dialog_gets_a_new_plan(site, model_se
             await pilot.press(*"name the account", "enter")
             await until(pilot, lambda: on_top(app, "PlanReviewScreen")
                         and "Sign in as demo@example.com" in screen_text(app, "#review-steps"), "the second plan")
-            assert "↻" in text(app, "#plan")  # the rejected steps stay visible, struck out
+            assert "↻" in text(app, "#plan")  # the rejected steps stay visible, struck out…
+            # …unnumbered: the new plan's first step is the run's step 1, as the status line counts
+            assert "○ 1. Sign in as demo@example.com" in text(app, "#plan") and "3." not in text(app, "#plan")
             await pilot.press("a")
             await ends_ok(pilot, app)
     finally:

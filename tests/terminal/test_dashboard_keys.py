@@ -63,11 +63,11 @@ async def test_the_footer_follows_the_run_and_quitting_it_asks_first(site, model
         async with app.run_test(size=(160, 45)) as pilot:
             await until(pilot, lambda: on_top(app, "PlanReviewScreen"), "the plan dialog")
             await pilot.press("escape")  # put off: the run screen offers the plan's keys
-            await until(pilot, lambda: {"Approve", "Edit plan", "Reject"} <= offered(app), "the plan's keys")
+            await until(pilot, lambda: {"Approve", "Edit", "Reject"} <= offered(app), "the plan's keys")
             await pilot.press("a")
             await until(pilot, lambda: rows(db_path, "select 1 from events where type = 'ACT_START'"), "the wait")
             await until(pilot, lambda: {"Stop", "Pause"} <= offered(app), "the running keys")
-            assert not {"Approve", "Edit plan", "Reject"} & offered(app)
+            assert not {"Approve", "Edit", "Reject"} & offered(app)
             await pilot.press("a")  # nothing waits for approval: nothing happens
             await pilot.press("q")
             await until(pilot, lambda: on_top(app, "ConsentScreen"), "are you sure")

@@ -54,3 +54,55 @@ def test_the_bare_dashboard_says_what_to_do_and_how_to_leave(db_path: Path) -> N
         wait_for(session, "LEFT")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def test_at_80_columns_pause_says_resume_and_the_end_leaves_the_status_line_readable(db_path: Path) -> None:
+    session = _start("pause", f"{sys.executable} -m goalbot --db {db_path} demo; sleep 30")
+    try:
+        wait_for(session, "The plan waits for your approval")
+        tmux("send-keys", "-t", session, "a")
+        wait_for(session, "step 1/20")
+        tmux("send-keys", "-t", session, "p")
+        footer = _footer(wait_for(session, "p Resume"))
+        assert "Pause" not in footer and footer.rstrip().endswith("f2 Sessions"), footer  # whole, and what p does now
+        tmux("send-keys", "-t", session, "p")
+        screen = wait_for(session, "Session over", seconds=120)
+        status = screen.rstrip("\n").splitlines()[-2]
+        assert "ok" in status and "calls" in status and "tokens" in status, screen  # no toast over it
+        tmux("send-keys", "-t", session, "q")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def test_a_replay_at_80_columns_keeps_its_session_and_its_keys(db_path: Path) -> None:
+    from dashboard_kit import store_fixture
+
+    stored = store_fixture(db_path, "demo")
+    session = _start("replay", f"{sys.executable} -m goalbot --db {db_path} replay {stored}; sleep 30")
+    try:
+        screen = wait_for(session, "paused")
+        assert stored in screen.splitlines()[0], screen
+        footer = _footer(screen)
+        assert "q Quit" in footer and footer.rstrip().endswith("f2 Sessions"), footer
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+def test_at_80_columns_the_policy_field_says_what_it_is_and_its_error_is_read_whole(db_path: Path) -> None:
+    session = _start("policy", f"{sys.executable} -m goalbot --db {db_path} demo; sleep 30")
+    try:
+        wait_for(session, "The plan waits for your approval")
+        tmux("send-keys", "-t", session, "p")
+        screen = wait_for(session, "Choice policies, as JSON")
+        assert "{}" not in screen, screen  # an empty field shows its example, not a bare {}
+        bad = '{"front": {"hard": [{"field": "row", "op": "like", "value": "A"}]}}'
+        tmux("send-keys", "-t", session, "-l", bad)
+        tmux("send-keys", "-t", session, "Enter")
+        screen = wait_for(session, "like")
+        said = " ".join(line.strip(" │█▊▎") for line in screen.splitlines())
+        assert "unknown operator 'like'" in " ".join(said.split()), screen  # wrapped, never cut at the edge
+        tmux("send-keys", "-t", session, "a")
+        wait_for(session, "Session over", 120)
+        tmux("send-keys", "-t", session, "q")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)

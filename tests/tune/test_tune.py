@@ -207,3 +207,41 @@ def test_a_tune_whose_endpoint_refuses_says_so_in_one_line_and_keeps_nothing(mod
     failed = rows(db_path, "select status from sessions")
     assert [r["status"] for r in failed] == ["failed"]
     assert run_cli("--db", str(db_path), "tune", "--budget", "0", "--yes").returncode == 2
+
+
+def test_a_model_that_never_answers_in_dspys_form_stops_the_tune_early_in_one_line(model_server, db_path: Path,
+                                                                                    tmp_path: Path) -> None:
+    specs = tmp_path / "tasks.jsonl"
+    more = [dict(SPECS[0], failure=dict(SPECS[0]["failure"], failed_step=n)) for n in (3, 4, 5, 6)]
+    specs.write_text("\n".join(json.dumps(s) for s in [*SPECS, *more]) + "\n")
+    prose = "Sure! I think the best thing is to click the Store changes button, since Save moved."
+    chatty = model_server({"patcher": [{"keep": True, "content": prose}],
+                           "reflector": [{"keep": True, "content": prose}]})
+    tuned = run_cli("--db", str(db_path), "tune", "--tasks", str(specs), "--program", "patch", "--budget", "60",
+                    "--examples", "0", "--base-url", chatty.base_url, "--model", "scripted", "--yes", timeout=300)
+    assert "Traceback" not in tuned.stderr, tuned.stderr
+    asked = [r for r in chatty.requests if r["role"] in ("patcher", "reflector")]
+    assert len(asked) <= 12, len(asked)  # a few answers tell; the budget of 60 is not spent
+    assert "answers were not in the form DSPy asks for" in tuned.stderr, tuned.stderr
+    noise = [line for line in tuned.stderr.splitlines() if "ERROR" in line or "WARNING" in line or prose in line]
+    assert noise == [], noise
+
+
+def test_the_estimate_is_made_from_the_prompts_dspy_sends(model_server, db_path: Path, tmp_path: Path) -> None:
+    """The tokens a tune said it would take bound what it took (this model answers briefly; a real one
+    writes the 250 tokens an answer is reckoned at), and the estimate is not padded beyond use."""
+    import re
+
+    specs = tmp_path / "tasks.jsonl"
+    more = [dict(SPECS[0], failure=dict(SPECS[0]["failure"], failed_step=n)) for n in (3, 4, 5, 6)]
+    specs.write_text("\n".join(json.dumps(s) for s in [*SPECS, *more]) + "\n")
+    tuner = model_server(_tune_script())
+    tuned = run_cli("--db", str(db_path), "tune", "--tasks", str(specs), "--program", "patch", "--budget", "40",
+                    "--examples", "0", "--base-url", tuner.base_url, "--model", "scripted",
+                    "--reflection-model", "scripted-reflector", "--yes", "--json", timeout=300)
+    assert tuned.returncode == 0, tuned.stderr
+    said = int(re.search(r"in all: at most \d+ calls \(--budget 40\), about ([\d,]+) tokens", tuned.stderr)
+               .group(1).replace(",", ""))
+    profile = json.loads(tuned.stdout)
+    per_call_said, per_call_took = said / 40, profile["tokens"] / profile["calls"]
+    assert 0.35 <= per_call_took / per_call_said <= 1.0, (said, profile["tokens"], profile["calls"])

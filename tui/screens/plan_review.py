@@ -85,13 +85,15 @@ class PlanReviewScreen(ModalScreen[Review | None]):
             yield OptionList(id="review-steps")
             yield Label("", id="review-removed", markup=False)
             yield Label("", id="review-policies", markup=False)
-            yield Label("", id="review-problem")
+            yield Label("", id="review-problem", markup=False)
+            yield Label("", id="review-input-label", markup=False)  # what the open field is for
             # Not selected on focus: a key typed to change a word must not replace the whole step.
             yield Input(id="review-input", select_on_focus=False)
         yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#review-input", Input).display = False
+        self.query_one("#review-input-label", Label).display = False
         self._show()
 
     def _show(self, highlight: int | None = None) -> None:
@@ -125,8 +127,11 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         self.query_one("#review-problem", Label).update("")
         self._show(highlight)
 
-    def _open_input(self, mode: str, value: str, placeholder: str) -> None:
+    def _open_input(self, mode: str, value: str, placeholder: str, label: str = "") -> None:
         self._editing = mode
+        said = self.query_one("#review-input-label", Label)
+        said.update(label)
+        said.display = bool(label)
         field = self.query_one("#review-input", Input)
         field.value, field.placeholder, field.display = value, placeholder, True
         field.cursor_position = len(value)
@@ -142,8 +147,10 @@ class PlanReviewScreen(ModalScreen[Review | None]):
 
     def action_policies(self) -> None:
         if self._editing is None:
-            self._open_input("policies", json.dumps(self.policies, ensure_ascii=False),
-                             'the choice policies as JSON: {"name": {"hard": […], "score": […], …}} (Enter saves)')
+            self._open_input("policies", json.dumps(self.policies, ensure_ascii=False) if self.policies else "",
+                             '{"cheapest": {"hard": [{"field": "price", "op": "<=", "value": 50}], "tie_break": ["price_asc"]}}',
+                             "Choice policies, as JSON (a policies.json): by name, hard filters, scores, "
+                             "tie-breaks, pick. Enter saves, Esc cancels.")
 
     def action_reject(self) -> None:
         if self._editing is None:
@@ -176,6 +183,7 @@ class PlanReviewScreen(ModalScreen[Review | None]):
     def _close_input(self) -> None:
         self._editing = None
         self.query_one("#review-input", Input).display = False
+        self.query_one("#review-input-label", Label).display = False
         self.query_one("#review-steps", OptionList).focus()
 
     def on_input_submitted(self, message: Input.Submitted) -> None:

@@ -27,6 +27,9 @@ LOAD_CHUNK = 2_000  # events read from the store at a time, off the UI thread
 LONGEST_PAUSE_S = 2.0  # a long wait in the recording plays as at most this long
 
 
+NARROW = 100  # columns
+
+
 class ReplayScreen(Screen[None]):
     class Read(Message):
         """A chunk of the session read from the store (empty and `last` when the reading is over)."""
@@ -38,20 +41,20 @@ class ReplayScreen(Screen[None]):
 
     # priority: the step log must not take the arrows and Home / End for scrolling.
     BINDINGS = [
-        Binding("space", "play", "Play/pause", priority=True),
-        Binding("n,down", "step(1)", "Next step", priority=True),
+        Binding("q", "app.quit", "Quit"),
+        Binding("space", "play", "Play", priority=True),
+        Binding("n,down", "step(1)", "Next", priority=True),
         Binding("b,up", "step(-1)", "Previous step", show=False, priority=True),
         Binding("right,l", "event(1)", "Next event", show=False, priority=True),
         Binding("left,h", "event(-1)", "Previous event", show=False, priority=True),
         Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
         Binding("minus", "speed(-1)", "Slower", show=False),
-        Binding("g", "jump", "Jump to step"),
+        Binding("g", "jump", "Jump"),
         Binding("home", "goto_start", "Start", show=False, priority=True),
         Binding("end", "goto_end", "End", show=False, priority=True),
         Binding("m", "marks", "Marks", show=False),
         Binding("f10,z", "zoom", "Enlarge screen", show=False),
         Binding("escape", "back", "Back"),
-        Binding("q", "app.quit", "Quit"),
     ]
 
     def __init__(self, db_path: Path, session_id: str) -> None:
@@ -142,12 +145,18 @@ class ReplayScreen(Screen[None]):
 
     def _head(self) -> None:
         moment = self.events[self.position - 1] if self.position else None
-        when = f"{moment.ts.astimezone():%Y-%m-%d %H:%M:%S}" if moment else "before the start"
+        narrow = self.size.width < NARROW  # the session's id carries its day: the time alone will do
+        when = f"{moment.ts.astimezone():{'%H:%M:%S' if narrow else '%Y-%m-%d %H:%M:%S'}}" if moment \
+            else ("start" if narrow else "before the start")
         state = ("▶ playing" if self.playing else "❚❚ paused") if self.ready else "reading the store…"
-        # What the keys change first: a narrow terminal cuts the end of the line.
+        # What the keys change first; the id last, and short enough to stay at 80 columns.
         self.query_one("#replay-head", Static).update(
             f"{state} {self.speed:g}× · event {self.position}/{len(self.events)} · step "
-            f"{self.board.state.step} · {when} · replay of {self.session_id}")
+            f"{self.board.state.step} · {when} · {'' if narrow else 'replay of '}{self.session_id}")
+
+    def on_resize(self) -> None:
+        if self.is_mounted:
+            self._head()
 
     def action_event(self, by: int) -> None:
         self._halt()

@@ -21,7 +21,7 @@ from textual.widgets import Static
 from goalbot.agents.control import SessionControl
 from goalbot.agents.outcome import Run
 from goalbot.agents.session import SessionResult
-from goalbot.events import Bus, EventType
+from goalbot.events import Bus, Event, EventType
 from goalbot.payloads import ApprovalData, Command, Phase, QuestionData, TaskEndData
 from goalbot.service.refusal import Refusal
 from tui.screens.consent import ConsentScreen
@@ -42,6 +42,9 @@ class LiveRun:
     session: Run
     control: SessionControl
     finished: Callable[[SessionResult | None], None] = field(default=lambda _result: None)
+    # What the session stored before this process took it up (`goalbot resume`): drawn first, so
+    # the board shows its goal, its whole plan and the steps already done.
+    history: list[Event] = field(default_factory=list)
 
 
 Starter = Callable[[str], LiveRun]
@@ -57,13 +60,15 @@ class RunScreen(Screen[None]):
         Binding("q", "quit_dashboard", "Quit"),
         Binding("a", "approve", "Approve"),
         Binding("r", "reject", "Reject"),
-        Binding("e", "review", "Edit plan"),
-        Binding("o", "open_decision", "Open question"),
+        Binding("e", "review", "Edit"),
+        Binding("o", "open_decision", "Open"),
         Binding("s", "stop", "Stop"),
-        Binding("p", "pause", "Pause"),  # p again resumes
+        Binding("p", "pause", "Pause"),
+        Binding("p", "resume", "Resume"),  # the one p the footer shows is what p does now
         Binding("m", "marks", "Marks"),
         Binding("f10,z", "zoom", "Enlarge"),
     ]
+    NARROW = 100  # columns below which the picture's keys leave the footer (F1 lists them)
 
     def __init__(self, *, starter: Starter | None = None, history: list[str] | None = None,
                  live: LiveRun | None = None, follow: tuple[Path, str] | None = None) -> None:
@@ -115,7 +120,10 @@ class RunScreen(Screen[None]):
     # -- following a session ---------------------------------------------------------------------
 
     def start_live(self, run: LiveRun) -> None:
-        self.follow(BusSource(run.bus), LocalSteering(run.control))
+        source = BusSource(run.bus)
+        for event in run.history:
+            source.push(event)
+        self.follow(source, LocalSteering(run.control))
         self.live, self.result = run, None
         self.run_worker(partial(self._run_session, run), name="session", thread=True, exit_on_error=False)
 
@@ -275,6 +283,8 @@ class RunScreen(Screen[None]):
         """The person's edits to a plan they put off are theirs: kept for this plan until they
         approve or reject it."""
         self._draft = (self.board.state.plan_revision, steps) if steps is not None else None
+        self.board.state.draft = steps
+        self.board.redraw()
         if steps is not None:
             self.notify("Your edits are kept: a approves the plan as you left it, e opens it again")
 
@@ -309,12 +319,23 @@ class RunScreen(Screen[None]):
 
         self.app.push_screen(RejectScreen(), send)
 
+    @property
+    def paused(self) -> bool:
+        return self._pause_asked or (self.is_mounted and self.board.state.status is Phase.PAUSED)
+
+    def action_resume(self) -> None:
+        self.action_pause()
+
+    def on_resize(self) -> None:
+        self.refresh_bindings()
+
     def action_pause(self) -> None:
         if self.steering is None or self.board.state.finished:
             return
         self._pause_asked = not (self._pause_asked or self.board.state.status is Phase.PAUSED)
         if self._send(Command.PAUSE if self._pause_asked else Command.RESUME):
             self.notify("Pausing before the next action… (p resumes)" if self._pause_asked else "Resuming")
+        self.refresh_bindings()
 
     def action_stop(self) -> None:
         if self.steering is not None and not self.board.state.finished and self._send(Command.STOP):
@@ -360,13 +381,18 @@ class RunScreen(Screen[None]):
         match action:
             case "approve" | "review" | "reject":
                 return following and state is not None and state.awaiting_approval
-            case "open_decision":
-                return following and state is not None and bool(
-                    state.awaiting_approval or state.consent or state.question)
-            case "pause" | "stop":
+            case "open_decision":  # a plan waiting is opened with e (the footer has no room for both)
+                return following and state is not None and bool(state.consent or state.question)
+            case "stop":
                 return following
+            case "pause":
+                return following and not self.paused
+            case "resume":
+                return following and self.paused
             case "marks":
-                return self.source is not None
+                return self.source is not None and self.size.width >= self.NARROW
+            case "zoom":
+                return self.size.width >= self.NARROW
             case "quit_dashboard":  # while a goal is typed q is a letter: Ctrl-Q quits (the app's)
                 return not self.typing_goal()
         return True

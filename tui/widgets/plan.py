@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.color import Color
 from textual.widgets import Static
 
-from tui.state import DashboardState, StepState
+from tui.state import DashboardState, PlanStep, StepState
 
 MARKS = {
     StepState.PENDING: ("○", "dim"),
@@ -26,12 +26,22 @@ class PlanPanel(Static):
         text = Text()
         if not state.plan:  # before any goal there is nobody to wait for
             text.append("waiting for the planner…" if state.goal else "no goal yet", style="dim")
-        first = max(0, len(state.plan) - SHOWN)
+        plan = state.plan
+        if state.awaiting_approval and state.draft is not None:
+            plan = [s for s in plan if s.state is not StepState.PENDING] + [PlanStep(t) for t in state.draft]
+            text.append("your edits, not approved yet\n", style="dim italic")
+        first = max(0, len(plan) - SHOWN)
         if first:  # a long session: its newest steps, the way a log shows its tail
             text.append(f"… {first} earlier steps\n", style="dim")
-        for number, step in enumerate(state.plan[first:], first + 1):
+        # A step is numbered as the run counts it: one planned again before it ran has no number.
+        number = sum(s.state is not StepState.REPLANNED for s in plan[:first])
+        for step in plan[first:]:
             mark, style = MARKS[step.state]
-            text.append(f"{mark} {number}. ", style=style)
+            if step.state is StepState.REPLANNED:
+                text.append(f"{mark} –  ", style=style)
+            else:
+                number += 1
+                text.append(f"{mark} {number}. ", style=style)
             text.append(step.text, style=style if step.state is StepState.REPLANNED else "")
             if step.found_by:  # a rerun: which rungs of the ladder carried the step
                 # A line of its own: wrapped beside the step, "cached 3" would break from its count.
