@@ -87,11 +87,22 @@ def darkmode_script() -> dict[str, Any]:
     }
 
 
+# The sign-in demo's answers, in the order a run asks for them.
+SIGN_IN = {"planner": ["dark mode"],
+           "navigator": ["Sign in with the demo account", "Turn on the dark mode switch"],
+           "validator": ["Sign in with the demo account", "Turn on the dark mode switch"]}
+
+
 def demo_script() -> dict[str, Any]:
-    """The demo model's answers, without how the demo's server behaves (a test says its own)."""
+    """The sign-in demo's answers as a queue a test can add to or put faults in: the bundled
+    script answers every demo goal by rules that are never used up; a test wants its own order."""
     script = json.loads(files("goalbot.demo").joinpath("script.json").read_text(encoding="utf-8"))
-    script.pop("server", None)
-    return dict(script)
+
+    def entry(role: str, when: str) -> dict[str, Any]:
+        found = next(e for e in script[role] if e.get("when") == when)
+        return {key: value for key, value in found.items() if key not in ("when", "keep")}
+
+    return {role: [entry(role, when) for when in whens] for role, whens in SIGN_IN.items()}
 
 
 # -- the store -----------------------------------------------------------------------------------

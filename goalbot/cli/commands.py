@@ -88,7 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_result_flags(run)
     add_recipe_flags(run, saving=True)
 
-    demo = sub.add_parser("demo", help="watch goalbot sign in and turn on dark mode on a bundled site")
+    demo = sub.add_parser("demo", help="watch goalbot reach a goal on a bundled site, with a scripted model")
+    demo.add_argument("which", nargs="?", choices=["signin", "shop"], default="signin",
+                      help="signin: sign in and turn on dark mode (default); shop: choose a lamp by a policy and "
+                           "put it in the cart")
     demo.add_argument("--serve-only", action="store_true",
                       help="only serve the demo site and its scripted model, printing their addresses, until Ctrl-C")
     demo.add_argument("--port", type=int, default=D.DEMO_PORT, metavar="N",

@@ -1,5 +1,6 @@
-"""`goalbot demo`: the bundled site and scripted model, and a run on them; or, with --serve-only,
-the two alone, to try every command on."""
+"""`goalbot demo [signin|shop]`: the bundled site and scripted model, and a run on them; or, with
+--serve-only, the two alone, to try every command on. The scripted model answers each goal the
+guide uses on the demo: sign in and dark mode, a choice in the shop, the shop's products as data."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 import signal
 import threading
 from importlib.resources import files
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +27,20 @@ if TYPE_CHECKING:
 
 
 DEMO_GOAL = "sign in and turn on dark mode"
+SHOP_GOAL = "put the most expensive lamp under 40 in the cart"
+LIST_GOAL = "list the products with their prices"
+
+
+@dataclass(frozen=True)
+class Demo:
+    goal: str
+    page: str
+    variables: dict[str, str]
+
+
+DEMOS = {"signin": Demo(DEMO_GOAL, "/login", {}),
+         # The limit is a variable: the recipe it is kept as reruns with another (--var MAX=60).
+         "shop": Demo(SHOP_GOAL, "/shop", {"MAX": "40"})}
 
 
 def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
@@ -37,6 +53,8 @@ def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
         return fail(str(exc))
     if not has_terminal():  # nobody can press a key here, and the demo must still show itself
         request.auto_approve = True
+    demo = DEMOS[args.which]
+    request.variables = {**demo.variables, **request.variables}
     script = Script.load(str(files("goalbot.demo").joinpath("script.json")))
     if args.serve_only:
         return _serve_demo(script, args.port)
@@ -45,7 +63,9 @@ def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
         demo_settings = settings.model_copy(
             update={"base_url": model.base_url, "model": "scripted-demo", "api_key": SecretStr(""), "dialect": []}
         )
-        code = run_goal(request, demo_settings, db_path, run_options(demo_settings, DEMO_GOAL, f"{site.url}/login"))
+        options = run_options(demo_settings, demo.goal, f"{site.url}{demo.page}")
+        options.variables = dict(request.variables)  # the shop's policy reads its limit from them
+        code = run_goal(request, demo_settings, db_path, options)
         print(f"goalbot demo: the site's own record: {_in_words(site.state.snapshot())}")
         return 0 if code == 1 and _stopped_by_the_person(db_path) else code
 
@@ -53,7 +73,8 @@ def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
 def _in_words(record: dict[str, Any]) -> str:
     signed_in = ", ".join(record["signed_in"]) or "nobody"
     dark = [who for who, on in record["dark_mode"].items() if on]
-    return f"signed in: {signed_in}; dark mode on for: {', '.join(dark) or 'nobody'}"
+    cart = f"; in the cart: {', '.join(record['cart'])}" if record.get("cart") else ""
+    return f"signed in: {signed_in}; dark mode on for: {', '.join(dark) or 'nobody'}{cart}"
 
 
 def _stopped_by_the_person(db_path: Path) -> bool:
@@ -88,6 +109,8 @@ def _serve_demo(script: Script, port: int) -> int:
     with site, model:
         print(f"goalbot demo: site {site.url}/login (sign in as demo@example.com)\n"
               f"goalbot demo: scripted model {model.base_url} (it answers the demo goal, run after run)\n"
+              f"goalbot demo: shop {site.url}/shop (its goals: '{SHOP_GOAL}' with --var MAX=40, "
+              f"'{LIST_GOAL}' with --output-schema)\n"
               f"goalbot demo: try  goalbot run '{DEMO_GOAL}' --url {site.url}/login "
               f"--base-url {model.base_url} --model scripted-demo --save-recipe darkmode\n"
               "goalbot demo: Ctrl-C stops them", flush=True)

@@ -1,4 +1,5 @@
-"""The bundled demo web app: a sign-in page and a settings page with a dark-mode switch.
+"""The bundled demo web app: a sign-in page and a settings page with a dark-mode switch, and a
+shop (`shop.py`) with a product table and a cart.
 
 It keeps its state on the server, so a test (or a curious person) can check through
 `/api/state` that the agent really changed the setting rather than just clicking around.
@@ -17,6 +18,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.resources import files
 from urllib.parse import parse_qs
 
+from goalbot.demo.shop import BY_SLUG, cart_page, shop_page
+
 DEMO_EMAIL = "demo@example.com"
 DEMO_PASSWORD = "demo-pass"
 
@@ -28,11 +31,16 @@ class SiteState:
     accounts: dict[str, str] = field(default_factory=lambda: {DEMO_EMAIL: DEMO_PASSWORD})
     sessions: dict[str, str] = field(default_factory=dict)
     dark_mode: dict[str, bool] = field(default_factory=dict)
+    cart: list[str] = field(default_factory=list)  # the shop's, by product slug, in the order added
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def snapshot(self) -> dict[str, object]:
         with self.lock:
-            return {"signed_in": sorted(set(self.sessions.values())), "dark_mode": dict(self.dark_mode)}
+            record: dict[str, object] = {"signed_in": sorted(set(self.sessions.values())),
+                                         "dark_mode": dict(self.dark_mode)}
+            if self.cart:  # the shop's part, once something was bought
+                record["cart"] = list(self.cart)
+            return record
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -76,6 +84,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.OK, json.dumps(self.state.snapshot()), "application/json")
         elif path == "/login":
             self._login_page()
+        elif path == "/shop":
+            self._page(*shop_page())
+        elif path == "/shop/cart":
+            with self.state.lock:
+                items = list(self.state.cart)
+            self._page(*cart_page(items))
         elif path in ("/", "/settings"):
             user = self._user()
             if user is None:
@@ -99,6 +113,12 @@ class _Handler(BaseHTTPRequestHandler):
             with self.state.lock:
                 self.state.sessions[token] = email
             self._redirect("/settings", {"Set-Cookie": f"sid={token}; Path=/; HttpOnly"})
+        elif path == "/shop/cart":
+            item = form.get("item", "")
+            if item in BY_SLUG and BY_SLUG[item].in_stock:
+                with self.state.lock:
+                    self.state.cart.append(item)
+            self._redirect("/shop/cart")
         elif path == "/settings":
             user = self._user()
             if user is None:

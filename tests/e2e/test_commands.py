@@ -54,7 +54,7 @@ def test_demo_serve_only_serves_the_site_and_the_model_until_ctrl_c(tmp_path: Pa
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None
-        said = "".join(server.stdout.readline() for _ in range(4))
+        said = "".join(server.stdout.readline() for _ in range(5))  # site, model, shop, a try, Ctrl-C
         site = re.search(r"site (http://\S+/login)", said)[1]
         model = re.search(r"scripted model (http://\S+)", said)[1]
         assert "Sign in" in urllib.request.urlopen(site, timeout=10).read().decode()
@@ -82,7 +82,7 @@ def test_demo_serve_only_started_in_the_background_stops_on_ctrl_c_and_on_kill()
         try:
             assert shell.stdout is not None and shell.stderr is not None
             demo = int(shell.stderr.readline())
-            said = "".join(shell.stdout.readline() for _ in range(4))
+            said = "".join(shell.stdout.readline() for _ in range(5))
             assert "Ctrl-C stops them" in said
             os.kill(demo, number)
             assert shell.wait(90) == 0
