@@ -222,3 +222,19 @@ def store_with_sessions(path: Path, count: int = 5, events_each: int = 20) -> No
             emitter.emit(EventType.POLICY, Actor.SYSTEM, 1, policy="min_interval", message=f"waiting {tick}")
         emitter.emit(EventType.TASK_FAIL, Actor.SYSTEM, None, reason="net::ERR_UNSAFE_PORT")
     recorder.close()
+
+
+def free_port_pair() -> int:
+    """A port N with N+1 free too (the demo's site and model, as `goalbot demo --serve-only --port N`)."""
+    import socket
+
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        try:
+            with socket.socket() as second:
+                second.bind(("127.0.0.1", port + 1))
+            return int(port)
+        except OSError:
+            continue

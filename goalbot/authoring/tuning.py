@@ -120,7 +120,7 @@ class Tuner:
         self.task_lm = dspy.LM(f"goalbot/{model}", engine=task_engine, cache=False, num_retries=0)
         self.reflection_lm = dspy.LM(f"goalbot/{reflector}", engine=reflection_engine, cache=False, num_retries=0)
         # Their warnings quote raw answers and pages a line at a time; what went wrong is said once,
-        # in goalbot's words (`_judge`, the budget, the endpoint).
+        # in goalbot's words (the meter: answers not in its form, the budget; the endpoint).
         for name in ("dspy", "gepa"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
 

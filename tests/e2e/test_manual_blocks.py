@@ -7,14 +7,13 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from kit import REPO, wait_until
+from kit import REPO, free_port_pair, wait_until
 
 SHELL_BLOCK = re.compile(r"^(?P<before>.*)\n```(?:sh|bash|shell|console)\n(?P<body>.*?)^```", re.MULTILINE | re.DOTALL)
 SET_UP = "<!-- set-up:"  # the README's `make demo` / `make test`: CI runs the one, test_make_demo.py the other
@@ -27,20 +26,6 @@ def shell_blocks(page: Path) -> list[str]:
 
 
 PAGES = [page for page in [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))] if shell_blocks(page)]
-
-
-def _free_pair() -> int:
-    """A port N with N+1 free too (the demo's site and model)."""
-    while True:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        try:
-            with socket.socket() as second:
-                second.bind(("127.0.0.1", port + 1))
-            return port
-        except OSError:
-            continue
 
 
 def _gone(group: int) -> bool:
@@ -58,7 +43,7 @@ def test_the_pages_with_shell_blocks_are_found() -> None:
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(REPO).as_posix())
 def test_every_shell_block_runs_as_written(page: Path, tmp_path: Path, chromium: None) -> None:
-    port = _free_pair()
+    port = free_port_pair()
     work = tmp_path / "work"
     work.mkdir()
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "CI": "true",

@@ -6,12 +6,11 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
-from kit import REPO, rows, wait_until
+from kit import REPO, free_port_pair, rows, wait_until
 
 
 def _block() -> list[str]:
@@ -20,24 +19,10 @@ def _block() -> list[str]:
     return [line for line in block.splitlines() if line.strip() and not line.startswith("```")]
 
 
-def _free_pair() -> int:
-    """A port N with N+1 free too (the demo's site and model)."""
-    while True:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        try:
-            with socket.socket() as second:
-                second.bind(("127.0.0.1", port + 1))
-            return port
-        except OSError:
-            continue
-
-
 def test_the_readme_recipe_block_works_pasted_line_by_line(db_path: Path, chromium: None) -> None:
     lines = _block()
     assert lines[0].endswith("&") and lines[-1] == "kill %1", lines
-    port = _free_pair()
+    port = free_port_pair()
     # Only the ports move: this machine may have 8765 taken; the lines are the manual's.
     moved = [line.replace("8765", str(port)).replace("8766", str(port + 1)) for line in lines]
     moved[0] = moved[0].replace("--serve-only", f"--serve-only --port {port}")

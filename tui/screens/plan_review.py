@@ -139,11 +139,12 @@ class PlanReviewScreen(ModalScreen[Review | None]):
 
     def action_edit(self) -> None:
         if self.steps and self._editing is None:
-            self._open_input("edit", self.steps[self._current], "the step's new text (Enter saves, Esc cancels)")
+            self._open_input("edit", self.steps[self._current], "the step's new text",
+                             f"Step {self._current + 1}'s new text (Enter saves, Esc cancels)")
 
     def action_add(self) -> None:
         if self._editing is None:
-            self._open_input("add", "", "a new step after the highlighted one (Enter adds)")
+            self._open_input("add", "", "what to do", "A new step after the highlighted one (Enter adds, Esc cancels)")
 
     def action_policies(self) -> None:
         if self._editing is None:
@@ -154,7 +155,8 @@ class PlanReviewScreen(ModalScreen[Review | None]):
 
     def action_reject(self) -> None:
         if self._editing is None:
-            self._open_input("reject", "", "what should the planner do differently? (Enter rejects)")
+            self._open_input("reject", "", "feedback for the planner",
+                             "What should the planner do differently? (Enter rejects, Esc cancels)")
 
     def action_delete(self) -> None:
         if self.steps and self._editing is None:
