@@ -54,7 +54,7 @@ def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
     if not has_terminal():  # nobody can press a key here, and the demo must still show itself
         request.auto_approve = True
     demo = DEMOS[args.which]
-    request.variables = {**demo.variables, **request.variables}
+    request.variables = dict(demo.variables)
     script = Script.load(str(files("goalbot.demo").joinpath("script.json")))
     if args.serve_only:
         return _serve_demo(script, args.port)
@@ -67,7 +67,7 @@ def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
         options.variables = dict(request.variables)  # the shop's policy reads its limit from them
         code = run_goal(request, demo_settings, db_path, options)
         print(f"goalbot demo: the site's own record: {_in_words(site.state.snapshot())}")
-        return 0 if code == 1 and _stopped_by_the_person(db_path) else code
+        return 0 if code == 1 and _left_early(db_path) else code
 
 
 def _in_words(record: dict[str, Any]) -> str:
@@ -77,9 +77,9 @@ def _in_words(record: dict[str, Any]) -> str:
     return f"signed in: {signed_in}; dark mode on for: {', '.join(dark) or 'nobody'}{cart}"
 
 
-def _stopped_by_the_person(db_path: Path) -> bool:
-    """Quitting the demo before its end is how a person leaves a show, not a failure to report
-    (`make demo` would end in `make: *** Error 1`)."""
+def _left_early(db_path: Path) -> bool:
+    """Whether the demo's run was cancelled (the person quit, or said NOT GO): leaving a show
+    before its end is not a failure to report (`make demo` would end in `make: *** Error 1`)."""
     from storage import queries
     from storage.db import opened
 

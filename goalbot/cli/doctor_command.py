@@ -16,7 +16,7 @@ DOCTOR_WORDS = {"ok": "ok  ", "warn": "warn", "fail": "FAIL", "info": "info"}
 def cmd_doctor(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     """Each thing a run needs; exit 1 when one of them cannot serve a run."""
     checks = _checks(settings, db_path)
-    if getattr(args, "json", False):
+    if args.json:
         print(json.dumps({"usable": all(level != "fail" for _, level, _ in checks),
                           "checks": [{"what": what, "level": level, "text": text} for what, level, text in checks]},
                          ensure_ascii=False))

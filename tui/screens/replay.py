@@ -27,9 +27,6 @@ LOAD_CHUNK = 2_000  # events read from the store at a time, off the UI thread
 LONGEST_PAUSE_S = 2.0  # a long wait in the recording plays as at most this long
 
 
-NARROW = 100  # columns
-
-
 class ReplayScreen(Screen[None]):
     class Read(Message):
         """A chunk of the session read from the store (empty and `last` when the reading is over)."""
@@ -145,7 +142,7 @@ class ReplayScreen(Screen[None]):
 
     def _head(self) -> None:
         moment = self.events[self.position - 1] if self.position else None
-        narrow = self.size.width < NARROW  # the session's id carries its day: the time alone will do
+        narrow = self.size.width < KeysFooter.NARROW  # the session's id carries its day: the time alone will do
         when = f"{moment.ts.astimezone():{'%H:%M:%S' if narrow else '%Y-%m-%d %H:%M:%S'}}" if moment \
             else ("start" if narrow else "before the start")
         state = ("▶ playing" if self.playing else "❚❚ paused") if self.ready else "reading the store…"

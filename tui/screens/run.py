@@ -68,7 +68,6 @@ class RunScreen(Screen[None]):
         Binding("m", "marks", "Marks"),
         Binding("f10,z", "zoom", "Enlarge"),
     ]
-    NARROW = 100  # columns below which the picture's keys leave the footer (F1 lists them)
 
     def __init__(self, *, starter: Starter | None = None, history: list[str] | None = None,
                  live: LiveRun | None = None, follow: tuple[Path, str] | None = None) -> None:
@@ -390,9 +389,10 @@ class RunScreen(Screen[None]):
             case "resume":
                 return following and self.paused
             case "marks":
-                return self.source is not None and self.size.width >= self.NARROW
+                # Where the footer is narrow, the picture's keys leave it (F1 lists them).
+                return self.source is not None and self.size.width >= KeysFooter.NARROW
             case "zoom":
-                return self.size.width >= self.NARROW
+                return self.size.width >= KeysFooter.NARROW
             case "quit_dashboard":  # while a goal is typed q is a letter: Ctrl-Q quits (the app's)
                 return not self.typing_goal()
         return True
