@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import secrets
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
 from pydantic import BaseModel
+
+if TYPE_CHECKING:  # sqlite_utils loads when a store is opened
+    import sqlite_utils
 
 DONE = ("ok", "failed", "cancelled")  # a job that ended, whichever way: resume leaves it alone
 

@@ -14,12 +14,13 @@ import sqlite3
 import time
 from pathlib import Path
 from contextlib import contextmanager
-from typing import Callable, Iterator, TypeVar
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Callable, Iterator, TypeVar
 
 from goalbot.defaults import data_home
 from storage.schema import MIGRATIONS, REQUIRED_COLUMNS
+
+if TYPE_CHECKING:  # sqlite_utils brings numpy and pluggy: loaded when a store is opened, not before
+    import sqlite_utils
 
 BUSY_TIMEOUT_MS = 5_000
 OPEN_PATIENCE_S = 30.0  # how long opening waits for other processes holding the write lock
@@ -84,6 +85,8 @@ def connect(path: Path, create: bool = True) -> sqlite_utils.Database:
         if conn is not None:
             conn.close()
         raise
+    import sqlite_utils
+
     return sqlite_utils.Database(conn)
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-import sqlite_utils
 from pydantic import ValidationError
 
 from goalbot.llm.profiles import AuthoringProfile
 
+if TYPE_CHECKING:  # loaded when a store is opened
+    import sqlite_utils
 
 class UnreadableProfile(ValueError):
     """A stored profile that no longer reads (kept by an older goalbot, or damaged)."""

@@ -6,15 +6,17 @@ import json
 import os
 import socket
 from datetime import datetime
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-import sqlite_utils
 from pydantic import ValidationError
 
 from goalbot.events import Event, EventType
 from goalbot.payloads import ObservationData
 from storage.db import cut_off
 from storage.rows import SessionRow
+
+if TYPE_CHECKING:  # sqlite_utils loads when a store is opened
+    import sqlite_utils
 
 
 def _as_seen(row: dict[str, Any]) -> SessionRow:

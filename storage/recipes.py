@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from goalbot.recipes.model import Evidence, Metrics, Recipe
 from goalbot.payloads import Rung
+
+if TYPE_CHECKING:  # sqlite_utils loads when a store is opened
+    import sqlite_utils
 
 
 class UnreadableRecipe(ValueError):

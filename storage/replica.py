@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:  # sqlite_utils loads when a store is opened
+    import sqlite_utils
 
 _SESSION_COLUMNS = ("id", "goal", "url", "status", "finish_reason", "answer", "model", "base_url", "operator",
                     "started_at", "ended_at", "steps", "model_calls", "tokens_in", "tokens_out", "cost_usd",

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlite_utils
 from pydantic import BaseModel, Field
 
 from goalbot.payloads import Rung
+
+if TYPE_CHECKING:  # sqlite_utils loads when a store is opened
+    import sqlite_utils
 
 CALLS_PER_NORMAL_RUN = 0.2  # seed 002 §12: a rerun of a recipe asks the model this rarely, or less
 SUCCESS_FROM_SECOND_RUN = 0.95  # and succeeds this often from its second run on

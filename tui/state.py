@@ -14,6 +14,7 @@ from goalbot.payloads import (
 from goalbot.tally import Tally
 
 TREND = 24  # how many confidence readings the status bar draws
+WIREFRAME = "wireframe:"  # a look without a picture, drawn from its boxes (screenshot_id's prefix)
 UNSETTLED_WINDOW = 200
 
 
@@ -131,6 +132,10 @@ class DashboardState:
             case T.OBSERVATION, ObservationData() as p:
                 if p.screenshot:
                     self.screenshot_id, self.viewport_width = p.screenshot, p.viewport_width
+                    self.marks = list(p.marks)
+                elif p.marks and (self.screenshot_id is None or self.screenshot_id.startswith(WIREFRAME)):
+                    # A run nobody watched keeps no pictures: its looks are drawn as their boxes.
+                    self.screenshot_id, self.viewport_width = f"{WIREFRAME}{event.seq}", p.viewport_width
                     self.marks = list(p.marks)
                 self.page = f"{p.title} <{p.url}>"
             case T.TASK_OK | T.TASK_FAIL | T.TASK_CANCEL, TaskEndData() as p:

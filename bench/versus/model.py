@@ -119,22 +119,22 @@ class PerfectModel:
     def _goalbot(self, episode: Episode, request: dict[str, Any], texts: list[str]) -> tuple[str, dict[str, Any]]:
         tools = {t["function"]["name"] for t in request.get("tools") or []}
         goal = episode.task.goal
+        page = next((t for t in reversed(texts) if re.search(r"^\*?\[\d+\] ", t, re.MULTILINE)), "")
         if "plan" in tools:
+            # One step, and the page already shows it: the plan carries its actions, as offered.
+            first: list[dict[str, Any]] = []
+            if "first_actions" in json.dumps(request.get("tools")):
+                actions = self._next_page(episode, lambda name: resolve_element(name, page))
+                first = [{"action": name, **args} for name, args in _goalbot_actions(actions or [], episode.task)]
+                if first and episode.next_page == len(episode.task.pages):
+                    first.append({"action": "finished", "summary": "Did what the step asked."})
             return "planner", _calls(("plan", {"observation": "The page for the goal.", "steps": [goal],
-                                               "progress_percent": 0, "confidence": 0.9}))
+                                               "progress_percent": 0, "confidence": 0.9, "first_actions": first}))
         if "verdict" in tools:
             return "validator", _calls(("verdict", {"is_valid": True, "reason": "The page confirms it.",
                                                     "answer": "Done.", "confidence": 0.9}))
-        page = next((t for t in reversed(texts) if re.search(r"^\*?\[\d+\] ", t, re.MULTILINE)), "")
         actions = self._next_page(episode, lambda name: resolve_element(name, page))
-        calls: list[tuple[str, dict[str, Any]]] = []
-        for intent, index in actions or []:
-            if intent.kind == "type":
-                calls.append(("type", {"index": index, "text": intent.text}))
-            elif intent.kind == "select":
-                calls.append(("select_option", {"index": index, "option": intent.text}))
-            else:
-                calls.append(("click", {"index": index}))
+        calls = _goalbot_actions(actions or [], episode.task)
         # As the prompt allows: ending an answer with `finished` is an offer some versions make.
         finish_along = FINISH_ALONG in " ".join(texts[0].split()) if texts else False
         if episode.next_page == len(episode.task.pages) and (finish_along or not calls):
@@ -157,6 +157,20 @@ class PerfectModel:
         return "agent", _content({"thinking": "", "evaluation_previous_goal": "Success", "memory": "",
                                   "next_goal": "Go on.", "current_plan_item": None, "plan_update": None,
                                   "action": actions})
+
+
+def _goalbot_actions(actions: list[tuple[Intent, int]], task: Task) -> list[tuple[str, dict[str, Any]]]:
+    """The intents as goalbot's actions; a secret's value as its reference, as goalbot's model sees it."""
+    secrets = {value: f"<secret:{name}>" for name, value in task.secrets}
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for intent, index in actions:
+        if intent.kind == "type":
+            calls.append(("type", {"index": index, "text": secrets.get(intent.text, intent.text)}))
+        elif intent.kind == "select":
+            calls.append(("select_option", {"index": index, "option": intent.text}))
+        else:
+            calls.append(("click", {"index": index}))
+    return calls
 
 
 def _browser_use_action(intent: Intent, index: int) -> dict[str, Any]:

@@ -1,11 +1,13 @@
-"""goalbot beside browser-use on the same simple goals, with the same perfect model, in one run.
+"""goalbot beside browser-use (its defaults, and its leanest mode) on the same simple goals, with
+the same perfect model, in one run; and a bare Playwright script's start beside each.
 
     make bench-versus      (installs browser-use 0.13.14 into its own venv first)
     python bench/versus/run.py --browser-use-python .venv-browser-use/bin/python [--rounds 2]
 
-Each round runs every task once with each agent, the order alternating, each a fresh process.
+Each round runs every task once with each agent, the order rotating, each a fresh process.
 The page reports what it was sent, so success is the site's word. The model answers at once, so
-every second is the framework's. Medians per episode and totals; nothing here asserts.
+every second is the framework's. Medians per episode and totals, and the ratios a user compares;
+nothing here asserts.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -30,9 +33,12 @@ from model import PerfectModel, serve_model  # noqa: E402
 from served_site import SiteLog, serve_site  # noqa: E402
 from tasks import TASKS, Task  # noqa: E402
 
+TASKS_BY_NAME = {task.name: task for task in TASKS}
+
 from goalbot.operators.browser.locate import find_browser  # noqa: E402
 
-AGENTS = ("goalbot", "browser-use")
+AGENTS = ("goalbot", "browser-use-lean", "browser-use")
+BARE = "playwright"  # a bare script: its start is the floor any agent's is compared with
 
 
 @dataclass
@@ -49,6 +55,8 @@ class Result:
     browser_cpu_per_action: float
     other_cpu_s: float
     wall_s: float
+    looks: int = 0  # goalbot's OBSERVATION events; browser-use captures its state once per step (a call)
+    screenshots: int = 0  # taken, whether or not a model was shown them
 
 
 GOALBOT_FLAGS: list[str] = []  # --goalbot-flag: to see what one setting changes
@@ -56,10 +64,28 @@ GOALBOT_FLAGS: list[str] = []  # --goalbot-flag: to see what one setting changes
 
 def command(agent: str, task: Task, url: str, base_url: str, db: Path, bu_python: str, chromium: str) -> list[str]:
     if agent == "goalbot":
-        return [sys.executable, "-m", "goalbot", "--db", str(db), "run", task.goal, "--url", url, "--no-tui",
-                "--yes", "--headless", "--base-url", base_url, "--model", "perfect", "--api-key", "bench",
-                *GOALBOT_FLAGS]
-    return [bu_python, str(HERE / "browser_use_agent.py"), task.goal, url, base_url, chromium]
+        secrets = [flag for name, value in task.secrets for flag in ("--secret", f"{name}={value}")]
+        return [sys.executable, "-m", "goalbot", "--db", str(db), "run", task.goal_with_references(), "--url", url,
+                "--no-tui", "--yes", "--headless", "--base-url", base_url, "--model", "perfect", "--api-key", "bench",
+                *secrets, *GOALBOT_FLAGS]
+    if agent == BARE:
+        return [sys.executable, str(HERE / "bare_playwright.py"), url, chromium]
+    mode = "lean" if agent == "browser-use-lean" else "default"
+    return [bu_python, str(HERE / "browser_use_agent.py"), task.goal, url, base_url, chromium, mode]
+
+
+def goalbot_looks(db: Path) -> tuple[int, int]:
+    """The last run's looks and screenshots, from its store (none when the run was refused)."""
+    with sqlite3.connect(db) as conn:
+        try:
+            (session,) = conn.execute("select id from sessions order by rowid desc limit 1").fetchone()
+        except (sqlite3.Error, TypeError):
+            return 0, 0
+        looks = conn.execute("select count(*) from events where session_id = ? and type = 'OBSERVATION'",
+                             (session,)).fetchone()[0]
+        shots = conn.execute("select count(*) from artifacts where session_id = ? and kind = 'screenshot'",
+                             (session,)).fetchone()[0]
+    return looks, shots
 
 
 def episode(agent: str, task: Task, site: tuple[str, SiteLog], model: PerfectModel, base_url: str, bu_python: str,
@@ -81,7 +107,7 @@ def episode(agent: str, task: Task, site: tuple[str, SiteLog], model: PerfectMod
     ended = time.monotonic()
     process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, so Popen must be told
     browser_cpu, polled_other = tree.stop()
-    success = log.reports.get(task.name) == task.expected
+    success = log.reports.get(task.name) == task.expected or agent == BARE
     if not success:
         print(f"  {agent} {task.name}: not reached (exit {process.returncode}) "
               f"{errors.read_text(errors='replace')[-400:]}", file=sys.stderr)
@@ -89,11 +115,12 @@ def episode(agent: str, task: Task, site: tuple[str, SiteLog], model: PerfectMod
     answering = sum(c.seconds for c in calls)
     last = calls[-1].at if calls else ended
     total_cpu = usage.ru_utime + usage.ru_stime
+    looks, shots = goalbot_looks(scratch / "goalbot.db") if agent == "goalbot" else (len(calls), len(calls))
     return Result(
         agent, task.name, success, len(calls), sum(c.prompt_chars for c in calls),
         sum(c.prompt_chars - c.system_chars for c in calls), sum(c.images for c in calls),
         first - started, (last - first - answering) / task.actions, browser_cpu / task.actions,
-        max(polled_other, total_cpu - browser_cpu), ended - started,
+        max(polled_other, total_cpu - browser_cpu), ended - started, looks, shots,
     )
 
 
@@ -106,6 +133,9 @@ def table(results: list[Result]) -> str:
 
     def total(agent: str, key: str) -> float:
         return sum(getattr(r, key) for r in column(agent))
+
+    def actions(agent: str) -> int:
+        return sum(TASKS_BY_NAME[r.task].actions for r in column(agent))
 
     rows = [
         ("succeeded", lambda a: f"{sum(r.success for r in column(a))}/{len(column(a))}", None),
@@ -125,12 +155,24 @@ def table(results: list[Result]) -> str:
          lambda a: median(a, "other_cpu_s")),
         ("wall s per task (median)", lambda a: f"{median(a, 'wall_s'):.2f}", lambda a: median(a, "wall_s")),
     ]
-    lines = ["| measure | goalbot | browser-use | ratio |", "|---|---:|---:|---:|"]
+    rows += [
+        ("looks per action (browser-use: its steps)", lambda a: f"{total(a, 'looks') / actions(a):.2f}",
+         lambda a: total(a, "looks") / actions(a)),
+        ("screenshots per action", lambda a: f"{total(a, 'screenshots') / actions(a):.2f}",
+         lambda a: total(a, "screenshots") / actions(a)),
+    ]
+    lines = ["| measure | goalbot | browser-use lean | browser-use | ÷ lean | ÷ default |",
+             "|---|---:|---:|---:|---:|---:|"]
     for label, shown, value in rows:
-        ratio = ""
-        if value is not None and value("browser-use"):
-            ratio = f"{value('goalbot') / value('browser-use'):.2f}"
-        lines.append(f"| {label} | {shown('goalbot')} | {shown('browser-use')} | {ratio} |")
+        ratios = []
+        for other in ("browser-use-lean", "browser-use"):
+            ratios.append(f"{value('goalbot') / value(other):.2f}" if value is not None and value(other) else "")
+        lines.append(f"| {label} | {shown('goalbot')} | {shown('browser-use-lean')} | {shown('browser-use')} | "
+                     f"{' | '.join(ratios)} |")
+    bare = median(BARE, "startup_s")
+    lines.append(f"\nstart-up to the first page request, bare Playwright script: {bare:.2f} s (median); "
+                 f"goalbot {median('goalbot', 'startup_s') / bare:.2f}×, browser-use lean "
+                 f"{median('browser-use-lean', 'startup_s') / bare:.2f}×")
     return "\n".join(lines)
 
 
@@ -151,7 +193,7 @@ def main() -> int:
     bu_python = os.path.abspath(options.browser_use_python)  # not resolve(): a venv's python is a link
     with tempfile.TemporaryDirectory(prefix="goalbot-versus-") as scratch:
         for round_number in range(options.rounds):
-            order = AGENTS if round_number % 2 == 0 else AGENTS[::-1]
+            order = (*AGENTS[round_number % len(AGENTS):], *AGENTS[:round_number % len(AGENTS)], BARE)
             for task in TASKS:
                 for agent in order:
                     run_dir = Path(scratch) / f"{round_number}-{task.name}-{agent}"
@@ -165,7 +207,7 @@ def main() -> int:
     model_server.shutdown()
     if options.json:
         options.json.write_text(json.dumps([r.__dict__ for r in results], indent=1))
-    print(f"{len(TASKS)} tasks × {options.rounds} rounds, each agent with its defaults; ratio is goalbot / browser-use")
+    print(f"{len(TASKS)} tasks × {options.rounds} rounds; ratios are goalbot ÷ browser-use lean and ÷ its defaults")
     print(table(results))
     return 0
 

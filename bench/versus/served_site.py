@@ -33,6 +33,10 @@ class _Handler(SimpleHTTPRequestHandler):
     log: SiteLog
 
     def do_GET(self) -> None:
+        if self.path == "/favicon.ico":  # asked by every browser; the pages have none
+            self.send_response(204)
+            self.end_headers()
+            return
         if self.path.endswith(".html"):
             with self.log.lock:
                 self.log.first_page_at = self.log.first_page_at or time.monotonic()

@@ -21,6 +21,15 @@ class Task:
     goal: str
     pages: tuple[tuple[Intent, ...], ...]  # the actions, page by page
     expected: dict[str, str]  # what the page reports when the goal is reached
+    # goalbot refuses a password written in a goal: it is handed in as a secret and the goal and
+    # the model name it <secret:NAME>; browser-use is given the goal as written.
+    secrets: tuple[tuple[str, str], ...] = ()
+
+    def goal_with_references(self) -> str:
+        goal = self.goal
+        for name, value in self.secrets:
+            goal = goal.replace(value, f"<secret:{name}>")
+        return goal
 
     @property
     def actions(self) -> int:
@@ -39,7 +48,7 @@ TASKS = (
          ((Intent("select", "City", "Lisbon"), Intent("click", "Submit")),), {"city": "Lisbon"}),
     Task("login", "Sign in as alice with the password hunter22.",
          ((Intent("type", "Username", "alice"), Intent("type", "Password", "hunter22"),
-           Intent("click", "Sign in")),), {"user": "alice", "password": "hunter22"}),
+           Intent("click", "Sign in")),), {"user": "alice", "password": "hunter22"}, (("PW", "hunter22"),)),
     Task("two-pages", "Open the Pricing page and start the free trial.",
          ((Intent("click", "Pricing"),), (Intent("click", "Start trial"),)), {"trial": "started"}),
 )

@@ -50,7 +50,7 @@ class Crew:
                                    start_artifact=resume.last_artifact, scrub=self.secrets.scrub)
         else:
             self.emitter = Emitter(bus, new_session_id(), scrub=self.secrets.scrub)
-        self.camera = Camera(operator, self.emitter, every=options.vision or options.pictures == "every")
+        self.camera = Camera(operator, self.emitter, "every" if options.vision else options.pictures)
         self.person = Person(self.emitter, control, self.secrets, self.camera, options.approval_timeout_s,
                              options.allow_risky)
         self.client = ModelClient(model.config, self.emitter, model.prices, model.limits,

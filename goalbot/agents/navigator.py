@@ -5,6 +5,8 @@ Its context lives only for the step: a fresh list of what it did, dropped when t
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, Field
 
 from goalbot import actions as A
@@ -27,9 +29,20 @@ from goalbot.llm.vision import user_message
 from goalbot.operators.base import Observation, Operator
 
 
+# Words of a step that reads or picks rather than only acts; offering the data tools to a step
+# that needs none costs every request a fifth more characters.
+DATA_WORDS = re.compile(
+    r"\b(extract|read|list|collect|gather|copy|note|record|report|compare|choose|pick|cheapest|priciest|"
+    r"most|least|best|price|prices|cost|data|table|rows?|how (many|much)|what|which|find out|look up)\b",
+    re.IGNORECASE)
+
+
 class StepReport(BaseModel):
     success: bool
     summary: str
+    # The turns ran out without a `finished`: the last actions may still have done the step, so
+    # the Validator judges it from the page rather than the step being counted failed unseen.
+    out_of_turns: bool = False
     done: list[str] = Field(default_factory=list)
     observation: Observation
 
@@ -98,13 +111,19 @@ class Navigator:
         pixels and has nothing to point at without them."""
         return self.settings.vision or self.dialogue.dialects.current("navigator") is Dialect.UITARS
 
+    def _has_data(self, description: str) -> bool:
+        """Whether `extract` and `choose` are offered: the run has schemas, policies or data kept,
+        or the step's words ask to read something off the page."""
+        g = self.gatherer
+        return bool(g.schemas or g.policies or g.kept or DATA_WORDS.search(description))
+
     async def _answer(
         self, description: str, done: list[str], observation: Observation, step: int
     ) -> list[Action]:
         dialects = self.dialogue.dialects
         picture = await picture_of(observation, self._sees())
         answer = ActionsAnswer(geometry_of(observation, picture), dialects.convention("navigator", self.settings.coords),
-                               vision=picture is not None)
+                               vision=picture is not None, data=self._has_data(description))
 
         def compose(level: int) -> list[dict[str, object]]:
             return [user_message(self._brief(description, done, observation, level),
@@ -112,12 +131,21 @@ class Navigator:
 
         return await self.dialogue.ask("navigator", compose, answer, step)
 
-    async def run_step(self, description: str, step: int, observation: Observation) -> StepReport:
+    async def run_step(self, description: str, step: int, observation: Observation,
+                       first: list[Action] | None = None) -> StepReport:
+        """Carries the step out; `first`: the planner's actions for it, given on `observation`, run
+        as the first answer while the page is still the one they were given on."""
         done: list[str] = []
+        if first and await self.camera.look(step, seen=self._sees()) is not observation:
+            first = None  # the page changed while the plan waited for approval: ask afresh
         for _turn in range(self.settings.max_turns):
             await self.person.pause_point(step)
             try:
-                actions = await self._answer(description, done, observation, step)
+                if first:
+                    actions, first = first, None
+                    done.append("(the planner's actions for this step, given with the plan)")
+                else:
+                    actions = await self._answer(description, done, observation, step)
             except AnswerError as exc:
                 self.emitter.emit(
                     EventType.ACT_FAIL, Actor.NAVIGATOR, step,
@@ -135,14 +163,15 @@ class Navigator:
             if finished is not None:
                 return StepReport(
                     success=finished.success, summary=finished.summary, done=done,
-                    # what the Validator judges the step on: kept for the replay and the report
-                    observation=await self.camera.look(step, picture=True),
+                    # what the Validator judges the step on: kept for the replay and the report (a
+                    # look at a page unchanged since the last is that look, at no cost)
+                    observation=await self.camera.look(step, key=True, seen=self._sees()),
                 )
-            observation = await self.camera.look(step, picture=self._sees())
+            observation = await self.camera.look(step, seen=self._sees())
             done.append(f"(the page now: {observation.summary()})")
         return StepReport(
-            success=False, done=done, observation=observation,
-            summary=f"the step did not finish within {self.settings.max_turns} turns",
+            success=False, done=done, observation=observation, out_of_turns=True,
+            summary=f"the navigator used its {self.settings.max_turns} turns without saying the step was finished",
         )
 
     async def _run_batch(

@@ -1,11 +1,11 @@
-"""Looking at the page for a session: each look is an OBSERVATION on the bus, and the camera
-decides which looks carry a screenshot, so the browser draws pictures where something will look
-at them."""
+"""Looking at the page for a session: each new look is an OBSERVATION on the bus, and the camera
+decides which looks carry a screenshot, so the browser draws pictures only where something will
+look at them."""
 
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Callable, Literal
 
 from goalbot import defaults as D
 from goalbot.events import Actor, Emitter, EventType
@@ -16,27 +16,37 @@ from goalbot.operators.som import boxes_of
 ANNOUNCED_MAX, ANNOUNCED_CHARS = 4, 120
 
 
+Pictures = Literal["every", "paced", "none"]
+
+
 class Camera:
     """Takes a session's looks and pictures.
 
-    With `every` (a live dashboard, `--vision`) each look carries a screenshot. Otherwise only
-    the looks that ask for one (a step's start, the end, a model that must see) and, for the
-    store's replay, one every `interval_s` at most: a screenshot costs the browser more than the
-    look itself. A person asked GO / NOT GO always gets the screen as it is at that moment.
+    `every` (a live dashboard, `--vision`): each look carries a screenshot. `paced` (the store's
+    replay asks for pictures): the looks a replay keys on (`key`: a step's start, the end) and one
+    every `interval_s` at most. `none` (nobody watches): only a look the model must see. A
+    screenshot costs the browser several times the look itself. A person asked GO / NOT GO always
+    gets the screen as it is at that moment.
     """
 
-    def __init__(self, operator: Operator, emitter: Emitter, every: bool,
+    def __init__(self, operator: Operator, emitter: Emitter, pictures: Pictures,
                  interval_s: float = D.PICTURE_INTERVAL_S, clock: Callable[[], float] = time.monotonic) -> None:
         self.operator = operator
         self.emitter = emitter
-        self.every = every
+        self.pictures = pictures
         self.interval_s = interval_s
         self.clock = clock
         self._last_picture: float | None = None
+        self._last_look: Observation | None = None
 
-    async def look(self, step: int | None, picture: bool = False) -> Observation:
-        wanted = picture or self.every or self._due()
-        observation = await self.operator.observe(screenshot=wanted)
+    async def look(self, step: int | None, key: bool = False, seen: bool = False) -> Observation:
+        """A look at the page: `seen` when the model is shown its screenshot, `key` when a replay
+        keys on it. A page unchanged since the last look hands that look back, with no event."""
+        paced = self.pictures == "paced" and (key or self._due())
+        observation = await self.operator.observe(screenshot=seen or self.pictures == "every" or paced)
+        if observation is self._last_look:
+            return observation
+        self._last_look = observation
         screenshot = None
         if observation.screenshot:
             screenshot = self.emitter.artifact("screenshot", "image/jpeg", observation.screenshot)

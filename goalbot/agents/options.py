@@ -41,5 +41,6 @@ class RunOptions(BaseModel):
     variables: dict[str, str] = Field(default_factory=dict, description="--var: the values {{vars.NAME}} stands for.")
     authored: AuthoredPrompts | None = Field(None, description="The pinned authoring profile's prompts (or "
                                              "--authoring-profile's); goalbot's own when none.")
-    pictures: Literal["every", "paced"] = Field(
-        "every", description="Every look with a screenshot (someone watches live), or paced for the store's replay.")
+    pictures: Literal["every", "paced", "none"] = Field(
+        "every", description="Every look with a screenshot (someone watches live), paced ones for the store's "
+                             "replay, or none but those the model is shown (nobody watches).")

@@ -27,7 +27,10 @@ from goalbot.agents.secrets import Secrets
 from goalbot.agents.validator import Validator
 from goalbot.events import Actor, Bus, EventType
 from goalbot.llm.client import ROLES, ModelSetup
+from goalbot.actions import Action
 from goalbot.llm.dialogue import Dialogue
+from goalbot.llm.jsonactions import JsonDialect
+from goalbot.llm.repair import NoJson
 from goalbot.llm.parsing import AnswerError
 from goalbot.llm.tools import PlanAnswer, VerdictAnswer
 from goalbot.operators.base import Observation, Operator, OperatorError
@@ -126,12 +129,12 @@ class Session:
                 feedback = rejection
                 continue
             self.state.plan, self.state.plan_done = steps, 0
-            observation, feedback = await self._run_steps(observation)
+            observation, feedback = await self._run_steps(observation, self._first_actions(plan, steps))
             if feedback is None:
                 observation, feedback = await self._check_goal("", "every step passed")
 
     async def _look(self) -> Observation:
-        return await self.camera.look(self.state.steps_run or None, picture=True)
+        return await self.camera.look(self.state.steps_run or None, key=True, seen=self.options.vision)
 
     async def _check_goal(self, planner_answer: str, why: str) -> tuple[Observation, str]:
         """Ends the session when the Validator confirms the goal; else the reason to re-plan."""
@@ -226,8 +229,21 @@ class Session:
                     self.history.append(f"the drafted policy {name} was left out: {exc}")
         return usable
 
-    async def _run_steps(self, observation: Observation) -> tuple[Observation, str | None]:
-        """Runs the approved steps that remain; returns why to re-plan, or None when all passed."""
+    def _first_actions(self, plan: PlanAnswer, approved: list[str]) -> list[Action]:
+        """The actions the planner gave with a one-step plan, when the person approved it as it
+        was: they save the navigator's first call. Unusable ones are dropped; the navigator asks."""
+        if not plan.first_actions or len(approved) != 1 or approved != plan.steps:
+            return []
+        try:
+            return JsonDialect().parse(json.dumps(plan.first_actions))
+        except (NoJson, AnswerError) as exc:
+            self.history.append(f"the planner's first actions were not used: {exc}")
+            return []
+
+    async def _run_steps(self, observation: Observation, first: list[Action] | None = None,
+                         ) -> tuple[Observation, str | None]:
+        """Runs the approved steps that remain, the first beginning with `first` when given;
+        returns why to re-plan, or None when all passed."""
         since_plan = 0
         while self.state.remaining:
             if since_plan and self.options.planning_interval and since_plan % self.options.planning_interval == 0:
@@ -245,11 +261,12 @@ class Session:
             since_plan += 1
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, step, index=position,
                               description=description)
-            report = await self.navigator.run_step(description, step, observation)
+            report = await self.navigator.run_step(description, step, observation, first)
+            first = None
             observation = report.observation
             evidence = report.done + [f"navigator's summary: {report.summary}"]
             last = len(self.state.remaining) == 1
-            if not report.success:  # the navigator gave up: nothing for the validator to judge
+            if not report.success and not report.out_of_turns:  # it gave up: nothing to judge
                 verdict = VerdictAnswer(is_valid=False, reason=report.summary, confidence=0.0)
             elif last:  # after the plan's last step, judging the step and the goal is one check
                 carried_out = f"step {step} '{description}', the plan's last, was just carried out:"
@@ -259,7 +276,7 @@ class Session:
                 verdict = await self._judge(description, False, evidence, observation, step)
             if not verdict.is_valid:
                 return observation, await self._step_failed(description, position, verdict, step,
-                                                             judged_goal=last and report.success)
+                                                             judged_goal=last and (report.success or report.out_of_turns))
             self._step_passed(description, position, verdict, step)
             if last:
                 await self._reached(verdict, step)

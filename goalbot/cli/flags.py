@@ -91,6 +91,7 @@ def add_browser_flags(p: argparse.ArgumentParser) -> None:
                    help="record a Playwright trace (DOM snapshots), kept in the store when the run fails or "
                         "always; goalbot trace SESSION opens it")
     g.add_argument("--trace-screenshots", action="store_true", help="with --trace: screenshots in the trace too")
+    add_settings(g, "replay_pictures")
 
 
 def add_operator_flags(p: argparse.ArgumentParser) -> None:

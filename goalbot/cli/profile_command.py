@@ -7,8 +7,7 @@ import argparse
 import difflib
 import json
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from goalbot.service.profile_choice import OWN_PROMPTS, ProfileChoiceError, parse_version
 from goalbot.service.settings import Settings
@@ -18,6 +17,8 @@ from goalbot.text.eventfmt import printable
 from storage import profiles
 from storage.db import StoreError, connect
 
+if TYPE_CHECKING:  # loaded when a store is opened
+    import sqlite_utils
 
 def cmd_profile(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     try:

@@ -7,9 +7,7 @@ import argparse
 import difflib
 import json
 from pathlib import Path
-from typing import Any
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any
 
 from goalbot.agents.secrets import SecretError
 from goalbot.cli.terminal import fail
@@ -22,6 +20,9 @@ from goalbot.service.settings import Settings
 from goalbot.text.eventfmt import printable
 from storage import recipes
 from storage.db import connect, opened
+
+if TYPE_CHECKING:  # sqlite_utils loads when a store is opened
+    import sqlite_utils
 
 
 def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:

@@ -74,9 +74,10 @@ def run_goal(
     if not use_tui and not request.auto_approve and not sys.stdin.isatty() and not await_attach and rerun is None:
         return fail("nobody can approve the plan here: pass --yes, or --await-attach and approve it "
                     "with goalbot attach, or run in a terminal")
-    # Someone watching every moment (here or through attach) sees every look; else the store's
-    # replay gets paced pictures and the browser spends less.
-    options = options.model_copy(update={"pictures": "every" if use_tui or await_attach else "paced"})
+    # Someone watching every moment (here or through attach) sees every look; else the pictures
+    # are what the store's replay asks for (--replay-pictures), and the browser spends less.
+    if use_tui or await_attach:
+        options = options.model_copy(update={"pictures": "every"})
     try:
         wiring = wire_run(request, settings, db_path, options, use_tui or sys.stdin.isatty() or await_attach,
                           resume, rerun, say=say)

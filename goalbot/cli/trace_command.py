@@ -12,8 +12,6 @@ from pathlib import Path
 from goalbot.service.settings import Settings
 from goalbot.cli.terminal import fail
 from goalbot.defaults import data_home
-from storage import queries
-from storage.db import opened
 
 SESSION_ID = re.compile(r"[\w-]{1,80}")
 
@@ -21,6 +19,10 @@ SESSION_ID = re.compile(r"[\w-]{1,80}")
 def cmd_trace(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     if not SESSION_ID.fullmatch(args.session):
         return fail(f"{args.session!r} is not a session id (goalbot sessions lists them)")
+    # Here, not at the top: this module is loaded for every command's parser, the store only for this one.
+    from storage import queries
+    from storage.db import opened
+
     with opened(db_path, create=False) as db:
         if queries.session_row(db, args.session) is None:
             return fail(f"no session {args.session} in {db_path}")

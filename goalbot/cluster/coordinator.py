@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Callable, cast
+from typing import TYPE_CHECKING, Callable, cast
 
 import redis
-import sqlite_utils
 from pydantic import ValidationError
 
 from goalbot.service.batch.jobs import Job
@@ -22,6 +21,9 @@ from goalbot.recipes.model import Evidence, Recipe
 from storage import batches, queries, recipes
 from storage.batches import DONE, JobRow
 from storage.replica import apply
+
+if TYPE_CHECKING:  # sqlite_utils loads when a store is opened
+    import sqlite_utils
 
 READ_BLOCK_MS = 500
 Entries = list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]]  # what XREAD answers

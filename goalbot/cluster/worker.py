@@ -11,10 +11,9 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
-import sqlite_utils
 from celery import Celery, Task
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from pydantic import SecretStr, ValidationError
@@ -31,6 +30,9 @@ from goalbot.recipes.variables import fill
 from storage import queries, recipes
 from storage.db import StoreError, connect
 from storage.replica import Cursor, changes_since
+
+if TYPE_CHECKING:  # sqlite_utils loads when a store is opened
+    import sqlite_utils
 
 LOOK_EVERY_S = 0.25
 

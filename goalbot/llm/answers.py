@@ -11,6 +11,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel
 
 from goalbot.actions import ACTION_TYPES, Action, action_name
+from goalbot.llm.authored import prompt_file
 from goalbot.llm.client import ChatReply
 from goalbot.llm.coordinates import Convention, Geometry
 from goalbot.llm.dialects import Dialect
@@ -60,10 +61,15 @@ class ObjectAnswer(Generic[M]):
         return parse_single(reply, self.tool, self.model)
 
 
-def action_signatures() -> str:
+DATA_ACTIONS = frozenset({"extract", "choose"})  # offered only when a run has data to read or pick
+
+
+def action_signatures(data: bool = True) -> str:
     """One line per action, `click(index | x, y)`, for prompts and corrections in any dialect."""
     lines = []
     for cls in ACTION_TYPES:
+        if not data and action_name(cls) in DATA_ACTIONS:
+            continue
         fields = [name for name in cls.model_fields if name != "name"]
         doc = (cls.__doc__ or "").strip().splitlines()[0]
         lines.append(f"- {action_name(cls)}({', '.join(fields)}): {doc}")
@@ -81,15 +87,23 @@ def map_points(action: Action, geometry: Geometry, convention: Convention) -> Ac
 
 
 class ActionsAnswer:
-    """The navigator's answer: actions, run in order, with coordinates mapped onto the target."""
+    """The navigator's answer: actions, run in order, with coordinates mapped onto the target.
 
-    def __init__(self, geometry: Geometry, convention: Convention, vision: bool) -> None:
+    `data`: `extract` and `choose` are offered, with the prompt's paragraph on them. Left out, a
+    request is a fifth shorter; a model that calls them anyway is still understood.
+    """
+
+    def __init__(self, geometry: Geometry, convention: Convention, vision: bool, data: bool = True) -> None:
         self.geometry = geometry
         self.convention = convention
         self.vision = vision
+        self.data = data
 
     def tools(self, dialect: Dialect) -> list[dict[str, Any]]:
-        return NAVIGATOR_TOOLS if dialect is Dialect.TOOLS else []
+        if dialect is not Dialect.TOOLS:
+            return []
+        return NAVIGATOR_TOOLS if self.data else [t for t in NAVIGATOR_TOOLS
+                                                  if t["function"]["name"] not in DATA_ACTIONS]
 
     def _coordinates(self) -> str:
         g = self.geometry
@@ -101,10 +115,12 @@ class ActionsAnswer:
         return f"pixels of the {picture}, which is {g.image_width}×{g.image_height}"
 
     def instructions(self, dialect: Dialect) -> str:
+        data = "\n" + prompt_file("navigator-data") if self.data and dialect is not Dialect.UITARS else ""
         name = {Dialect.UITARS: "answer-uitars.md", Dialect.JSON: "answer-actions-json.md"}.get(dialect)
         if name is None:
-            return ""
-        return _template(name).substitute(actions=action_signatures(), coordinates=self._coordinates())
+            return data
+        return data + _template(name).substitute(actions=action_signatures(self.data),
+                                                        coordinates=self._coordinates())
 
     def reminder(self, dialect: Dialect) -> str:
         if dialect is Dialect.UITARS:
@@ -113,7 +129,7 @@ class ActionsAnswer:
                     "navigate_back, finished, call_user.")
         shape = "call one or more of these tools" if dialect is Dialect.TOOLS else (
             'answer with a JSON list of actions such as [{"action": "click", "index": 3}]')
-        return f"Please {shape}:\n{action_signatures()}"
+        return f"Please {shape}:\n{action_signatures(self.data)}"
 
     def parse(self, reply: ChatReply, dialect: Dialect) -> list[Action]:
         if dialect is Dialect.TOOLS and reply.tool_calls:

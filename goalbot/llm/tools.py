@@ -26,6 +26,10 @@ class PlanAnswer(BaseModel):
         "under a price, in stock, best rated): a choice policy per pick, by name: {\"hard\": [{\"field\", "
         "\"op\", \"value\"}], \"score\": [{\"when\": {…}, \"add\": N}], \"tie_break\": [\"price_asc\"], "
         "\"pick\": \"argmax\"}; ops == != < <= > >= in not_in contains matches exists.")
+    first_actions: list[dict[str, Any]] = Field(
+        default_factory=list, description="Only for a plan of one step the current page already lets you carry "
+        "out: its actions as the Navigator calls them, e.g. [{\"action\": \"type\", \"index\": 4, \"text\": \"Bob\"}, "
+        "{\"action\": \"click\", \"index\": 5}, {\"action\": \"finished\"}].")
     progress_percent: int = Field(0, ge=0, le=100)
     confidence: float = Field(0.5, ge=0, le=1)
 

@@ -26,6 +26,17 @@ def draw_marks(observation: Observation, image_format: str = "PNG") -> bytes:
     return draw_boxes(observation.screenshot, boxes_of(observation), observation.viewport_width, image_format)
 
 
+def wireframe(boxes: list[Box], viewport_width: int) -> bytes:
+    """A look kept without its picture (nobody watched the run) as a person can still read it: its
+    elements' numbered boxes on a blank page of the viewport's width."""
+    width = viewport_width or 1280
+    bottom = max((y + h for _index, _x, y, _w, h in boxes), default=0)
+    blank = Image.new("RGB", (width, int(min(max(bottom + 20, width * 0.5), width * 2))), "white")
+    out = io.BytesIO()
+    blank.save(out, format="JPEG")
+    return draw_boxes(out.getvalue(), boxes, width, "JPEG")
+
+
 def draw_boxes(screenshot: bytes, boxes: list[Box], viewport_width: int, image_format: str = "PNG") -> bytes:
     image = Image.open(io.BytesIO(screenshot)).convert("RGB")
     scale = image.width / viewport_width if viewport_width else 1.0

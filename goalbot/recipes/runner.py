@@ -135,7 +135,7 @@ class RecipeRun:
             await self.operator.start(self.options.url)
         except OperatorError as exc:
             raise Finish(SessionResult(status=Status.FAILED, reason=str(exc), could_not_start=True)) from exc
-        observation = await self.camera.look(None, picture=True)
+        observation = await self.camera.look(None, key=True, seen=self.options.vision)
         for number, step in enumerate(self.recipe.steps, 1):
             await self.person.pause_point(number)
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number,
@@ -200,7 +200,7 @@ class RecipeRun:
         if recorded.expect.element_gone and found is not None and not await went_away(self.operator, found.index):
             raise self._fail(step, "ExpectationFailed", f"{recorded.words()} is still on the page; the first "
                              "time the action made it go away", arguments)
-        after = await self.camera.look(step, picture=self._last_of_run(recorded))
+        after = await self.camera.look(step, key=self._last_of_run(recorded))
         expected = self._filled(recorded.expect.url_contains or "")
         if expected and expected not in (urlsplit(after.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"after it the page is {after.url}; the recipe "
@@ -239,7 +239,7 @@ class RecipeRun:
         if not action.act:
             return observation
         self.found_by[Rung.DIRECT] = self.found_by.get(Rung.DIRECT, 0) + 1
-        after = await self.camera.look(step, picture=self._last_of_run(recorded))
+        after = await self.camera.look(step, key=self._last_of_run(recorded))
         expected = self._filled(recorded.expect.url_contains or "")
         if expected and expected not in (urlsplit(after.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"after the choice the page is {after.url}; the recipe "
@@ -269,7 +269,7 @@ class RecipeRun:
             self._fail(step, "TargetNotFound", f"no element on the page is surely {recorded.words()}", arguments)
             raise finish(Status.CANCELLED, f"NOT GO at the checkpoint: step {step} could not surely find "
                                            f"{recorded.words()}")
-        observation = await self.camera.look(step, picture=self.options.vision)
+        observation = await self.camera.look(step, seen=self.options.vision)
         found = await locate(self._named(recorded.target), observation, self.operator,
                              self._named(self.rerun.healed.get(position)))
         if found is None:

@@ -9,13 +9,14 @@ from __future__ import annotations
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Callable
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Callable
 
 from goalbot.agents.control import SessionControl
 from storage import queries
 from storage.db import StoreError, connect
+
+if TYPE_CHECKING:  # sqlite_utils loads when a store is opened
+    import sqlite_utils
 
 POLL_S = 0.25
 

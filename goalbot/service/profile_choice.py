@@ -4,11 +4,13 @@ one `--authoring-profile` names, else the pinned one, else goalbot's own prompt 
 from __future__ import annotations
 
 import re
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from goalbot.llm.authored import AuthoredPrompts
 from storage import profiles
+
+if TYPE_CHECKING:  # sqlite_utils loads when a store is opened
+    import sqlite_utils
 
 _VERSION = re.compile(r"(?:authoring-profile/)?v?(\d{1,9})")  # more digits than that name no profile
 OWN_PROMPTS = ("none", "builtin")

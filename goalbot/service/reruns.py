@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import sqlite_utils
-
 from goalbot.agents.domains import host_of
 from goalbot.agents.options import RunOptions
 from goalbot.recipes.model import Evidence, Recipe
@@ -22,7 +20,9 @@ from goalbot.service.settings import Settings
 from storage import recipes
 from storage.db import StoreError, opened
 
-if TYPE_CHECKING:  # the runner loads the browser's modules: only a run that starts needs them
+if TYPE_CHECKING:  # sqlite_utils loads when a store is opened; the runner (the browser's modules)
+    import sqlite_utils  # when a run starts
+
     from goalbot.recipes.runner import Rerun
 
 VARS_HINT = 'over MCP or in a batch job: "vars": {"NAME": "VALUE"}'

@@ -32,6 +32,8 @@ def run_options(settings: Settings, goal: str, url: str | None) -> RunOptions:
         vision=settings.vision or settings.operator == "desktop", coords=settings.coords,
         dialects=dialects_of(settings), allow_domains=settings.allow_domain, allow_schemes=settings.allow_scheme,
         allow_risky=settings.allow_risky, approval_timeout_s=settings.approval_timeout_s, policy=policy,
+        # A door where someone watches every moment asks for every picture instead.
+        pictures="paced" if settings.replay_pictures else "none",
     )
 
 

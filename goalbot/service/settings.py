@@ -136,6 +136,9 @@ class Settings(BaseModel):
     theme: str | None = _declared(T, "The dashboard's theme: the one last chosen in its palette.", flag="")
 
     db: Path | None = _declared(DB, "SQLite store", metavar="FILE", env="GOALBOT_DB", flag="")
+    replay_pictures: bool = _declared(
+        DB, "keep screenshots for the replay of runs nobody watches (a step's start and end, one every 2 s); "
+            "a dashboard's runs always have them", False)
 
     @field_validator("base_url")
     @classmethod

@@ -11,7 +11,8 @@ from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 
 from goalbot.events import Event
-from tui.state import DashboardState
+from goalbot.operators.som import wireframe
+from tui.state import WIREFRAME, DashboardState
 from tui.widgets.plan import PlanPanel
 from tui.widgets.screenshot import ScreenshotPanel
 from tui.widgets.status import StatusLine
@@ -105,10 +106,13 @@ class Board(Vertical):
             if self._picture_later is None:
                 self._picture_later = self.set_timer(wait, self._picture_turn)
             return
-        content = self.load_picture(wanted[0])
+        marks = self.state.marks if self.with_marks else None
+        if wanted[0].startswith(WIREFRAME):  # no picture was kept: the boxes are all there is
+            content, marks = wireframe(self.state.marks, self.state.viewport_width), None
+        else:
+            content = self.load_picture(wanted[0])
         if content is None:
             return
         self._drawn_picture, self._last_picture_at = wanted, time.monotonic()
-        marks = self.state.marks if self.with_marks else None
         self.query_one("#screenshot", ScreenshotPanel).show(
             content, self.state.page, marks, self.state.viewport_width)

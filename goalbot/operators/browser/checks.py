@@ -35,6 +35,28 @@ POINTER_TARGET_JS = """el => {
   return ((r.width <= 1 || r.height <= 1 || faded) && el.labels && el.labels.length) ? el.labels[0] : el;
 }"""
 
+# Everything a click needs from the page in one call: element [i] still there, the part a person
+# points at (a hidden checkbox's label), scrolled into view, why a person could not press it (as
+# PROBLEM_JS says), and the point to press, in the viewport. {gone} | {problem} | {tag, x, y}.
+POINT_JS = """([i, captcha]) => {
+  const el = window.__goalbot && window.__goalbot.elements[i - 1];
+  if (!el || !el.isConnected) return {gone: true};
+  const own = el.getBoundingClientRect();
+  const faded = Number(getComputedStyle(el).opacity) === 0;
+  const target = ((own.width <= 1 || own.height <= 1 || faded) && el.labels && el.labels.length) ? el.labels[0] : el;
+  let r = target.getBoundingClientRect();
+  if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
+    target.scrollIntoView({block: "center", inline: "center", behavior: "instant"});
+    r = target.getBoundingClientRect();
+  }
+  const problem = (""" + PROBLEM_JS + """)(el, captcha);
+  if (problem) return {problem};
+  // the middle of the part in view: an element taller than the window is pressed where it shows
+  const x = (Math.max(r.left, 0) + Math.min(r.right, innerWidth)) / 2;
+  const y = (Math.max(r.top, 0) + Math.min(r.bottom, innerHeight)) / 2;
+  return {tag: el.tagName, x, y};
+}"""
+
 VALUE_JS = "e => ('value' in e && typeof e.value === 'string') ? e.value : e.innerText"
 
 # What has keyboard focus: {where: "none" | "frame" | "control" | "field", value}. Focus inside

@@ -3,7 +3,7 @@ action helpers reach a page's elements only through here."""
 
 from __future__ import annotations
 
-from playwright.async_api import ElementHandle
+from playwright.async_api import ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
 
 from goalbot.actions import Outcome
@@ -17,17 +17,24 @@ class Elements:
     def __init__(self) -> None:
         self.targets: list[Target] = []  # where each element lives: `[n]` is `targets[n - 1]`
 
-    async def element(self, index: int) -> ElementHandle:
-        """The element `[index]` of the latest observation; ActionFailed when there is none or it
-        is gone."""
+    def _exists(self, index: int) -> None:
         if not 1 <= index <= len(self.targets):
             span = f"[1]–[{len(self.targets)}]" if self.targets else "no elements"
             raise ActionFailed(
                 Outcome.TARGET_NOT_FOUND,
                 f"there is no element [{index}]; the latest observation has {span}",
             )
+
+    @staticmethod
+    def _stale(index: int) -> ActionFailed:
+        return ActionFailed(Outcome.STALE_INDEX, f"element [{index}] is gone: the page changed since the observation")
+
+    async def element(self, index: int) -> ElementHandle:
+        """The element `[index]` of the latest observation; ActionFailed when there is none or it
+        is gone."""
+        self._exists(index)
         target = self.targets[index - 1]
-        stale = ActionFailed(Outcome.STALE_INDEX, f"element [{index}] is gone: the page changed since the observation")
+        stale = self._stale(index)
         if target.frame.is_detached():
             raise stale
         try:
@@ -38,17 +45,38 @@ class Elements:
             raise stale from exc
         return handle
 
+    async def point_of(self, index: int, main: Frame) -> tuple[float, float, str] | None:
+        """Where a person presses element `[index]`, in the viewport, and its tag: found, scrolled
+        into view and checked in one call. None for an element inside a frame (its point would
+        need the frame's place): `ready_for_pointer` serves those."""
+        self._exists(index)
+        target = self.targets[index - 1]
+        if target.frame is not main:
+            return None
+        try:
+            answer = await target.frame.evaluate(js.POINT_JS, [target.local, js.CAPTCHA_SELECTOR])
+        except PlaywrightError as exc:
+            raise self._stale(index) from exc
+        if answer.get("gone"):
+            raise self._stale(index)
+        _refuse(index, answer.get("problem"))
+        return answer["x"], answer["y"], answer["tag"]
+
     async def ready_for_pointer(self, index: int) -> ElementHandle:
         """The element, scrolled into view, or why a person could not point at it."""
         element = await self.element(index)
         pointer = (await element.evaluate_handle(js.POINTER_TARGET_JS)).as_element() or element
         await pointer.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
-        problem = await element.evaluate(js.PROBLEM_JS, js.CAPTCHA_SELECTOR)
-        if problem == "captcha":
-            raise ActionFailed(
-                Outcome.CAPTCHA_OR_2FA,
-                f"[{index}] is part of a CAPTCHA; goalbot does not solve them. Ask the person with call_user.",
-            )
-        if problem:
-            raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot use [{index}]: {problem}")
+        _refuse(index, await element.evaluate(js.PROBLEM_JS, js.CAPTCHA_SELECTOR))
         return pointer
+
+
+def _refuse(index: int, problem: str | None) -> None:
+    """Why a person could not point at [index], as an ActionFailed; nothing when they could."""
+    if problem == "captcha":
+        raise ActionFailed(
+            Outcome.CAPTCHA_OR_2FA,
+            f"[{index}] is part of a CAPTCHA; goalbot does not solve them. Ask the person with call_user.",
+        )
+    if problem:
+        raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot use [{index}]: {problem}")

@@ -22,7 +22,7 @@ from playwright.async_api import async_playwright
 from goalbot import actions as A
 from goalbot import defaults as D
 from goalbot.actions import Action, ActionResult, Outcome
-from goalbot.operators.base import ActionFailed, Landing, Located, Observation, OperatorError, ReadBack
+from goalbot.operators.base import ActionFailed, Element, Landing, Located, Observation, OperatorError, ReadBack
 from goalbot.operators.browser import activation, evidence, keyboard, pages, pointer, reading, widgets
 from goalbot.operators.browser import checks as js
 from goalbot.operators.browser import scroll as scrolling
@@ -70,6 +70,9 @@ class BrowserOperator:
         self._gate_token = secrets.token_hex(16)
         self._writes = WriteHold(self._gate_token)
         self._hold_next = False
+        # The latest look and the page's fingerprint then: a look at a page that has not changed
+        # since is that look again, at the cost of one fingerprint.
+        self._last_look: tuple[tuple[object, ...], Observation] | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -150,6 +153,12 @@ class BrowserOperator:
         page = self.page
         try:
             await self._settle(page)
+            fingerprint = await self.probe.signature()
+            if self._last_look is not None and self._last_look[0] == fingerprint:
+                last = self._again(self._last_look[1])
+                if last.screenshot or not screenshot:
+                    self._last_look = (fingerprint, last)
+                    return last
             view = await self._observer.observe(page)
             pages = page.context.pages
             titles = [await p.title() for p in pages]
@@ -159,12 +168,22 @@ class BrowserOperator:
             raise OperatorError(f"the browser stopped answering: {first_line(exc)}") from exc
         self.elements.targets = view.targets
         tabs = [name or p.url for name, p in zip(titles, pages)]
-        return Observation(
+        observation = Observation(
             url=page.url, title=title, tabs=tabs, screenshot=shot, items=view.items,
             current_tab=pages.index(page) + 1 if page in pages else 1, hidden=view.hidden,
             challenge=view.challenge, notices=self._watcher.notices(), budget=self.budget,
             **view.page,
         )
+        self._last_look = (fingerprint, observation)
+        return observation
+
+    def _again(self, last: Observation) -> Observation:
+        """The last look, seen again: nothing in it is new any more, and it is cut to the budget
+        as it is now."""
+        if last.budget == self.budget and not any(isinstance(i, Element) and i.new for i in last.items):
+            return last
+        items = [i.model_copy(update={"new": False}) if isinstance(i, Element) and i.new else i for i in last.items]
+        return last.model_copy(update={"items": items, "budget": self.budget})
 
     async def picture(self) -> bytes | None:
         try:

@@ -42,7 +42,20 @@ async def drag(op: BrowserHands, action: A.Drag) -> str:
 
 
 async def press(op: BrowserHands, action: A._Targeted, verb: str, button: str = "left", count: int = 1) -> str:
-    if action.index is not None:
+    point = await op.elements.point_of(action.index, op.page.main_frame) if action.index is not None else None
+    if point is not None:
+        # One call to the page found and checked it; moving there first is the hover, so hover
+        # effects are in the baseline the click's effect is measured from.
+        x, y, tag = point
+        await op.page.mouse.move(x, y)
+
+        async def press_point() -> None:
+            await op.page.mouse.click(x, y, button=button, click_count=count)  # type: ignore[arg-type]
+
+        return await op.probe.with_effect(
+            press_point, f"{verb} [{action.index}]", by_pixels=tag == "CANVAS" or count > 1
+        )
+    if action.index is not None:  # inside a frame: Playwright finds its place on the page
         element = await op.elements.ready_for_pointer(action.index)
         tag = await element.evaluate("e => e.tagName")
         # Hover styles must not count as the click's effect. force: the click after it waits

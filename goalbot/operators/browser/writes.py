@@ -86,11 +86,12 @@ class WriteHold:
         self._held: list[_HeldWrite] = []
         self._document: tuple[Page, object] | None = None  # the document the hold belongs to
         self._waiting: asyncio.Task[object] | None = None  # an action that waits on a held write
+        self._context: BrowserContext | None = None
+        self._routed = False
 
     async def attach(self, context: BrowserContext) -> None:
-        """Registered after every other route, so it is asked first; reads fall through."""
+        self._context = context
         await context.add_init_script(HOLD_JS.replace("__TOKEN__", json.dumps(self._token)))
-        await context.route("**/*", self._route)
         await context.route_web_socket(_every_address, self._socket)
 
     async def _route(self, route: Route, request: Request) -> None:
@@ -146,8 +147,18 @@ class WriteHold:
         return now is None or now == origin
 
     async def _arm(self, on: bool, page: Page) -> None:
+        # Requests pass through Playwright only while a hold is armed: a route costs every request
+        # of the context a round trip through the driver. Routed last, it is asked first; reads
+        # fall through to the routes before it.
+        if on and not self._routed and self._context is not None:
+            await self._context.route("**/*", self._route)
+            self._routed = True
         self.armed = on
         await _each_frame(page, PAGE_ARM_JS, [self._token, on])
+        if not on and self._routed and self._context is not None:
+            with contextlib.suppress(PlaywrightError):  # a context closing takes its routes along
+                await self._context.unroute("**/*", self._route)
+            self._routed = False
 
     async def run(self, action: Awaitable[T]) -> T | None:
         """The action's result; None when its write is held and it is left waiting for the GO."""

@@ -83,6 +83,4 @@ def _wire(job: Job, settings: Settings, db_path: Path, setup: JobSetup, secrets_
     else:
         options = goal_options(settings, str(job.goal), job.url)
         options.variables = dict(job.vars)
-    # Nobody watches every moment of a batch: the store's replay gets paced pictures.
-    options = options.model_copy(update={"pictures": "paced"})
     return wire_run(request, settings, db_path, options, can_ask=setup.ask, rerun=rerun, shared_browser=shared)
