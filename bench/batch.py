@@ -14,7 +14,9 @@ browser and opens a context per job, as anyone writing a batch by hand would. Fi
 - both hand-written baselines at the same parallelism, and goalbot's throughput as a share of
   each (the target: ≥ 0.8× the kept-browser one);
 - peak memory per worker: the most the processes of one slot held at once (PSS, so pages the
-  browser's processes share are counted once), sampled every 0.2 s.
+  browser's processes share are counted once), sampled every 0.2 s;
+- where a job's time goes with one worker, from its stored events: its page opened and first
+  looked at, its actions, and the gap before the next job starts.
 
 The batches run with --min-interval 0: the hand-written script keeps no pace, and the default pace
 is the site's, shared by every job (20 jobs × 5 actions at 0.5 s a site cannot go faster than
@@ -155,6 +157,27 @@ async def by_hand_kept(url: str, jobs: int, parallel: int) -> float:
     return time.perf_counter() - started
 
 
+def job_split(db: Path, jobs: int) -> str:
+    """Medians over the last `jobs` sessions (one worker: one after another): start (TASK_START to
+    the first look: a context, a tab, the page loaded and read), actions (to the run's end), gap
+    (to the next job's start: the store, the job's bookkeeping)."""
+    from datetime import datetime
+    from statistics import median
+
+    store = connect(db)
+    ids = [row["id"] for row in store.query("select id from sessions order by rowid desc limit ?", [jobs])][::-1]
+    spans = []
+    for session in ids:
+        events = list(store.query("select ts, type from events where session_id = ? order by seq", [session]))
+        at = [datetime.fromisoformat(e["ts"]).timestamp() for e in events]
+        first_look = next(t for t, e in zip(at, events) if e["type"] == "OBSERVATION")
+        spans.append((at[0], first_look, at[-1]))
+    store.close()
+    gaps = [after[0] - before[2] for before, after in zip(spans, spans[1:])]
+    return (f"start {median(s[1] - s[0] for s in spans):.2f} s, actions {median(s[2] - s[1] for s in spans):.2f} s, "
+            f"gap to the next job {median(gaps):.2f} s" if gaps else "")
+
+
 def start_cluster(tmp: Path) -> tuple[list[subprocess.Popen[str]], str, dict[str, str]] | None:
     binary = shutil.which("redis-server")
     if binary is None:
@@ -208,6 +231,8 @@ def main(jobs_count: int, celery: bool) -> None:
             print(f"{f'goalbot batch --workers {workers}':<34} {rate:9.1f} {kept:7.1f} {rate / kept:6.2f}× "
                   f"{hand_rate:8.1f} {rate / hand_rate:6.2f}× "
                   f"{peak / 1024 / workers:10.0f} {hand_peak / 1024 / workers:8.0f}")
+            if workers == 1:
+                print(f"  a job, one worker (medians): {job_split(db, jobs_count)}")
         took, ok, _ = timed_batch(db, jobs, secrets, "--workers", "2")
         print(f"{'  the same, default pace (0.5 s)':<34} {ok / took * 60:9.1f}   (the site's pace, shared by the jobs)")
         if not celery:

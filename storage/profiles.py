@@ -9,8 +9,9 @@ from pydantic import ValidationError
 
 from goalbot.llm.profiles import AuthoringProfile
 
-if TYPE_CHECKING:  # loaded when a store is opened
+if TYPE_CHECKING:  # sqlite_utils loads when a store is opened
     import sqlite_utils
+
 
 class UnreadableProfile(ValueError):
     """A stored profile that no longer reads (kept by an older goalbot, or damaged)."""

@@ -132,13 +132,20 @@ class Navigator:
         return await self.dialogue.ask("navigator", compose, answer, step)
 
     async def run_step(self, description: str, step: int, observation: Observation,
-                       first: list[Action] | None = None) -> StepReport:
-        """Carries the step out; `first`: the planner's actions for it, given on `observation`, run
-        as the first answer while the page is still the one they were given on."""
+                       first: list[Action] | None = None, turns: int | None = None) -> StepReport:
+        """Carries the step out in at most `turns` answers (the settings' by default); `first`:
+        the planner's actions for it, given on `observation`, run as the first answer while the
+        page is still the one they were given on."""
+        turns = turns or self.settings.max_turns
         done: list[str] = []
-        if first and await self.camera.look(step, seen=self._sees()) is not observation:
-            first = None  # the page changed while the plan waited for approval: ask afresh
-        for _turn in range(self.settings.max_turns):
+        if self._sees() and observation.screenshot is None:  # the planner's look had no picture
+            observation = await self.camera.look(step, seen=True)
+        if first:
+            now = await self.camera.look(step, seen=self._sees())
+            if now.seen_again().items != observation.seen_again().items or now.url != observation.url:
+                first = None  # the page changed while the plan waited for approval: ask afresh
+            observation = now
+        for _turn in range(turns):
             await self.person.pause_point(step)
             try:
                 if first:
@@ -171,7 +178,7 @@ class Navigator:
             done.append(f"(the page now: {observation.summary()})")
         return StepReport(
             success=False, done=done, observation=observation, out_of_turns=True,
-            summary=f"the navigator used its {self.settings.max_turns} turns without saying the step was finished",
+            summary=f"the navigator used its {turns} turns without saying the step was finished",
         )
 
     async def _run_batch(

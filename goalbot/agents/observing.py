@@ -39,12 +39,13 @@ class Camera:
         self._last_picture: float | None = None
         self._last_look: Observation | None = None
 
-    async def look(self, step: int | None, key: bool = False, seen: bool = False) -> Observation:
+    async def look(self, step: int | None, key: bool = False, seen: bool = False, told: bool = False) -> Observation:
         """A look at the page: `seen` when the model is shown its screenshot, `key` when a replay
-        keys on it. A page unchanged since the last look hands that look back, with no event."""
+        keys on it. A page unchanged since the last look hands that look back, with no event
+        unless the look is one the person is `told` of (a policy said it would look again)."""
         paced = self.pictures == "paced" and (key or self._due())
         observation = await self.operator.observe(screenshot=seen or self.pictures == "every" or paced)
-        if observation is self._last_look:
+        if observation is self._last_look and not told:
             return observation
         self._last_look = observation
         screenshot = None

@@ -12,6 +12,7 @@ class RunState(BaseModel):
     plan_revision: int = 0
     plan: list[str] = Field(default_factory=list, description="The steps the person approved last.")
     plan_done: int = Field(0, description="How many of those passed.")
+    long_steps: list[str] = Field(default_factory=list, description="Steps the planner said take many actions.")
     clarifications: list[str] = Field(default_factory=list, description="What the person told the planner.")
 
     @property

@@ -129,12 +129,13 @@ class Session:
                 feedback = rejection
                 continue
             self.state.plan, self.state.plan_done = steps, 0
+            self.state.long_steps = [s for n, s in enumerate(plan.steps, 1) if n in plan.long_steps and s in steps]
             observation, feedback = await self._run_steps(observation, self._first_actions(plan, steps))
             if feedback is None:
                 observation, feedback = await self._check_goal("", "every step passed")
 
-    async def _look(self) -> Observation:
-        return await self.camera.look(self.state.steps_run or None, key=True, seen=self.options.vision)
+    async def _look(self, told: bool = False) -> Observation:
+        return await self.camera.look(self.state.steps_run or None, key=True, seen=self.options.vision, told=told)
 
     async def _check_goal(self, planner_answer: str, why: str) -> tuple[Observation, str]:
         """Ends the session when the Validator confirms the goal; else the reason to re-plan."""
@@ -173,7 +174,7 @@ class Session:
             )
             if not await self._unsure(plan.confidence, step):
                 return plan
-            observation = await self._look()
+            observation = await self._look(told=True)
 
     async def _clarify(self, question: str) -> None:
         """The goal lacks something only the person knows: ask before planning any further."""
@@ -261,7 +262,8 @@ class Session:
             since_plan += 1
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, step, index=position,
                               description=description)
-            report = await self.navigator.run_step(description, step, observation, first)
+            turns = self.options.max_turns_per_step * (2 if description in self.state.long_steps else 1)
+            report = await self.navigator.run_step(description, step, observation, first, turns)
             first = None
             observation = report.observation
             evidence = report.done + [f"navigator's summary: {report.summary}"]
@@ -275,13 +277,13 @@ class Session:
             else:
                 verdict = await self._judge(description, False, evidence, observation, step)
             if not verdict.is_valid:
-                return observation, await self._step_failed(description, position, verdict, step,
-                                                             judged_goal=last and (report.success or report.out_of_turns))
+                judged_goal = last and (report.success or report.out_of_turns)
+                return observation, await self._step_failed(description, position, verdict, step, judged_goal)
             self._step_passed(description, position, verdict, step)
             if last:
                 await self._reached(verdict, step)
             if await self._unsure(verdict.confidence, step):
-                observation = await self._look()
+                observation = await self._look(told=True)
         return observation, None
 
     def _step_passed(self, description: str, position: int, verdict: VerdictAnswer, step: int) -> None:

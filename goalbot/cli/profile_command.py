@@ -17,8 +17,9 @@ from goalbot.text.eventfmt import printable
 from storage import profiles
 from storage.db import StoreError, connect
 
-if TYPE_CHECKING:  # loaded when a store is opened
+if TYPE_CHECKING:  # sqlite_utils loads when a store is opened
     import sqlite_utils
+
 
 def cmd_profile(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     try:

@@ -30,6 +30,8 @@ class PlanAnswer(BaseModel):
         default_factory=list, description="Only for a plan of one step the current page already lets you carry "
         "out: its actions as the Navigator calls them, e.g. [{\"action\": \"type\", \"index\": 4, \"text\": \"Bob\"}, "
         "{\"action\": \"click\", \"index\": 5}, {\"action\": \"finished\"}].")
+    long_steps: list[int] = Field(default_factory=list, description="Numbers (from 1) of steps that take many "
+                                  "actions, such as a long form: each gets twice the Navigator's turns.")
     progress_percent: int = Field(0, ge=0, le=100)
     confidence: float = Field(0.5, ge=0, le=1)
 

@@ -178,7 +178,9 @@ class RunBook:
         return self._start(prepared.options.goal, prepared.options, prepared.rerun(), owner)
 
     def _start(self, goal: str, options: RunOptions, rerun: Rerun | None, owner: str) -> Live:
-        options = options.model_copy(update={"allow_risky": self.rules.allow_risky})
+        # The host may look at any moment (get_run's screenshot resource): paced pictures, whatever
+        # the store's replay asks.
+        options = options.model_copy(update={"pictures": "paced", "allow_risky": self.rules.allow_risky})
         try:
             wiring = wire_run(self._request(), self.settings, self.db_path, options, True, rerun=rerun,
                               probe_model=False)

@@ -144,6 +144,15 @@ class Observation(BaseModel):
         lines.append("Elements and text (* marks elements new since the last observation):")
         return lines
 
+    def seen_again(self, budget: int | None = None) -> Observation:
+        """This look a second time, the page unchanged: nothing in it is new any more."""
+        if (budget is None or budget == self.budget) and not any(
+                isinstance(item, Element) and item.new for item in self.items):
+            return self
+        items = [item.model_copy(update={"new": False}) if isinstance(item, Element) and item.new else item
+                 for item in self.items]
+        return self.model_copy(update={"items": items, "budget": self.budget if budget is None else budget})
+
     def summary(self) -> str:
         """One line, for pages the model has moved on from."""
         return f"{self.title or '(no title)'!r} at {self.url}, {len(self.elements)} elements in view"

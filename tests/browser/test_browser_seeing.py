@@ -134,3 +134,15 @@ async def test_a_field_is_named_by_its_label_on_any_side_and_a_drawn_point_by_wh
     assert "picked: (-1, 0)" in text
     stars = [line for line in text.splitlines() if '"rate it"' in line]
     assert len(stars) == 3 and len({line.rsplit(" at ", 1)[1] for line in stars}) == 3, stars
+
+
+async def test_a_drawn_point_is_named_by_the_html_ticks_laid_over_its_drawing(
+        browser: BrowserOperator, hardsite: HardSite) -> None:
+    """Charts often draw their axis ticks as HTML over the SVG: those name the points too, not the
+    whole area's words."""
+    text = await open_page(browser, hardsite.page("overlaid-ticks"))
+    points = [line for line in text.splitlines() if '"point (' in line]
+    assert len(points) == 25 and len(set(line.split("] ", 1)[1] for line in points)) == 25, text
+    index = next(line for line in points if '"point (1, -2)"' in line).split("]")[0].lstrip("[")
+    assert (await browser.execute(A.Click(index=int(index)))).ok
+    assert "picked: (1, -2)" in (await browser.observe()).render()

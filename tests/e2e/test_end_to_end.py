@@ -15,7 +15,7 @@ def test_run_reaches_the_goal_and_stores_the_session(site, model_server, db_path
     result = run_cli(
         "--db", str(db_path), "run", GOAL, "--url", f"{site.url}/login",
         "--no-tui", "--yes", "--headless", "--base-url", model.base_url, "--model", "scripted",
-        "--api-key", "sk-test-do-not-store-0123456789",
+        "--api-key", "sk-test-do-not-store-0123456789", "--replay-pictures",
     )
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
@@ -47,7 +47,7 @@ def test_run_reaches_the_goal_and_stores_the_session(site, model_server, db_path
     assert shots and all(s["content"][:2] == b"\xff\xd8" for s in shots)  # real JPEG files
     looks = [json.loads(e["data"]).get("screenshot") for e in events if e["type"] == "OBSERVATION"]
     assert {s["id"] for s in shots} == set(looks) - {None}  # every picture stored belongs to a look
-    assert looks[0] and looks[-1]  # nobody watched live: paced, but the start and the end are kept
+    assert looks[0] and looks[-1]  # nobody watched live, the replay asked: paced, the start and the end kept
 
     # The planner's request is kept as it was sent (what `goalbot tune` learns from); the others are not.
     kept = rows(db_path, "select kind, name from artifacts where session_id = ? and kind != 'screenshot'", session["id"])

@@ -63,6 +63,20 @@ def test_a_step_done_on_its_last_turn_is_judged_done(site, model_server, db_path
     assert signed_in(site)
 
 
+def test_a_step_the_plan_says_is_long_gets_twice_the_turns(site, model_server, db_path: Path) -> None:
+    plan = one_step_plan([])
+    plan["tool_calls"][0]["arguments"]["long_steps"] = [1]
+    navigator = [answer(call("wait", seconds=0.1))] * 9 + [
+        answer(*(call(a["action"], **{k: v for k, v in a.items() if k != "action"}) for a in SIGN_IN),
+               call("finished", success=True, summary="signed in"))]
+    model = model_server({"planner": [plan], "navigator": navigator,
+                          "validator": [verdict(True, "the settings page says signed in")]})
+    result, events = run_goal(db_path, model, f"{site.url}/login", GOAL)
+    assert result.returncode == 0, result.stderr
+    assert [r["role"] for r in model.requests].count("navigator") == 10  # beyond the 6 of a step
+    assert [e["type"] for e in events].count("PLAN_PROPOSED") == 1 and signed_in(site)
+
+
 def test_the_data_tools_are_offered_only_to_a_step_that_reads(site, model_server, db_path: Path) -> None:
     script = demo_script()
     model = model_server(script)

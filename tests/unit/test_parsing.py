@@ -78,7 +78,7 @@ def test_tool_schemas_follow_the_protocol() -> None:
             "call_user", "finished"} == names
     plan = PLANNER_TOOLS[0]["function"]["parameters"]["properties"]
     assert {"observation", "reasoning", "done", "web_task", "steps", "final_answer",
-            "progress_percent", "confidence", "question", "policies"} == set(plan)
+            "progress_percent", "confidence", "question", "policies", "first_actions", "long_steps"} == set(plan)
     click = next(t for t in NAVIGATOR_TOOLS if t["function"]["name"] == "click")["function"]
     assert "name" not in click["parameters"]["properties"] and click["description"]
     assert click["parameters"]["properties"]["index"] == {

@@ -41,9 +41,7 @@ POINTER_TARGET_JS = """el => {
 POINT_JS = """([i, captcha]) => {
   const el = window.__goalbot && window.__goalbot.elements[i - 1];
   if (!el || !el.isConnected) return {gone: true};
-  const own = el.getBoundingClientRect();
-  const faded = Number(getComputedStyle(el).opacity) === 0;
-  const target = ((own.width <= 1 || own.height <= 1 || faded) && el.labels && el.labels.length) ? el.labels[0] : el;
+  const target = (""" + POINTER_TARGET_JS + """)(el);
   let r = target.getBoundingClientRect();
   if (r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
     target.scrollIntoView({block: "center", inline: "center", behavior: "instant"});

@@ -71,11 +71,24 @@ const SHAPES = { circle: "point", ellipse: "point", rect: "box", path: "shape", 
 const centreOf = (r) => [r.left + r.width / 2, r.top + r.height / 2];
 const TICK_SLACK = 6; // px a tick's label may sit off its column's or row's centre line
 const drawnTexts = new Map(); // per drawing, for this observation: its words and where they are
+const OVER_MARGIN = 40; // px around a drawing where a page's own labels still belong to it
+// Words a page lays over (or right around) a drawing as HTML of their own, as many charts draw
+// their axis ticks: leaves of the drawing's container whose boxes touch the drawing's.
+const laidOver = (svg) => {
+  const area = svg.getBoundingClientRect();
+  const scope = (svg.parentElement && svg.parentElement.parentElement) || document.body;
+  const touches = (r) => r.right >= area.left - OVER_MARGIN && r.left <= area.right + OVER_MARGIN
+    && r.bottom >= area.top - OVER_MARGIN && r.top <= area.bottom + OVER_MARGIN;
+  return Array.from(scope.querySelectorAll("div, span, p, small, b, strong, label")).slice(0, 500)
+    .filter((e) => !e.firstElementChild && !e.contains(svg))
+    .map((e) => ({ words: clean(e.textContent, 40), r: e.getBoundingClientRect() }))
+    .filter((t) => t.words && t.r.width > 0 && touches(t.r));
+};
 const textsOf = (svg) => {
   if (!drawnTexts.has(svg)) {
     drawnTexts.set(svg, Array.from(svg.querySelectorAll("text")).slice(0, 500)
       .map((t) => ({ words: clean(t.textContent, 40), r: t.getBoundingClientRect() }))
-      .filter((t) => t.words && t.r.width > 0));
+      .filter((t) => t.words && t.r.width > 0).concat(laidOver(svg)));
   }
   return drawnTexts.get(svg);
 };

@@ -22,7 +22,7 @@ from playwright.async_api import async_playwright
 from goalbot import actions as A
 from goalbot import defaults as D
 from goalbot.actions import Action, ActionResult, Outcome
-from goalbot.operators.base import ActionFailed, Element, Landing, Located, Observation, OperatorError, ReadBack
+from goalbot.operators.base import ActionFailed, Landing, Located, Observation, OperatorError, ReadBack
 from goalbot.operators.browser import activation, evidence, keyboard, pages, pointer, reading, widgets
 from goalbot.operators.browser import checks as js
 from goalbot.operators.browser import scroll as scrolling
@@ -153,9 +153,9 @@ class BrowserOperator:
         page = self.page
         try:
             await self._settle(page)
-            fingerprint = await self.probe.signature()
+            fingerprint = (id(page), *await self.probe.signature())  # another tab is another page
             if self._last_look is not None and self._last_look[0] == fingerprint:
-                last = self._again(self._last_look[1])
+                last = self._last_look[1].seen_again(self.budget)
                 if last.screenshot or not screenshot:
                     self._last_look = (fingerprint, last)
                     return last
@@ -176,14 +176,6 @@ class BrowserOperator:
         )
         self._last_look = (fingerprint, observation)
         return observation
-
-    def _again(self, last: Observation) -> Observation:
-        """The last look, seen again: nothing in it is new any more, and it is cut to the budget
-        as it is now."""
-        if last.budget == self.budget and not any(isinstance(i, Element) and i.new for i in last.items):
-            return last
-        items = [i.model_copy(update={"new": False}) if isinstance(i, Element) and i.new else i for i in last.items]
-        return last.model_copy(update={"items": items, "budget": self.budget})
 
     async def picture(self) -> bytes | None:
         try:
