@@ -33,9 +33,9 @@ from model import PerfectModel, serve_model  # noqa: E402
 from served_site import SiteLog, serve_site  # noqa: E402
 from tasks import TASKS, Task  # noqa: E402
 
-TASKS_BY_NAME = {task.name: task for task in TASKS}
-
 from goalbot.operators.browser.locate import find_browser  # noqa: E402
+
+TASKS_BY_NAME = {task.name: task for task in TASKS}
 
 AGENTS = ("goalbot", "browser-use-lean", "browser-use")
 BARE = "playwright"  # a bare script: its start is the floor any agent's is compared with

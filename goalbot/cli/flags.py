@@ -91,7 +91,6 @@ def add_browser_flags(p: argparse.ArgumentParser) -> None:
                    help="record a Playwright trace (DOM snapshots), kept in the store when the run fails or "
                         "always; goalbot trace SESSION opens it")
     g.add_argument("--trace-screenshots", action="store_true", help="with --trace: screenshots in the trace too")
-    add_settings(g, "replay_pictures")
 
 
 def add_operator_flags(p: argparse.ArgumentParser) -> None:
@@ -122,6 +121,7 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
                  "max_actions_per_step")
     add_settings(p.add_argument_group("pace (what the site sees)"), "min_interval_s", "burst", "clicks_per_minute")
     add_settings(p.add_argument_group("where pages may go"), "allow_domain", "allow_scheme")
+    add_settings(p.add_argument_group("the store"), "replay_pictures")
     add_budget_flags(p)
     add_secret_flags(p)
 

@@ -127,3 +127,19 @@ async def test_sessions_filter_export_open_and_delete(site, model_server, db_pat
     assert _session_ids(db_path) == [done]
     for table in ("events", "artifacts"):
         assert rows(db_path, f"select count(*) as n from {table} where session_id = ?", failed)[0]["n"] == 0
+
+
+async def test_a_run_kept_without_pictures_replays_its_looks_as_their_boxes(site, model_server, db_path: Path) -> None:
+    """Nobody watched it (--no-tui): no screenshot was kept, and the replay draws each look from the
+    elements' boxes its OBSERVATION events carry."""
+    prepare_images("halfcell")
+    result, _events = run_goal(db_path, model_server(demo_script()), f"{site.url}/login", GOAL, "--headless")
+    assert result.returncode == 0, result.stderr
+    assert rows(db_path, "select count(*) as n from artifacts where kind = 'screenshot'")[0]["n"] == 0
+    replay = GoalbotApp(db_path=db_path, session_id=_session_ids(db_path)[0], opening="replay")
+    async with replay.run_test(size=(160, 45)) as pilot:
+        await until(pilot, lambda: on_top(replay, "ReplayScreen") and replay.screen.ready, "the replay")
+        await pilot.press("end")
+        await until(pilot, lambda: "Settings · Acme Account" in screen_text(replay, "#screenshot-caption"),
+                    "the last look drawn")
+        assert "1280×" in screen_text(replay, "#screenshot-caption")  # a page of the viewport's width
