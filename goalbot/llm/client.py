@@ -107,12 +107,17 @@ class ModelSetup:
 
 
 def estimate_tokens(messages: list[dict[str, Any]]) -> int:
-    """A rough count (four characters a token) — enough to see a budget coming, no tokenizer needed."""
-    text = sum(len(str(m.get("content") or "")) for m in messages if not isinstance(m.get("content"), list))
-    parts = [p for m in messages if isinstance(m.get("content"), list) for p in m["content"]]
-    text += sum(len(p.get("text", "")) for p in parts)
-    images = sum(1 for p in parts if p.get("type") == "image_url")
-    return text // 4 + images * 1000
+    """A rough count on the high side — four characters a token of the messages as they are sent
+    (the chat format's roles and quotes count too), a thousand a picture: enough to see a budget
+    coming before it is passed, no tokenizer needed."""
+    images, sent = 0, []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            images += sum(1 for part in content if part.get("type") == "image_url")
+            content = [part for part in content if part.get("type") != "image_url"]
+        sent.append({**message, "content": content})
+    return len(json.dumps(sent, ensure_ascii=False)) // 4 + images * 1000
 
 
 def _load_in_background(package: str) -> None:
@@ -135,6 +140,7 @@ class ModelClient:
         self.limits = limits or Limits()
         self.ask_budget = ask_budget
         self.usage = Tally()  # counted from its own LLM_CALL events, as the store and the dashboard count
+        self._longest_answer = 0  # tokens: what the next answer may cost on top of its prompt
         self.tool_choice = True  # dropped for good once the endpoint refuses it
         self.redact = redact  # every prompt passes through it: no prompt carries a secret's value
         self._client: AsyncOpenAI | None = None
@@ -228,10 +234,13 @@ class ModelClient:
             tokens_out=reply.tokens_out, attempt=attempt, **extra, **tags,
         )
         self.usage.add(call)
+        self._longest_answer = max(self._longest_answer, reply.tokens_out or 0)
         return reply
 
     async def _within_limits(self, messages: list[dict[str, Any]], step: int | None) -> None:
-        reason = self.limits.exceeded(self.usage, estimate_tokens(messages))
+        # The answer is paid for too: reckoned as the longest so far, so the run pauses before it
+        # would go over, not after.
+        reason = self.limits.exceeded(self.usage, estimate_tokens(messages) + self._longest_answer)
         if reason is None:
             return
         if not await self.ask_budget(reason, step):

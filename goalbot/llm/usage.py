@@ -48,14 +48,14 @@ class Limits(BaseModel):
     max_tokens: int | None = Field(None, ge=1)
     rounds: int = Field(1, ge=1, description="1 + how often the person let the run go on.")
 
-    def exceeded(self, usage: Tally, next_prompt_tokens: int) -> str | None:
+    def exceeded(self, usage: Tally, next_call_tokens: int) -> str | None:
         """Why the next call would go over a limit, or None."""
         if self.max_calls is not None and usage.calls + 1 > self.max_calls * self.rounds:
             return (f"the run has made {usage.calls} model calls; {self.max_calls * self.rounds} "
                     f"were allowed (--max-calls {self.max_calls} at a time)")
-        if self.max_tokens is not None and usage.tokens + next_prompt_tokens > self.max_tokens * self.rounds:
-            return (f"the run has used {usage.tokens:,} tokens and the next prompt is about "
-                    f"{next_prompt_tokens:,} more; {self.max_tokens * self.rounds:,} were allowed "
+        if self.max_tokens is not None and usage.tokens + next_call_tokens > self.max_tokens * self.rounds:
+            return (f"the run has used {usage.tokens:,} tokens and the next call is about "
+                    f"{next_call_tokens:,} more; {self.max_tokens * self.rounds:,} were allowed "
                     f"(--max-tokens {self.max_tokens:,} at a time)")
         return None
 

@@ -80,10 +80,10 @@ def test_a_sixel_picture_shows_the_colours_it_was_stored_with(chromium: None, mo
     its top sixth): the picture on the screen has the stored screenshot's proportions in its own
     background colour."""
     with DemoSite() as site:  # its own: what earlier tests left on a shared one must not change the pictures
-        result, _ = run_goal(db_path, model_server(demo_script()), f"{site.url}/login", GOAL)
+        result, _ = run_goal(db_path, model_server(demo_script()), f"{site.url}/login", GOAL, "--replay-pictures")
     assert result.returncode == 0, result.stderr
     session_id = rows(db_path, "select id from sessions")[0]["id"]
-    first = rows(db_path, "select content from artifacts order by rowid limit 1")[0]["content"]
+    first = rows(db_path, "select content from artifacts where kind = 'screenshot' order by rowid")[0]["content"]
     stored = Image.open(io.BytesIO(first)).convert("RGB")
     background = stored.getpixel((2, 2))
     with xvfb("1600x1000x24") as display:
