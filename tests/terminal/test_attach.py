@@ -161,7 +161,8 @@ def test_a_run_sent_to_the_background_with_await_attach_never_reads_the_terminal
         wait_until(lambda: rows(db_path, "select 1 from events where session_id = ? and type = 'PLAN_PROPOSED'",
                                 session_id), 60, "the plan waiting for attach")
         tmux("send-keys", "-t", session, "jobs", "Enter")
-        screen = wait_for(session, "goalbot --db")
+        # `jobs` answers "[1]+  Running …" (or "Stopped"); the command line itself says "goalbot --db" too
+        screen = wait_for(session, "]+ ")
         assert "Stopped" not in screen and "Running" in screen, screen
         StoreSteering(db_path, session_id).send("approve")  # as `goalbot attach` does
         wait_until(lambda: rows(db_path, "select status from sessions where id = ? and status = 'ok'", session_id),
