@@ -138,12 +138,12 @@ class Navigator:
         page is still the one they were given on."""
         turns = turns or self.settings.max_turns
         done: list[str] = []
-        if self._sees() and observation.screenshot is None:  # the planner's look had no picture
-            observation = await self.camera.look(step, seen=True)
-        if first:
+        # One look: the planner's may lack the picture this model needs, and the page may have
+        # changed while the plan waited for approval (then the planner's actions are dropped).
+        if first or (self._sees() and observation.screenshot is None):
             now = await self.camera.look(step, seen=self._sees())
             if now.seen_again().items != observation.seen_again().items or now.url != observation.url:
-                first = None  # the page changed while the plan waited for approval: ask afresh
+                first = None
             observation = now
         for _turn in range(turns):
             await self.person.pause_point(step)
