@@ -3,15 +3,21 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install tools bench bench-versus clean
+.PHONY: demo test install bytecode tools bench bench-versus clean
 
 $(BIN)/goalbot: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,mcp,cluster,tune,docs]'
+	$(MAKE) --no-print-directory bytecode
 	touch $@
 
 install: $(BIN)/goalbot
+
+# What pip does for an installed package; an editable one is compiled on every start where
+# PYTHONDONTWRITEBYTECODE is set (a quarter of a second of `goalbot run`).
+bytecode:
+	$(BIN)/python -m compileall -q goalbot storage tui
 
 # A configured browser (GOALBOT_BROWSER), else a system Chromium, else Playwright's own; installs
 # Debian's chromium as root, Playwright's build otherwise. tmux and Xvfb serve the tests of the
@@ -38,7 +44,7 @@ demo: tools
 test: tools
 	$(BIN)/python -m pytest -n auto
 
-bench: tools
+bench: tools bytecode
 	$(BIN)/python bench/run_loop.py
 	$(BIN)/python bench/observe.py
 	$(BIN)/python bench/model_layer.py
@@ -54,7 +60,7 @@ $(BROWSER_USE):
 	$(PYTHON) -m venv .venv-browser-use
 	.venv-browser-use/bin/pip install --quiet browser-use==0.13.14
 
-bench-versus: tools $(BROWSER_USE)
+bench-versus: tools bytecode $(BROWSER_USE)
 	$(BIN)/python bench/versus/run.py --browser-use-python $(BROWSER_USE)
 
 clean:

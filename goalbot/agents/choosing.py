@@ -63,8 +63,17 @@ class Condition(BaseModel):
             raise ValueError("a list value holds words, numbers or true/false only")
         return value
 
-    def words(self) -> str:
-        return f"{self.field} {self.op.value} {json.dumps(self.value, ensure_ascii=False)}"
+    def words(self, variables: dict[str, str] | None = None) -> str:
+        """In words, with the values the run was given in place of `{{vars.NAME}}` (`price <= 40`)."""
+        value = self.value
+        if variables:
+            try:
+                value = _filled(value, variables)
+            except KeyError:  # a value not given: the policy is said as written
+                pass
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)  # --var MAX=50 reads as 50, not 50.0
+        return f"{self.field} {self.op.value} {json.dumps(value, ensure_ascii=False)}"
 
 
 class ScoreRule(BaseModel):
@@ -97,11 +106,11 @@ class Policy(BaseModel):
         """The `--var` names its values need."""
         return {name for condition in self.conditions() for name in VARIABLE.findall(json.dumps(condition.value))}
 
-    def words(self) -> str:
+    def words(self, variables: dict[str, str] | None = None) -> str:
         parts = []
         if self.hard:
-            parts.append("only " + "; ".join(c.words() for c in self.hard))
-        parts += [f"+{rule.add:g} when {rule.when.words()}" for rule in self.score]
+            parts.append("only " + "; ".join(c.words(variables) for c in self.hard))
+        parts += [f"+{rule.add:g} when {rule.when.words(variables)}" for rule in self.score]
         parts.append(f"pick {'highest' if self.pick == 'argmax' else 'lowest'} score")
         if self.tie_break:
             parts.append("ties by " + ", ".join(self.tie_break))
@@ -175,7 +184,7 @@ def choose(name: str, policy: Policy, candidates: list[dict[str, Any]], variable
     for candidate in candidates:
         failed = next((c for c in policy.hard if not _holds(c, candidate, variables)), None)
         if failed is not None:
-            table.append(Row(candidate=candidate, dropped_by=failed.words()))
+            table.append(Row(candidate=candidate, dropped_by=failed.words(variables)))
             continue
         score = sum(rule.add for rule in policy.score if _holds(rule.when, candidate, variables))
         table.append(Row(candidate=candidate, score=score))

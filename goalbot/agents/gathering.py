@@ -207,9 +207,10 @@ class Gatherer:
         return found
 
     def _emit_choice(self, source: str, policy: Policy, choice: Choice, position: int | None, step: int) -> None:
-        self.emitter.emit(EventType.CHOSEN, Actor.NAVIGATOR, step, policy=choice.policy, rules=policy.words(),
-                          chosen=choice.chosen, position=position, tie_break=choice.tie_break,
-                          table=[row.model_dump(mode="json") for row in choice.table], **{"from": source})
+        self.emitter.emit(EventType.CHOSEN, Actor.NAVIGATOR, step, policy=choice.policy,
+                          rules=policy.words(self.variables), chosen=choice.chosen, position=position,
+                          tie_break=choice.tie_break, table=[row.model_dump(mode="json") for row in choice.table],
+                          **{"from": source})
 
     async def _element_of(self, source: str, position: int) -> int | None:
         kept = self.kept[source.split(".")[0]]

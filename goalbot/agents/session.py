@@ -108,6 +108,7 @@ class Session:
             await self.operator.start(self.options.url)
         except OperatorError as exc:
             raise Finish(SessionResult(status=Status.FAILED, reason=str(exc), could_not_start=True)) from exc
+        self.client.load_package()
         observation = await self._look()
         feedback: str | None = None
         if self.state.remaining:  # resumed: the person approved these before the cut

@@ -18,6 +18,7 @@ from goalbot.cli.flags import (
     add_person_flags, add_recipe_flags, add_result_flags, add_run_flags, add_secret_flags,
     add_settings,
 )
+from goalbot.cli.warm_start import settle_driver
 from goalbot.cli.completion_command import add_completion_parser
 from goalbot.cli.mcp_command import add_mcp_parser
 from goalbot.cli.trace_command import add_trace_parser
@@ -28,6 +29,7 @@ from goalbot.cli.parser import Parser, add_global_flags, finish, parse
 from goalbot.service.settings import ConfigError, Settings, load_settings
 from goalbot.cli.terminal import fail, has_terminal
 from goalbot.events import RunStatus, clean_text
+from goalbot.operators.browser.early import discard_driver
 from storage.db import StoreError, default_path
 
 Handler = Callable[[argparse.Namespace, Settings, Path], int]
@@ -236,6 +238,13 @@ def _not_utf8(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _run(argv)
+    finally:
+        discard_driver()  # one spawned early that no run took: a refusal, a usage error, --help
+
+
+def _run(argv: list[str] | None) -> int:
     args = parse(build_parser(), argv)
     if args.command is None and not has_terminal():
         build_parser().print_help()
@@ -249,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         return fail(str(exc))
     db_path = (settings.db or default_path()).expanduser()  # GOALBOT_DB="~/…" is not expanded by a shell
+    settle_driver(args, settings.operator)
     try:
         return _handler(args.command or "dashboard")(args, settings, db_path)
     except StoreError as exc:

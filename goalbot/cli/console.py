@@ -17,6 +17,7 @@ from goalbot.agents.control import SessionControl
 from goalbot.agents.outcome import Run
 from goalbot.agents.session import SessionResult
 from goalbot.events import Bus, Event, EventType
+from goalbot.operators.browser.early import run_loop
 from goalbot.payloads import ApprovalData, PlanData, QuestionData
 
 
@@ -102,7 +103,8 @@ def run_printing(bus: Bus, session: Run, control: SessionControl, ask_here: bool
         loop.add_signal_handler(signal.SIGTERM, control.stop)
         return await session.run()
 
-    return asyncio.run(go())
+    with run_loop() as runner:  # the loop the Playwright driver was spawned on, if it was
+        return runner.run(go())
 
 
 def _ask_approval(control: SessionControl, proposed: list[str], policies: dict[str, Any]) -> None:

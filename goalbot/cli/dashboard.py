@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from goalbot.agents.session import SessionResult
 from goalbot.cli.terminal import fail, has_terminal
+from goalbot.operators.browser.early import run_loop
 from goalbot.service.settings import ConfigError, Settings, remember_setting
 from goalbot.service.wiring import Wiring
 from storage import queries
@@ -43,7 +44,8 @@ def run_dashboard(wiring: Wiring, db_path: Path, settings: Settings, resumed: bo
         with opened(db_path, create=False) as db:
             history = queries.session_events(db, wiring.session_id)
     app = app_for(settings, db_path, live=LiveRun(wiring.bus, wiring.session, wiring.control, history=history))
-    app.run()
+    with run_loop() as runner:  # the loop the Playwright driver was spawned on, if it was
+        app.run(loop=runner.get_loop())
     return app.result
 
 

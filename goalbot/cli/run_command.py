@@ -13,7 +13,7 @@ from goalbot.agents.progress import ResumePoint
 from goalbot.agents.secrets import SecretError
 from goalbot.agents.session import RunOptions, SessionResult, Status
 from goalbot.cli.console import run_printing
-from goalbot.cli.result import RunResult
+from goalbot.cli.result import Choices, RunResult
 from goalbot.cli.terminal import fail, has_terminal, refused, say
 from goalbot.events import EventType
 from goalbot.llm.extraction import SchemaError, load_schema
@@ -89,6 +89,8 @@ def run_goal(
     extracted: list[ExtractedData] = []
     wiring.bus.subscribe(lambda event: extracted.append(event.data_of(ExtractedData))
                          if event.type is EventType.EXTRACTED else None)
+    choices = Choices()
+    wiring.bus.subscribe(choices.hear)
     result: SessionResult | None = None
     try:
         if use_tui:
@@ -109,7 +111,7 @@ def run_goal(
         return 1
     print(f"goalbot: session {wiring.session_id} {result.status.value}: {printable(result.reason)} "
           f"(goalbot report {wiring.session_id})", file=sys.stderr)
-    outcome = RunResult.of(wiring.session_id, result, extracted[-1] if extracted else None)
+    outcome = RunResult.of(wiring.session_id, result, extracted[-1] if extracted else None, choices.made)
     if request.json_result:
         print(outcome.model_dump_json())
     elif result.answer:

@@ -3,6 +3,7 @@ system prompt, the reminder sent with a correction, and the parser that yields t
 
 from __future__ import annotations
 
+import functools
 import json
 from importlib.resources import files
 from string import Template
@@ -18,7 +19,7 @@ from goalbot.llm.dialects import Dialect
 from goalbot.llm.jsonactions import JsonDialect
 from goalbot.llm.parsing import AnswerError, parse_actions, parse_single
 from goalbot.llm.repair import NoJson
-from goalbot.llm.tools import NAVIGATOR_TOOLS, flat_schema, tool_schema
+from goalbot.llm.tools import flat_schema, navigator_tools, tool_schema
 from goalbot.llm.uitars import UiTarsParser
 
 T = TypeVar("T", covariant=True)
@@ -42,7 +43,10 @@ class ObjectAnswer(Generic[M]):
     def __init__(self, tool: str, model: type[M]) -> None:
         self.tool = tool
         self.model = model
-        self._schema = json.dumps(flat_schema(model), ensure_ascii=False)
+
+    @functools.cached_property
+    def _schema(self) -> str:
+        return json.dumps(flat_schema(self.model), ensure_ascii=False)
 
     def tools(self, dialect: Dialect) -> list[dict[str, Any]]:
         return [tool_schema(self.tool, self.model)] if dialect is Dialect.TOOLS else []
@@ -70,7 +74,7 @@ def action_signatures(data: bool = True) -> str:
     for cls in ACTION_TYPES:
         if not data and action_name(cls) in DATA_ACTIONS:
             continue
-        fields = [name for name in cls.model_fields if name != "name"]
+        fields = [field.alias or name for name, field in cls.model_fields.items() if name != "name"]
         doc = (cls.__doc__ or "").strip().splitlines()[0]
         lines.append(f"- {action_name(cls)}({', '.join(fields)}): {doc}")
     return "\n".join(lines)
@@ -102,8 +106,8 @@ class ActionsAnswer:
     def tools(self, dialect: Dialect) -> list[dict[str, Any]]:
         if dialect is not Dialect.TOOLS:
             return []
-        return NAVIGATOR_TOOLS if self.data else [t for t in NAVIGATOR_TOOLS
-                                                  if t["function"]["name"] not in DATA_ACTIONS]
+        tools = navigator_tools()
+        return tools if self.data else [t for t in tools if t["function"]["name"] not in DATA_ACTIONS]
 
     def _coordinates(self) -> str:
         g = self.geometry

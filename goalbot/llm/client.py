@@ -120,14 +120,6 @@ def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     return len(json.dumps(sent, ensure_ascii=False)) // 4 + images * 1000
 
 
-def _load_in_background(package: str) -> None:
-    """The `openai` package takes half a second to import: loaded in a thread, it is ready by the
-    first question without holding up the browser's start, which waits on another process."""
-    if package not in sys.modules:
-        threading.Thread(target=importlib.import_module, args=(package,), name=f"import-{package}",
-                         daemon=True).start()
-
-
 class ModelClient:
     def __init__(
         self, config: ModelConfig, emitter: Emitter, prices: PriceTable | None = None,
@@ -144,7 +136,14 @@ class ModelClient:
         self.tool_choice = True  # dropped for good once the endpoint refuses it
         self.redact = redact  # every prompt passes through it: no prompt carries a secret's value
         self._client: AsyncOpenAI | None = None
-        _load_in_background("openai")
+
+    def load_package(self) -> None:
+        """Starts importing `openai` in a thread, so that its half second is spent before the first
+        question, not in it. A session calls this once its page has opened: imported while the
+        browser starts, it takes the CPU that start needs, and slows it by as much."""
+        if "openai" not in sys.modules:
+            threading.Thread(target=importlib.import_module, args=("openai",), name="import-openai",
+                             daemon=True).start()
 
     def _openai(self) -> AsyncOpenAI:
         if self._client is None:
@@ -171,7 +170,7 @@ class ModelClient:
 
         `tags` go into the LLM_CALL event as they are (the dialect, how far the prompt was cut).
         """
-        import openai  # loaded by now, or being loaded: see _load_in_background
+        import openai  # loaded by now, or being loaded: see load_package
 
         model = self.config.model_for(role)
         messages = self.redact(messages)

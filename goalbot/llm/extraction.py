@@ -10,15 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError as InvalidSchema
 from pydantic import BaseModel
 
 from goalbot.llm.answers import _template
 from goalbot.llm.client import ChatReply
 from goalbot.llm.dialects import Dialect
 from goalbot.llm.parsing import AnswerError, parse_single
-from goalbot.llm.schema_check import LinearValidator, pattern_problem
 from goalbot.text.strict_json import NotStrictJson, strict_loads
 
 MAX_SCHEMA_BYTES = 1_000_000
@@ -56,6 +53,12 @@ def load_schema(path: Path) -> dict[str, Any]:
 def checked(schema: object, where: str = "the schema") -> dict[str, Any]:
     if not isinstance(schema, dict):
         raise SchemaError(f"{where} holds {type(schema).__name__}, not a JSON Schema object")
+    # jsonschema loads only for a run that has a schema: it is a tenth of a second of every start
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError as InvalidSchema
+
+    from goalbot.llm.schema_check import pattern_problem
+
     try:
         Draft202012Validator.check_schema(schema)
     except InvalidSchema as exc:
@@ -70,6 +73,8 @@ def checked(schema: object, where: str = "the schema") -> dict[str, Any]:
 
 def problems(data: Any, schema: dict[str, Any]) -> list[str]:
     """Every way `data` fails `schema`, as "path: what is wrong"; empty when it fits."""
+    from goalbot.llm.schema_check import LinearValidator
+
     found = sorted(LinearValidator(schema).iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     return [f"{'/'.join(map(str, e.absolute_path)) or '(the whole answer)'}: {e.message[:200]}"
             for e in found[:MAX_ERRORS]]

@@ -23,11 +23,11 @@ NAME_ALIASES = {
     "input": "type", "type_text": "type", "fill": "type", "enter_text": "type", "write": "type",
     "press": "key", "key_press": "key", "keypress": "key",
     "shortcut": "hotkey", "key_combination": "hotkey", "keys": "hotkey",
-    "select": "select_option", "choose": "select_option",
+    "select": "select_option", "pick": "choose",
     "goto": "navigate", "go_to": "navigate", "open_url": "navigate", "visit": "navigate", "open": "navigate",
     "back": "go_back", "navigate_back": "go_back",
     "upload": "upload_file", "sleep": "wait", "pause": "wait",
-    "save": "save_data", "extract": "save_data",
+    "save": "save_data", "read": "extract", "scrape": "extract",
     "ask": "call_user", "ask_user": "call_user",
     "done": "finished", "finish": "finished", "complete": "finished", "stop": "finished",
 }
@@ -85,6 +85,8 @@ class JsonDialect:
         return str(name).strip().lower(), args
 
     def _shape(self, name: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        if name in ("extract", "choose"):  # their `from` is a key and `scope` an element, never a point
+            return name, _data_args(name, args)
         out: dict[str, Any] = {}
         index = next((args[k] for k in INDEX_KEYS if isinstance(args.get(k), int)), None)
         if index is not None:
@@ -151,3 +153,20 @@ class JsonDialect:
             # The seed's parsers count milliseconds; a model saying `"duration": 2` means seconds.
             return {"seconds": duration / 1000 if duration > 60 or "ms" in args else duration}
         return {}
+
+
+def _data_args(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """`extract` and `choose` as models write them: the schema's and the list's keys by their
+    JSON names (`schema`, `from`) or as Python spells them (`schema_`, `from_`)."""
+    def first(*keys: str) -> Any:
+        return next((args[k] for k in keys if args.get(k) is not None), None)
+
+    if name == "extract":
+        scope = first("scope", *INDEX_KEYS)
+        shaped = {"instruction": first("instruction", "query", "what", *TEXT_KEYS),
+                  "key": first("key", "save_as", "as"), "schema": first("schema", "schema_", "output_schema"),
+                  "scope": scope if isinstance(scope, int) else None}
+    else:
+        shaped = {"from": first("from", "from_", "source", "candidates", "key"),
+                  "policy": first("policy", "rule", "rules"), "act": first("act", "click")}
+    return {key: value for key, value in shaped.items() if value is not None}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any, Literal
 
@@ -118,6 +119,7 @@ def flat_schema(model: type[BaseModel]) -> dict[str, Any]:
     return _plain(schema, schema.get("$defs", {}))
 
 
+@functools.cache  # built when first sent, not on import: a tenth of a second of every start
 def tool_schema(name: str, model: type[BaseModel]) -> dict[str, Any]:
     return {
         "type": "function",
@@ -129,7 +131,6 @@ def tool_schema(name: str, model: type[BaseModel]) -> dict[str, Any]:
     }
 
 
-PLANNER_TOOLS = [tool_schema("plan", PlanAnswer)]
-VALIDATOR_TOOLS = [tool_schema("verdict", VerdictAnswer)]
-PATCHER_TOOLS = [tool_schema("patch", PatchAnswer)]
-NAVIGATOR_TOOLS = [tool_schema(action_name(cls), cls) for cls in ACTION_TYPES]
+def navigator_tools() -> list[dict[str, Any]]:
+    """One tool per action; shared, so never changed by whoever sends them."""
+    return [tool_schema(action_name(cls), cls) for cls in ACTION_TYPES]

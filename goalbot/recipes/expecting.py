@@ -25,23 +25,46 @@ async def went_away(operator: Operator, index: int, patience: float = EXPECT_PAT
     return True
 
 
-def unsaid(wanted: list[str], observation: Observation, scrub: Callable[[str], str]) -> list[str]:
+def unsaid(wanted: list[str], observation: Observation, scrub: Callable[[str], str],
+           exact: frozenset[str] = frozenset()) -> list[str]:
     """The texts of `wanted` the page does not announce now; a little drift ("Saved at 12:03" for
-    "Saved at 12:01") still counts as said."""
+    "Saved at 12:01") still counts as said, but not in a text of `exact` (one holding a value):
+    "Walnut Shelf Bracket added" does not say "Walnut Shelf added"."""
     if not wanted:
         return []
     said = [scrub(text) for text in announced(observation)]
-    return [text for text in wanted if not any(similarity(text, now) >= ACCEPT for now in said)]
+    return [text for text in wanted if not any(_says(now, text, text in exact) for now in said)]
+
+
+def _says(now: str, text: str, exact: bool) -> bool:
+    if not exact:
+        return similarity(text, now) >= ACCEPT
+    return _plain(text) in _plain(now)
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def path_fits(expected: str, path: str) -> bool:
+    """The address path has the expected one as whole segments, in a row: `/product/walnut-shelf`
+    is not in `/product/walnut-shelf-bracket`. A folder (`/product/`, kept when the rest varies)
+    asks only that its segments lead somewhere below it."""
+    wanted, have = [s for s in expected.split("/") if s], [s for s in path.split("/") if s]
+    if not wanted:
+        return True
+    return any(have[at:at + len(wanted)] == wanted for at in range(len(have) - len(wanted) + 1))
 
 
 async def announced_again(look: Callable[[], Awaitable[Observation]], wanted: list[str], after: Observation,
-                          scrub: Callable[[str], str], patience: float = EXPECT_PATIENCE_S) -> tuple[list[str], Observation]:
+                          scrub: Callable[[str], str], exact: frozenset[str] = frozenset(),
+                          patience: float = EXPECT_PATIENCE_S) -> tuple[list[str], Observation]:
     """What of `wanted` the page never announced within `patience`, and the latest observation
     (the one the next action's indices belong to)."""
     deadline = time.monotonic() + patience
-    missing = unsaid(wanted, after, scrub)
+    missing = unsaid(wanted, after, scrub, exact)
     while missing and time.monotonic() < deadline:
         await asyncio.sleep(POLL_S)
         after = await look()
-        missing = unsaid(wanted, after, scrub)
+        missing = unsaid(wanted, after, scrub, exact)
     return missing, after

@@ -6,6 +6,10 @@
 4. refind — every listed element scored against the evidence (role, name, place, kind); the best
    is taken only when it is above `ACCEPT` and ahead of the next by `MARGIN`: a wrong click is
    worse than a question.
+
+A text that holds one of the rerun's values (`--var PRODUCT="Walnut Shelf"`) is matched exactly on
+every rung: "Walnut Shelf Bracket" is as alike to it as a renamed button is to its old name, and
+picking it would put the wrong thing in the cart with every step reported done.
 """
 
 from __future__ import annotations
@@ -33,6 +37,11 @@ class Found(BaseModel):
 
 def _same(a: str, b: str) -> bool:
     return " ".join(a.lower().split()) == " ".join(b.lower().split())
+
+
+def named_exactly(element: Element, exact: list[str]) -> bool:
+    """The element is named, as a whole, by one of the texts of `exact` (those holding a value)."""
+    return not exact or any(_same(element.name, text) or _same(element.placeholder or "", text) for text in exact)
 
 
 def _unique(elements: list[Element]) -> int | None:
@@ -88,8 +97,9 @@ def score(element: Element, evidence: Evidence) -> float:
     return 0.35 * role + 0.5 * name + 0.15 * place
 
 
-def refind(evidence: Evidence, observation: Observation) -> Found | None:
-    ranked = sorted(((score(e, evidence), e.index) for e in observation.elements.values()), reverse=True)
+def refind(evidence: Evidence, observation: Observation, exact: list[str] | None = None) -> Found | None:
+    ranked = sorted(((score(e, evidence), e.index) for e in observation.elements.values()
+                     if named_exactly(e, exact or [])), reverse=True)
     if not ranked or ranked[0][0] < ACCEPT:
         return None
     if len(ranked) > 1 and ranked[0][0] - ranked[1][0] < MARGIN:
@@ -98,19 +108,26 @@ def refind(evidence: Evidence, observation: Observation) -> Found | None:
 
 
 async def locate(evidence: Evidence, observation: Observation, operator: Operator,
-                 healed: Evidence | None = None) -> Found | None:
-    """The element of `observation` that `evidence` names, by the cheapest rung that is sure."""
+                 healed: Evidence | None = None, exact: list[str] | None = None) -> Found | None:
+    """The element of `observation` that `evidence` names, by the cheapest rung that is sure.
+    `exact`: the evidence's texts that hold a value; the element must be named by each as it is."""
+    exact = exact or []
+
+    def fits(index: int | None) -> bool:
+        return index is not None and index in observation.elements \
+            and named_exactly(observation.elements[index], exact)
+
     if evidence.css:
         found = await operator.find(evidence.css)
         element = observation.elements.get(found) if found is not None else None
-        if element is not None and _role_fits(element, evidence) \
+        if element is not None and _role_fits(element, evidence) and fits(element.index) \
                 and (similarity(element.name, evidence.name) >= ACCEPT or not evidence.name):
             return Found(index=element.index, rung=Rung.CACHED)
     index = await strictly(evidence, observation, operator)
-    if index is not None:
+    if index is not None and fits(index):
         return Found(index=index, rung=Rung.STRICT)
     if healed is not None:
         index = await strictly(healed, observation, operator)
-        if index is not None:
+        if index is not None and fits(index):
             return Found(index=index, rung=Rung.MEMORY)
-    return refind(evidence, observation)
+    return refind(evidence, observation, exact)

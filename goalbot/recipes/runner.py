@@ -27,11 +27,11 @@ from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
 from goalbot.operators.base import Observation, Operator, OperatorError
 from goalbot.payloads import PolicyName, Rung
-from goalbot.recipes.expecting import announced_again, went_away
+from goalbot.recipes.expecting import announced_again, path_fits, went_away
 from goalbot.recipes.locate import Found, locate
 from goalbot.recipes.model import Evidence, Recipe, RecipeAction, Recorded
 from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts
-from goalbot.recipes.variables import each_text, fill, template
+from goalbot.recipes.variables import each_text, fill, names_in, template
 
 T = TypeVar("T")
 
@@ -172,7 +172,7 @@ class RecipeRun:
         if recorded.action.name in ("extract", "choose"):
             return await self._gather(recorded, step, observation, arguments), False
         page, printed = urlsplit(observation.url).path or "/", self._filled(recorded.fingerprint.url_contains)
-        if printed and printed not in page:
+        if printed and not path_fits(printed, page):
             raise self._fail(step, "ExpectationFailed", f"the page is {observation.url}, not the one the recipe "
                              f"expects ({printed})", arguments)
         found: Found | None = None
@@ -202,12 +202,13 @@ class RecipeRun:
                              "time the action made it go away", arguments)
         after = await self.camera.look(step, key=self._last_of_run(recorded))
         expected = self._filled(recorded.expect.url_contains or "")
-        if expected and expected not in (urlsplit(after.url).path or "/"):
+        if expected and not path_fits(expected, urlsplit(after.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"after it the page is {after.url}; the recipe "
                              f"expects {expected}", arguments)
         wanted = [str(self._filled(text)) for text in recorded.expect.text_appeared]
+        exact = frozenset(self._filled(text) for text in recorded.expect.text_appeared if names_in(text))
         missing, after = await announced_again(lambda: self.camera.look(step), wanted,
-                                               after, self.secrets.scrub)
+                                               after, self.secrets.scrub, exact)
         if missing:
             raise self._fail(step, "ExpectationFailed", f"the page did not say {missing[0]!r} as it did the "
                              "first time", arguments)
@@ -241,7 +242,7 @@ class RecipeRun:
         self.found_by[Rung.DIRECT] = self.found_by.get(Rung.DIRECT, 0) + 1
         after = await self.camera.look(step, key=self._last_of_run(recorded))
         expected = self._filled(recorded.expect.url_contains or "")
-        if expected and expected not in (urlsplit(after.url).path or "/"):
+        if expected and not path_fits(expected, urlsplit(after.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"after the choice the page is {after.url}; the recipe "
                              f"expects {expected}", arguments)
         return after
@@ -258,7 +259,8 @@ class RecipeRun:
         the page right (opened the menu, say) looks again; NOT GO or silence stops."""
         assert recorded.target is not None
         healed = None if self.patches else self.rerun.healed.get(position)  # a patch moves the places
-        found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed))
+        found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
+                             self._exact(recorded.target))
         if found is not None:
             return found, observation
         if await self._patch(recorded, position, step, observation):
@@ -271,7 +273,7 @@ class RecipeRun:
                                            f"{recorded.words()}")
         observation = await self.camera.look(step, seen=self.options.vision)
         found = await locate(self._named(recorded.target), observation, self.operator,
-                             self._named(self.rerun.healed.get(position)))
+                             self._named(self.rerun.healed.get(position)), self._exact(recorded.target))
         if found is None:
             raise self._fail(step, "TargetNotFound", f"no element on the page is surely {recorded.words()}", arguments)
         return found.model_copy(update={"rung": Rung.PERSON}), observation
@@ -308,6 +310,11 @@ class RecipeRun:
 
     def _filled(self, value: T) -> T:
         return fill(value, self.rerun.values) if isinstance(value, str) else value  # type: ignore[return-value]
+
+    def _exact(self, evidence: Evidence) -> list[str]:
+        """The element's names that hold one of today's values: matched as they are, not as alike."""
+        return [self._filled(text) for text in (evidence.name, evidence.label, evidence.placeholder)
+                if names_in(text)]
 
     def _named(self, evidence: Evidence | None) -> Evidence | None:
         """The evidence with today's values in it: a link named by the product is found by today's."""

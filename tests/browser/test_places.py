@@ -68,3 +68,13 @@ async def test_data_the_page_does_not_show_has_no_place(browser: BrowserOperator
     assert await browser.places_of({"total": 999.0}, None) is None
     assert await browser.places_of({"lines": [{"what": "Subtotal", "amount": 1180.0},
                                               {"what": "Shipping", "amount": 5.0}]}, None) is None
+
+
+async def test_rows_recorded_that_match_nothing_now_are_a_miss_not_an_empty_list(browser: BrowserOperator) -> None:
+    place = await _located(browser, CARDS, {"kettles": KETTLES})
+    # The same shop redrawn as a table: the recorded card rows match nothing. An empty list would
+    # fit a schema with no minimum, and the rerun would go on with no candidate at all.
+    await browser.page.set_content("""<!doctype html><table><tr><td>Steel kettle</td><td>Rating 4.5</td>
+        <td>In stock</td></tr></table>""")
+    back = await browser.read_places(place)
+    assert back.misses and "match nothing on the page now" in back.misses[0], back

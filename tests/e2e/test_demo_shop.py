@@ -51,6 +51,12 @@ def test_the_shop_goal_kept_with_a_variable_reruns_with_another_and_no_model(sit
     assert rerun.returncode == 0, rerun.stderr
     assert len(demo_model.requests) == asked  # no model call
     assert site.state.snapshot().get("cart") == ["reading-lamp", "floor-lamp"]  # 40 → Reading Lamp, 60 → Floor Lamp
+    [made] = json.loads(rerun.stdout)["chosen"]  # what was chosen, by which rules, and what was clicked
+    assert made["policy"] == "priciest_lamp" and made["chosen"]["name"] == "Floor Lamp"
+    assert "price <= 60" in made["rules"] and "{{" not in made["rules"], made["rules"]
+    assert made["clicked"] is not None, made
+    table = json.loads(rows(db_path, "select data from events where type = 'CHOSEN' order by rowid desc")[0]["data"])
+    assert "price <= 60" in table["rules"]
 
 
 def test_the_products_as_data_fit_the_schema(site, demo_model, db_path: Path, tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+from importlib.resources import files
 import re
 from pathlib import Path
 from typing import Any
@@ -28,14 +29,17 @@ def as_text(script: dict[str, Any]) -> dict[str, Any]:
     """The demo script as a model without tool calls would answer it: JSON written in the text."""
     out: dict[str, Any] = {}
     for role, answers in script.items():
+        if not isinstance(answers, list):  # the server's own settings
+            out[role] = answers
+            continue
         out[role] = []
         for entry in answers:
-            calls = entry["tool_calls"]
+            calls, rule = entry["tool_calls"], {k: v for k, v in entry.items() if k != "tool_calls"}
             if role == "navigator":
                 body = _json_text([{"action": c["name"], **c["arguments"]} for c in calls])
-                out[role].append({"content": body})
+                out[role].append({**rule, "content": body})
             else:
-                out[role].append({"content": f"Here is my answer:\n```json\n{_json_text(calls[0]['arguments'])}\n```"})
+                out[role].append({**rule, "content": f"Here is my answer:\n```json\n{_json_text(calls[0]['arguments'])}\n```"})
     return out
 
 
@@ -144,3 +148,16 @@ def test_a_server_that_refuses_tool_choice_is_asked_without_it(site, model_serve
     assert "refuses tool_choice" in refusal["message"] and "asking again without tool_choice" in refusal["message"]
     assert "tool_choice" in model.requests[0]
     assert all("tools" in r and "tool_choice" not in r for r in model.requests[1:])
+
+
+def test_json_dialect_extracts_and_chooses_as_tool_calls_do(site, model_server, db_path: Path) -> None:
+    """The shop's goal with a model that writes its actions as JSON text: the table is read into
+    data, the policy picks, and the pick is clicked — as with tool calls."""
+    script = json.loads(files("goalbot.demo").joinpath("script.json").read_text(encoding="utf-8"))
+    model = model_server(as_text(script))
+    result, events = run_goal(db_path, model, f"{site.url}/shop", "put the most expensive lamp under 40 in the cart",
+                              "--dialect", "json", "--var", "MAX=40", "--model", "scripted-demo")
+    assert result.returncode == 0, result.stderr
+    acted = [e["action"]["name"] for e in events if e["type"] == "ACT_OK"]
+    assert "extract" in acted and "choose" in acted, acted
+    assert site.state.snapshot().get("cart") == ["reading-lamp"]

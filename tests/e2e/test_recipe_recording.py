@@ -75,3 +75,17 @@ def test_a_variable_reaches_every_place_its_value_did_and_reruns_with_another_va
     session = rows(db_path, "select id from sessions order by started_at desc limit 1")[0]["id"]
     assert rows(db_path, "select model_calls from sessions where id = ?", session)[0]["model_calls"] == 0
     assert hardsite.reached("/api/cart", "POST") == [json.dumps({"item": product}, separators=(",", ":"))]
+
+
+def test_a_value_picks_its_own_product_not_a_look_alike_listed_before_it(
+        hardsite: HardSite, model_server, db_path: Path) -> None:
+    """Recorded on the first search result; rerun with a value whose look-alike (its lid) is the
+    first result now. The link, the address and the announcement must each be the value's own."""
+    result, _ = run_goal(db_path, model_server(_cart_script()), hardsite.page("catalogue"),
+                         "put Blue Kettle in the cart", "--save-recipe", "cart", "--var", "PRODUCT=Blue Kettle")
+    assert result.returncode == 0, result.stderr
+    hardsite.reset()
+    again = run_cli("--db", str(db_path), "rerun", "cart", "--var", "PRODUCT=Copper Teapot", "--no-tui", "--yes",
+                    "--base-url", DEAD_ENDPOINT)
+    assert again.returncode == 0, again.stderr
+    assert hardsite.reached("/api/cart", "POST") == ['{"item":"Copper Teapot"}']

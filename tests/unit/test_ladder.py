@@ -78,3 +78,15 @@ def test_refinding_takes_a_clear_winner_and_refuses_a_close_call() -> None:
 def test_nothing_alike_is_no_match() -> None:
     seen = _page(Element(index=1, role="checkbox", name="Remember me"))
     assert refind(Evidence(role="button", name="Pay now"), seen) is None
+
+
+async def test_a_name_holding_a_value_is_matched_exactly_on_every_rung() -> None:
+    # Recorded on "Oak Desk" at the first row; today the first row is a look-alike of the value.
+    link = Evidence(role="link", name="Walnut Shelf", css="li:nth-child(1) > a", box=(10, 10, 120, 20))
+    seen = _page(Element(index=1, role="link", name="Walnut Shelf Bracket"), Element(index=2, role="link", name="Walnut Shelf"))
+    found = await locate(link, seen, Page({"li:nth-child(1) > a": 1}), exact=["Walnut Shelf"])
+    assert found is not None and found.index == 2 and found.rung is Rung.STRICT
+    only_alike = _page(Element(index=1, role="link", name="Walnut Shelf Bracket"))
+    assert await locate(link, only_alike, Page({"li:nth-child(1) > a": 1}), exact=["Walnut Shelf"]) is None
+    # The same page with no value in the name: a renamed control is still found as alike.
+    assert await locate(link, only_alike, Page({"li:nth-child(1) > a": 1})) is not None

@@ -12,7 +12,7 @@ from goalbot.llm.answers import ActionsAnswer
 from goalbot.llm.coordinates import Convention, Geometry
 from goalbot.llm.dialects import Dialect
 from goalbot.llm.parsing import AnswerError, parse_actions, parse_single
-from goalbot.llm.tools import NAVIGATOR_TOOLS, PLANNER_TOOLS, PlanAnswer, VerdictAnswer
+from goalbot.llm.tools import PlanAnswer, VerdictAnswer, navigator_tools, tool_schema
 
 
 def _reply(*calls: tuple[str, object]) -> ChatReply:
@@ -71,15 +71,15 @@ def test_plan_and_verdict() -> None:
 
 
 def test_tool_schemas_follow_the_protocol() -> None:
-    names = {t["function"]["name"] for t in NAVIGATOR_TOOLS}
+    names = {t["function"]["name"] for t in navigator_tools()}
     assert {"click", "double_click", "right_click", "hover", "drag", "scroll", "type", "key",
             "hotkey", "select_option", "navigate", "go_back", "switch_tab", "close_tab", "upload_file",
             "wait", "save_data", "extract", "choose",
             "call_user", "finished"} == names
-    plan = PLANNER_TOOLS[0]["function"]["parameters"]["properties"]
+    plan = tool_schema("plan", PlanAnswer)["function"]["parameters"]["properties"]
     assert {"observation", "reasoning", "done", "web_task", "steps", "final_answer",
             "progress_percent", "confidence", "question", "policies", "first_actions", "long_steps"} == set(plan)
-    click = next(t for t in NAVIGATOR_TOOLS if t["function"]["name"] == "click")["function"]
+    click = next(t for t in navigator_tools() if t["function"]["name"] == "click")["function"]
     assert "name" not in click["parameters"]["properties"] and click["description"]
     assert click["parameters"]["properties"]["index"] == {
         "type": "integer", "description": "Element index from the latest observation.",
@@ -87,7 +87,7 @@ def test_tool_schemas_follow_the_protocol() -> None:
 
 
 def test_tool_schemas_are_plain_enough_for_local_servers() -> None:
-    text = json.dumps(NAVIGATOR_TOOLS + PLANNER_TOOLS)
+    text = json.dumps(navigator_tools() + [tool_schema("plan", PlanAnswer)])
     assert "$ref" not in text and "anyOf" not in text and '"title"' not in text
-    scroll = next(t for t in NAVIGATOR_TOOLS if t["function"]["name"] == "scroll")["function"]
+    scroll = next(t for t in navigator_tools() if t["function"]["name"] == "scroll")["function"]
     assert scroll["parameters"]["properties"]["direction"]["enum"] == ["up", "down", "left", "right"]

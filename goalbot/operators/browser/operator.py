@@ -28,6 +28,7 @@ from goalbot.operators.browser import checks as js
 from goalbot.operators.browser import scroll as scrolling
 from goalbot.operators.browser.effects import EffectProbe, classify, first_line
 from goalbot.operators.browser.elements import Elements
+from goalbot.operators.browser.early import take_driver
 from goalbot.operators.browser.guard import DomainGuard
 from goalbot.operators.browser.launch import BrowserOptions, Launched, SharedBrowser, in_shared, launch, shut
 from goalbot.operators.browser.observe import PageObserver
@@ -81,7 +82,7 @@ class BrowserOperator:
             if self._shared is not None:
                 self._launched = await in_shared(self._shared, self.options)
             else:
-                self._playwright = await async_playwright().start()
+                self._playwright = await take_driver() or await async_playwright().start()
                 self._launched = await launch(self._playwright, self.options)
         except BaseException:
             await self.close()

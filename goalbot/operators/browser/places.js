@@ -228,6 +228,9 @@
     if (p.at !== undefined && p.each === undefined) return readText(document.querySelector(p.at), p, where);
     if (p.each !== undefined) {
       const rows = [...document.querySelectorAll(p.each)];
+      // A list place was recorded where rows were: none now is a page redrawn another way (a
+      // table turned into cards), not an empty list, which would fit its schema all the same.
+      if (!rows.length) misses.push(`${where || "the list"}: the recorded rows (${p.each}) match nothing on the page now`);
       if (!p.fields) return rows.map((r, i) => readText(r, p, `${where}/${i}`));
       return rows.map((row, i) => {
         const record = {};
