@@ -109,6 +109,8 @@ class PlanData(EventData):
     asks_approval: bool = Field(True, description="Whether the person will be asked to approve it.")
     policies: dict[str, Any] = Field(default_factory=dict, description="Choice policies the planner drafted "
                                      "from the goal's constraints, by name, for the person to see and edit.")
+    long_steps: list[int] = Field(default_factory=list, description="Numbers (from 1) of the steps the planner "
+                                  "said take many actions: they get twice the turns, after a resume too.")
 
 
 class PauseData(EventData):

@@ -11,12 +11,15 @@ def state_from_events(events: list[Event]) -> RunState:
     state = RunState()
     open_step: tuple[int, str] | None = None
     question: str | None = None
+    proposed_long: set[str] = set()
     for event in events:
         match event.type, event.payload:
             case T.PLAN_PROPOSED, PlanData() as d:
                 state.plan_revision = max(state.plan_revision, d.revision)
+                proposed_long = {step for n, step in enumerate(d.steps, 1) if n in d.long_steps}
             case T.PLAN_APPROVED, PlanDecisionData() as d:
                 state.plan, state.plan_done = list(d.steps), 0
+                state.long_steps = [step for step in d.steps if step in proposed_long]
             case T.STEP_START, StepData() as d:
                 state.steps_run = max(state.steps_run, event.step or 0)
                 open_step = (event.step or 0, d.description)

@@ -167,6 +167,7 @@ class Session:
                 steps=plan.steps, reasoning=plan.reasoning, revision=self.state.plan_revision,
                 done=plan.done, observation=plan.observation, question=plan.question,
                 asks_approval=asks_approval, policies=self._drafted(plan, tell=True),
+                long_steps=plan.long_steps,
             )
             self.emitter.emit(
                 EventType.GOAL_STATUS, Actor.PLANNER, step, achieved=False,

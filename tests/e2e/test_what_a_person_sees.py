@@ -118,6 +118,17 @@ async def test_suggestions_that_come_late_are_seen_and_counted(browser: BrowserO
     assert seen[-1] in after and "Bindaetteok" in after, after
 
 
+async def test_suggestions_are_seen_when_the_page_changed_before_them(browser: BrowserOperator,
+                                                                      hardsite: HardSite) -> None:
+    # The page counts the characters at once, and suggests 700 ms later: the first change after
+    # typing is not the page's answer to it.
+    await open_page(browser, hardsite.page("suggest") + "?counted")
+    typed = await browser.execute(A.Type(index=1, text="Kim"))
+    assert typed.ok, typed.message
+    text = (await browser.observe()).render()
+    assert "3 characters" in text and _options(text) == ["Kimchi stew", "Kimbap"], text
+
+
 def test_a_dish_is_chosen_from_suggestions_that_come_late(hardsite: HardSite, model_server, db_path: Path) -> None:
     model = model_server({
         "planner": [plan("Pick Kimchi stew in the Dish field")],

@@ -111,8 +111,9 @@ SETTLED_JS = """async ([quiet, idle, most]) => {
 
 CHANGES_JS = "() => window.__goalbotWatch ? window.__goalbotWatch.changes : -1"
 
-# Whether the page has work of its own due within `within` ms; a page goalbot does not watch may have.
-PROMISED_JS = "(within) => { const w = window.__goalbotWatch; return !w || !w.busy || w.busy(within); }"
+# The timers due within `within` ms (ids), and whether any of those or a request is still to come.
+OWED_JS = "(within) => { const w = window.__goalbotWatch; return w && w.owed ? w.owed(within) : []; }"
+OWES_JS = "(ids) => { const w = window.__goalbotWatch; return !!w && !!w.owes && w.owes(ids); }"
 
 HAS_TEXT_JS = "t => !!document.body && document.body.innerText.includes(t)"
 

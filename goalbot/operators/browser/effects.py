@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import Awaitable, Callable
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
+from playwright.async_api import Frame, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from goalbot.actions import ActionResult, Outcome
@@ -35,15 +36,6 @@ class EffectProbe:
         self._watcher = watcher
         self._settle = settle
 
-    async def _promised(self, within_ms: float) -> bool:
-        for frame in self._page().frames:
-            try:
-                if await frame.evaluate(js.PROMISED_JS, within_ms):
-                    return True
-            except PlaywrightError:
-                return True  # navigating right now: more is coming
-        return False
-
     async def signature(self) -> tuple[object, ...]:
         page = self._page()
         changes: list[object] = []
@@ -54,22 +46,45 @@ class EffectProbe:
                 changes.append(None)  # navigating right now: that is a change too
         return (self._watcher.happenings, page.url, len(page.context.pages), tuple(changes))
 
-    async def changed_since(self, before: tuple[object, ...], picture: bytes | None = None,
-                            while_promised: bool = False) -> bool:
-        """Wait a moment for the action's effect: DOM, navigation, dialog, tab, or pixels. With
-        `while_promised`, only while the page has work of its own pending (a short timer, a
-        frame, a request): a page with nothing pending changes no more without new input."""
+    async def changed_since(self, before: tuple[object, ...], picture: bytes | None = None) -> bool:
+        """Wait a moment for the action's effect: DOM, navigation, dialog, tab, or pixels."""
         deadline = time.monotonic() + EFFECT_PATIENCE_S
         while True:  # most handlers run inside the action itself: look at once, then poll
             if await self.signature() != before:
                 await self._settle(self._page())
                 return True
             left_ms = (deadline - time.monotonic()) * 1000
-            if left_ms <= 0 or (while_promised and not await self._promised(left_ms)):
+            if left_ms <= 0:
                 break
             await asyncio.sleep(EFFECT_POLL_S)
         if picture is not None:
             return await self._page().screenshot(type="png") != picture
+        return False
+
+    async def answered(self, before: tuple[object, ...]) -> bool:
+        """Waits for the page's answer to the input just given: the timers it set itself right
+        after (a debounce) have fired and its requests are back, within the effect patience; then
+        its drawing settles. The first change is not enough: a counter updated at once would pass
+        for suggestions still to come. True when the page changed since `before`."""
+        page = self._page()
+        owed: list[tuple[Frame, list[int]]] = []
+        for frame in page.frames:
+            with contextlib.suppress(PlaywrightError):  # a frame navigating away owes nothing here
+                owed.append((frame, await frame.evaluate(js.OWED_JS, EFFECT_PATIENCE_S * 1000)))
+        deadline = time.monotonic() + EFFECT_PATIENCE_S
+        while time.monotonic() < deadline and await self._owes(owed):
+            await asyncio.sleep(EFFECT_POLL_S)
+        await self._settle(page)
+        return await self.signature() != before
+
+    @staticmethod
+    async def _owes(owed: list[tuple[Frame, list[int]]]) -> bool:
+        for frame, ids in owed:
+            try:
+                if await frame.evaluate(js.OWES_JS, ids):
+                    return True
+            except PlaywrightError:
+                continue  # gone or navigating: it owes this input nothing more
         return False
 
     async def with_effect(

@@ -27,21 +27,23 @@ SUGGESTS_JS = """(e) => !!e && e.nodeType === 1 && (
 
 async def type_text(op: BrowserHands, action: A.Type) -> str:
     if action.index is None:
-        where = await into_focus(op.page, action)
         suggests = await op.page.evaluate(f"() => ({SUGGESTS_JS})(document.activeElement)")
+        before = await op.probe.signature() if suggests else None
+        where = await into_focus(op.page, action)
     else:
         element = await op.elements.element(action.index)
-        where = await into_element(element, action)
         suggests = await element.evaluate(SUGGESTS_JS)
+        before = await op.probe.signature() if suggests else None
+        where = await into_element(element, action)
     done = f"typed {len(action.text)} characters into {where}"
     if action.submit:
         await op.page.keyboard.press("Enter")
         await op.after_input()
         return done + " and pressed Enter"
     # Suggestions often come a moment later (a pause in typing, then a request): the next look
-    # must see them, so the page's answer to the typing is waited for, within the effect patience,
-    # as long as the page has an answer coming (a debounce timer, a request).
-    if suggests and await op.probe.changed_since(await op.probe.signature(), while_promised=True):
+    # must see them, so the page's answer to the typing is waited for, within the effect patience:
+    # the timers it set and the requests it sent, not just its first change.
+    if before is not None and await op.probe.answered(before):
         done += "; the page changed after typing"
     return done
 

@@ -64,6 +64,13 @@
     for (const due of timers.values()) if (due <= by) return true;
     return false;
   };
+  // The timers due within `within` ms, by id: what the page has set itself to answer the input
+  // just given (a debounce before suggestions). `owes`: any of them, or a request, still to come.
+  watch.owed = (within = SOON_MS) => {
+    const by = performance.now() + within;
+    return [...timers].filter(([, due]) => due <= by).map(([id]) => id);
+  };
+  watch.owes = (ids) => watch.requests > 0 || ids.some((id) => timers.has(id));
 
   const CLICKY = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "dblclick"]);
   const original = EventTarget.prototype.addEventListener;
