@@ -25,6 +25,7 @@ class PolicyName(StrEnum):
     SCHEME = "scheme"
     HELD_WRITES = "held_writes"
     RECIPE_PATCH = "recipe_patch"
+    RECIPE_OPTIONAL = "recipe_optional"  # an optional action left out: what it dismissed did not come
 
 
 class Rung(StrEnum):

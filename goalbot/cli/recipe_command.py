@@ -151,6 +151,8 @@ def show(recipe: Recipe, healed: dict[int, Evidence] | None = None) -> str:
             position += 1
             lines.append(f"   [{position}] {action.words()}")
             target = action.target
+            if action.optional and target is not None:
+                lines.append(f"     only when it is on the page: it dismissed the {target.overlay}")
             if target is not None:
                 found_by = _locators(target)
                 lines.append(f"     found by: {', '.join(found_by) or 'role and name only'}")

@@ -79,6 +79,8 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
             case EventType.ACT_FAIL, _:
                 acting = None
     kept = [step for step in steps.values() if step.actions]
+    for action in (action for step in kept for action in step.actions):
+        action.optional = _dismissed_an_interstitial(action)
     if not kept:
         raise RecipeError("the session did nothing a rerun could repeat")
     recipe = Recipe(name=name, goal=template(start.goal, variables), start_url=template(start.url or "", variables),
@@ -104,6 +106,14 @@ def _action(started: ActionData, page_path: str, title: str, variables: dict[str
         target = each_text(Evidence.model_validate(started.target), lambda text: template(text, variables))
     return RecipeAction(action=shown, target=target,
                         fingerprint=Fingerprint(url_contains=page_path, title=template(title, variables)))
+
+
+def _dismissed_an_interstitial(action: RecipeAction) -> bool:
+    """A click in a dialog or a cookie banner that made its element go away, the address unchanged:
+    what a page puts in the way (consent, "what's new"), which a later visit may not show."""
+    target = action.target
+    return (action.action.name == "click" and target is not None and bool(target.overlay)
+            and action.expect.element_gone and action.expect.url_contains is None)
 
 
 def _expect_from(action: RecipeAction, url_after: str, announced_before: list[str], announced_after: list[str],

@@ -47,7 +47,7 @@ def export(recipe: Recipe, folder: Path, readme: str, summary: str | None = None
             expect = [{"kind": kind, "value": value}
                       for kind, value in action.expect.model_dump(exclude_defaults=True).items()]
             entries.append({"id": key, "op": action.action.name, "targetKey": key if action.target else None,
-                            "args": args, "expect": expect,
+                            "args": args, "expect": expect, **({"optional": True} if action.optional else {}),
                             **({"reads": action.reads.model_dump(mode="json")} if action.reads else {})})
             fingerprints[key] = {"urlContains": action.fingerprint.url_contains, "title": action.fingerprint.title}
             if action.target is not None:
@@ -162,6 +162,7 @@ def load(folder: Path) -> Recipe:
                     expect=Expect.model_validate(expect),
                     fingerprint=Fingerprint(url_contains=printed.get("urlContains", ""), title=printed.get("title", "")),
                     reads=entry.get("reads"),
+                    optional=entry.get("optional") is True,  # only a JSON true makes a step optional
                 ))
                 if len(actions) > MAX_ACTIONS:
                     raise RecipeError(f"{folder}: step {s} has over {MAX_ACTIONS} actions")

@@ -107,6 +107,11 @@ def refind(evidence: Evidence, observation: Observation, exact: list[str] | None
     return Found(index=ranked[0][1], rung=Rung.REFIND, score=round(ranked[0][0], 3))
 
 
+def anything_alike(evidence: Evidence, observation: Observation) -> bool:
+    """Some element on the page could be the one `evidence` names, surely or not."""
+    return any(score(element, evidence) >= ACCEPT for element in observation.elements.values())
+
+
 async def locate(evidence: Evidence, observation: Observation, operator: Operator,
                  healed: Evidence | None = None, exact: list[str] | None = None) -> Found | None:
     """The element of `observation` that `evidence` names, by the cheapest rung that is sure.

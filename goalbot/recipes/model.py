@@ -32,6 +32,7 @@ class Evidence(BaseModel):
     label: str = ""
     placeholder: str = ""
     nearby: str = ""
+    overlay: str = Field("", description="The dialog or cookie banner the element sat in, by its label or role.")
     frame: str = ""
     box: tuple[float, float, float, float] | None = None
 
@@ -86,6 +87,9 @@ class RecipeAction(BaseModel):
     expect: Expect = Field(default_factory=Expect)
     fingerprint: Fingerprint = Field(default_factory=Fingerprint)
     reads: Recorded | None = Field(None, description="An `extract`: what it reads and where.")
+    optional: bool = Field(False, description="It dismissed an interstitial (a cookie banner, a dialog): "
+                                              "a rerun where nothing like its element is on the page goes on "
+                                              "without it.")
 
     @field_validator("action")
     @classmethod

@@ -28,7 +28,7 @@ from goalbot.llm.parsing import AnswerError
 from goalbot.operators.base import Observation, Operator, OperatorError
 from goalbot.payloads import PolicyName, Rung
 from goalbot.recipes.expecting import announced_again, path_fits, went_away
-from goalbot.recipes.locate import Found, locate
+from goalbot.recipes.locate import Found, anything_alike, locate
 from goalbot.recipes.model import Evidence, Recipe, RecipeAction, Recorded
 from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts
 from goalbot.recipes.variables import each_text, fill, names_in, template
@@ -67,6 +67,7 @@ class RecipeRun:
         self.heals: dict[int, Evidence] = {}  # what this rerun found by re-finding: tomorrow's memory
         self.patches: list[str] = []  # what the model's patches changed, in words
         self.found_by: dict[Rung, int] = {}  # how many actions each rung of the ladder found
+        self.skipped = 0  # optional actions whose interstitial did not come
         self._patched: RecipeAction | None = None  # the action the latest patch was for
         self.client = self.crew.client
         self.patcher = Patcher(Dialogue(self.client, self.crew.dialects, options.answer_retries, options.authored,
@@ -82,8 +83,9 @@ class RecipeRun:
     async def _ran(self) -> SessionResult:
         observation = await self._drive()
         answer = await self._result(observation) if self.recipe.result is not None else ""
+        how = _how(self.found_by, self.skipped)
         return SessionResult(status=Status.OK, reason=f"every step of recipe {self.recipe.name} "
-                                                      f"v{self.recipe.version} ran {_how(self.found_by)}",
+                                                      f"v{self.recipe.version} ran {how}",
                              answer=answer)
 
     async def _result(self, observation: Observation) -> str:
@@ -140,12 +142,13 @@ class RecipeRun:
             await self.person.pause_point(number)
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number,
                               description=self._filled(step.description))
-            done, before = 0, dict(self.found_by)
+            done, before, skipped = 0, dict(self.found_by), self.skipped
             while done < len(step.actions):
                 position = sum(len(s.actions) for s in self.recipe.steps[:number - 1]) + done + 1
                 observation, again = await self._act(step.actions[done], position, number, observation)
                 done += 0 if again else 1  # a patch changed the recipe here: run what stands here now
-            how = _how({rung: count - before.get(rung, 0) for rung, count in self.found_by.items()})
+            how = _how({rung: count - before.get(rung, 0) for rung, count in self.found_by.items()},
+                       self.skipped - skipped)
             self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, number, index=number,
                               description=self._filled(step.description), reason=how)
             self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, number, achieved=number == len(self.recipe.steps),
@@ -175,6 +178,12 @@ class RecipeRun:
         if printed and not path_fits(printed, page):
             raise self._fail(step, "ExpectationFailed", f"the page is {observation.url}, not the one the recipe "
                              f"expects ({printed})", arguments)
+        if recorded.optional and await self._absent(recorded, position, observation):
+            self.skipped += 1
+            where = recorded.target.overlay if recorded.target else "interstitial"
+            self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_OPTIONAL,
+                              message=f"skipped {recorded.words()}: its {where} is not on the page this time")
+            return observation, False
         found: Found | None = None
         if recorded.target is not None:
             found, observation = await self._find(recorded, position, step, observation, arguments)
@@ -311,6 +320,17 @@ class RecipeRun:
     def _filled(self, value: T) -> T:
         return fill(value, self.rerun.values) if isinstance(value, str) else value  # type: ignore[return-value]
 
+    async def _absent(self, recorded: RecipeAction, position: int, observation: Observation) -> bool:
+        """Nothing on the page is, or looks like, the optional action's element: the interstitial
+        it dismissed did not come. One that came changed is healed as any other element is."""
+        if recorded.target is None:
+            return False
+        target = self._named(recorded.target)
+        assert target is not None
+        found = await locate(target, observation, self.operator, self._named(self.rerun.healed.get(position)),
+                             self._exact(recorded.target))
+        return found is None and not anything_alike(target, observation)
+
     def _exact(self, evidence: Evidence) -> list[str]:
         """The element's names that hold one of today's values: matched as they are, not as alike."""
         return [self._filled(text) for text in (evidence.name, evidence.label, evidence.placeholder)
@@ -321,11 +341,15 @@ class RecipeRun:
         return each_text(evidence, self._filled) if evidence is not None else None
 
 
-def _how(found_by: dict[Rung, int]) -> str:
-    """"as recorded", or what it took: "with 2 elements found again (refind 1, memory 1)"."""
+def _how(found_by: dict[Rung, int], skipped: int = 0) -> str:
+    """"as recorded", or what it took: "with 2 elements found again (refind 1, memory 1)"; and
+    the optional actions left out because what they dismissed did not come."""
     again = {rung.value: count for rung, count in found_by.items() if count and not rung.as_recorded}
-    if not again:
-        return "as recorded"
-    rungs = ", ".join(f"{rung} {count}" for rung, count in sorted(again.items()))
-    total = sum(again.values())
-    return f"with {total} element{'s' if total > 1 else ''} found again ({rungs})"
+    how = "as recorded"
+    if again:
+        rungs = ", ".join(f"{rung} {count}" for rung, count in sorted(again.items()))
+        total = sum(again.values())
+        how = f"with {total} element{'s' if total > 1 else ''} found again ({rungs})"
+    if skipped:
+        how += f", {skipped} optional action{'s' if skipped > 1 else ''} not needed"
+    return how

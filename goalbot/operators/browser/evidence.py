@@ -1,5 +1,6 @@
 """What identifies an element beyond its index: the evidence a recipe keeps to find it again on a
-later visit (its test id, id, tag, CSS path, XPath, label, placeholder and the text around it),
+later visit (its test id, id, tag, CSS path, XPath, label, placeholder, the text around it and the
+dialog or cookie banner it sits in),
 and the search that finds an element again by one strict locator, a unique match only."""
 
 from __future__ import annotations
@@ -42,12 +43,16 @@ EVIDENCE_JS = """(el) => {
   const testIds = __TEST_IDS__;
   const testId = testIds.map((a) => el.getAttribute(a)).find(Boolean) || "";
   const row = el.parentElement && el.parentElement.closest("li, tr, [role=row], label, fieldset, p, section, form");
+  // The interstitial the element sits in, if any: a dialog, or a banner about cookies or consent.
+  const over = el.closest("dialog, [role=dialog], [role=alertdialog], [aria-modal=true]") || el.closest(
+    "[id*=cookie i], [class*=cookie i], [id*=consent i], [class*=consent i], [aria-label*=cookie i], [aria-label*=consent i]");
   return {
     tag: el.tagName.toLowerCase(), id: stable(el.id), test_id: testId, css: css.join(" > "),
     xpath: "/" + xpath.join("/"),
     label: squash(el.labels && el.labels.length ? el.labels[0].innerText : "", 80),
     placeholder: squash(el.getAttribute("placeholder"), 80),
     nearby: squash(row ? row.innerText : "", 80),
+    overlay: over ? squash(over.getAttribute("aria-label") || over.getAttribute("role") || over.tagName.toLowerCase(), 60) : "",
   };
 }""".replace("__TEST_IDS__", str(list(TEST_ID_ATTRIBUTES)))
 

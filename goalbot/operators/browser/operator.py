@@ -229,6 +229,9 @@ class BrowserOperator:
         if handler is None:
             return ActionResult(outcome=Outcome.UNSUPPORTED, message=f"the browser cannot run {action.name}")
         hold, self._hold_next = self._hold_next, False
+        # What is in view can change with no DOM change the fingerprint would count yet (a scroll
+        # reports itself a frame later): after an action, the next look is a look.
+        self._last_look = None
         try:
             await self._writes.begin(hold, self.page)  # a dead browser is the answer, whatever the action
             message = await self._writes.run(handler())

@@ -1,0 +1,67 @@
+"""A cookie banner met while recording is kept as an optional action: a rerun where the banner
+comes accepts it, one where it does not goes on without it — both with no model (the endpoint is
+a dead port). Real Chromium, the test site, the scripted model over HTTP for the recording."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kit import answer, call, element, plan, rows, run_cli, run_goal, verdict
+from hardsite.server import HardSite
+
+DEAD_ENDPOINT = "http://127.0.0.1:9/v1"
+
+
+def _record(hardsite: HardSite, model_server, db_path: Path) -> None:
+    hardsite.reset()
+    hardsite.posted["banner"] = True
+    model = model_server({
+        "planner": [plan("Accept the cookies", "Turn on dark mode and save")],
+        "navigator": [
+            answer(call("click", index=element("Accept all")), call("finished", success=True, summary="accepted")),
+            answer(call("click", index=element("Dark mode")), call("click", index=element("Save")),
+                   call("finished", success=True, summary="saved")),
+        ],
+        "validator": [verdict(True, "the banner is gone"), verdict(True, "dark mode saved")],
+    })
+    result, _ = run_goal(db_path, model, hardsite.page("consent"), "accept the cookies and turn on dark mode",
+                         "--save-recipe", "prefs")
+    assert result.returncode == 0, result.stderr
+
+
+def _rerun(hardsite: HardSite, db_path: Path, banner: bool) -> tuple[str, list[dict]]:
+    hardsite.reset()
+    hardsite.posted["banner"] = banner
+    again = run_cli("--db", str(db_path), "rerun", "prefs", "--no-tui", "--yes", "--base-url", DEAD_ENDPOINT)
+    assert again.returncode == 0, again.stderr
+    session = rows(db_path, "select id from sessions order by started_at desc limit 1")[0]["id"]
+    assert rows(db_path, "select model_calls from sessions where id = ?", session)[0]["model_calls"] == 0
+    assert hardsite.reached("/api/prefs", "POST") == ['{"dark":true}']
+    events = [{"type": r["type"], **json.loads(r["data"])}
+              for r in rows(db_path, "select type, data from events where session_id = ? order by seq", session)]
+    return again.stderr, events
+
+
+def test_a_cookie_banner_is_accepted_when_it_comes_and_left_out_when_it_does_not(
+        hardsite: HardSite, model_server, db_path: Path) -> None:
+    _record(hardsite, model_server, db_path)
+    shown = run_cli("--db", str(db_path), "recipe", "show", "prefs").stdout
+    assert "only when it is on the page: it dismissed the Cookie consent" in shown, shown
+    _, without = _rerun(hardsite, db_path, banner=False)
+    skipped = [e for e in without if e["type"] == "POLICY" and e["policy"] == "recipe_optional"]
+    assert len(skipped) == 1 and "Accept all" in skipped[0]["message"], skipped
+    assert not [e for e in without if e["type"] == "ACT_START" and e["action"].get("name") == "click"
+                and "Accept" in json.dumps(e.get("target"))]
+    _, with_it = _rerun(hardsite, db_path, banner=True)
+    assert not [e for e in with_it if e["type"] == "POLICY" and e["policy"] == "recipe_optional"]
+    clicked = [json.dumps(e.get("target")) for e in with_it if e["type"] == "ACT_START"]
+    assert any("Accept all" in target for target in clicked), clicked
+
+
+def test_only_the_action_that_dismissed_the_banner_is_optional(hardsite: HardSite, model_server,
+                                                               db_path: Path) -> None:
+    # Dark mode and Save are the flow itself: were they gone, the rerun would heal or stop, not skip.
+    _record(hardsite, model_server, db_path)
+    shown = run_cli("--db", str(db_path), "recipe", "show", "prefs").stdout
+    assert shown.count("only when it is on the page") == 1, shown  # the banner's, not Dark mode's or Save's
