@@ -39,7 +39,8 @@ def as_text(script: dict[str, Any]) -> dict[str, Any]:
                 body = _json_text([{"action": c["name"], **c["arguments"]} for c in calls])
                 out[role].append({**rule, "content": body})
             else:
-                out[role].append({**rule, "content": f"Here is my answer:\n```json\n{_json_text(calls[0]['arguments'])}\n```"})
+                body = _json_text(calls[0]["arguments"])
+                out[role].append({**rule, "content": f"Here is my answer:\n```json\n{body}\n```"})
     return out
 
 

@@ -83,7 +83,8 @@ def test_nothing_alike_is_no_match() -> None:
 async def test_a_name_holding_a_value_is_matched_exactly_on_every_rung() -> None:
     # Recorded on "Oak Desk" at the first row; today the first row is a look-alike of the value.
     link = Evidence(role="link", name="Walnut Shelf", css="li:nth-child(1) > a", box=(10, 10, 120, 20))
-    seen = _page(Element(index=1, role="link", name="Walnut Shelf Bracket"), Element(index=2, role="link", name="Walnut Shelf"))
+    seen = _page(Element(index=1, role="link", name="Walnut Shelf Bracket"),
+                 Element(index=2, role="link", name="Walnut Shelf"))
     found = await locate(link, seen, Page({"li:nth-child(1) > a": 1}), exact=["Walnut Shelf"])
     assert found is not None and found.index == 2 and found.rung is Rung.STRICT
     only_alike = _page(Element(index=1, role="link", name="Walnut Shelf Bracket"))

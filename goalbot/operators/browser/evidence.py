@@ -45,14 +45,15 @@ EVIDENCE_JS = """(el) => {
   const row = el.parentElement && el.parentElement.closest("li, tr, [role=row], label, fieldset, p, section, form");
   // The interstitial the element sits in, if any: a dialog, or a banner about cookies or consent.
   const over = el.closest("dialog, [role=dialog], [role=alertdialog], [aria-modal=true]") || el.closest(
-    "[id*=cookie i], [class*=cookie i], [id*=consent i], [class*=consent i], [aria-label*=cookie i], [aria-label*=consent i]");
+    ["cookie", "consent"].map((w) => `[id*=${w} i], [class*=${w} i], [aria-label*=${w} i]`).join(", "));
+  const overName = over && (over.getAttribute("aria-label") || over.getAttribute("role") || over.tagName.toLowerCase());
   return {
     tag: el.tagName.toLowerCase(), id: stable(el.id), test_id: testId, css: css.join(" > "),
     xpath: "/" + xpath.join("/"),
     label: squash(el.labels && el.labels.length ? el.labels[0].innerText : "", 80),
     placeholder: squash(el.getAttribute("placeholder"), 80),
     nearby: squash(row ? row.innerText : "", 80),
-    overlay: over ? squash(over.getAttribute("aria-label") || over.getAttribute("role") || over.tagName.toLowerCase(), 60) : "",
+    overlay: squash(overName, 60),
   };
 }""".replace("__TEST_IDS__", str(list(TEST_ID_ATTRIBUTES)))
 
