@@ -28,7 +28,7 @@ from goalbot.llm.parsing import AnswerError
 from goalbot.operators.base import Observation, Operator, OperatorError
 from goalbot.payloads import PolicyName, Rung
 from goalbot.recipes.expecting import announced_again, path_fits, went_away
-from goalbot.recipes.locate import Found, anything_alike, locate
+from goalbot.recipes.locate import Found, anything_alike, locate, strictly
 from goalbot.recipes.model import Evidence, Recipe, RecipeAction, Recorded
 from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts
 from goalbot.recipes.variables import each_text, fill, names_in, template
@@ -43,6 +43,9 @@ class Rerun(BaseModel):
                                         "earlier reruns found each action's element by (position → evidence).")
     secrets_at: str | None = Field(None, description="The address whose site the secrets may be typed on "
                                    "without a GO (with no --allow-domain): never one a recipe file names.")
+    interstitials: list[Evidence] = Field(default_factory=list, description="Banners and dialogs other recipes "
+                                          "recorded in this store dismissed on this site: one that blocks "
+                                          "this rerun is dismissed as they did.")
 
 
 class RecipeRun:
@@ -270,6 +273,10 @@ class RecipeRun:
         healed = None if self.patches else self.rerun.healed.get(position)  # a patch moves the places
         found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
                              self._exact(recorded.target))
+        if found is None and await self._dismiss_seen(step, observation):
+            observation = await self.camera.look(step, seen=self.options.vision)
+            found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
+                                 self._exact(recorded.target))
         if found is not None:
             return found, observation
         if await self._patch(recorded, position, step, observation):
@@ -319,6 +326,25 @@ class RecipeRun:
 
     def _filled(self, value: T) -> T:
         return fill(value, self.rerun.values) if isinstance(value, str) else value  # type: ignore[return-value]
+
+    async def _dismiss_seen(self, step: int, observation: Observation) -> bool:
+        """A banner or dialog that this recording never met, but another recipe on this site
+        dismissed: dismissed the same way, through the same gates, with no model."""
+        for seen in self.rerun.interstitials:
+            index = await strictly(seen, observation, self.operator)
+            if index is None:
+                continue
+            arguments: dict[str, object] = {"name": "click", "index": index}
+            element = observation.elements.get(index)
+            acted = await self.hands.act(A.Click(index=index), observation, step, arguments,
+                                         {"role": element.role, "name": element.name} if element else None,
+                                         bad_secret="BadRecipe", resolved_by=Rung.MEMORY)
+            if acted.ok:
+                self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_OPTIONAL,
+                                  message=f"dismissed {seen.role} {seen.name!r} ({seen.overlay}): not in this "
+                                          "recipe, seen before on this site")
+                return True
+        return False
 
     async def _absent(self, recorded: RecipeAction, position: int, observation: Observation) -> bool:
         """Nothing on the page is, or looks like, the optional action's element: the interstitial

@@ -36,11 +36,32 @@ class PreparedRerun:
     healed: dict[int, Evidence]
     secrets_at: str | None
     options: RunOptions
+    interstitials: list[Evidence]
 
     def rerun(self) -> Rerun:
         from goalbot.recipes.runner import Rerun
 
-        return Rerun(recipe=self.recipe, values=self.values, healed=self.healed, secrets_at=self.secrets_at)
+        return Rerun(recipe=self.recipe, values=self.values, healed=self.healed, secrets_at=self.secrets_at,
+                     interstitials=self.interstitials)
+
+
+def interstitials_seen(db: sqlite_utils.Database, host: str) -> list[Evidence]:
+    """The banners and dialogs dismissed on `host` by recipes recorded in this store (their optional
+    actions' elements), for a rerun that meets one its own recording never saw. An imported recipe
+    adds none: a file must not be able to make a rerun click what it names."""
+    seen: dict[tuple[str, str, str], Evidence] = {}
+    for row in recipes.listed(db):
+        try:
+            other = recipes.load(db, str(row["name"]))
+        except recipes.UnreadableRecipe:
+            continue
+        if other is None or host_of(other.start_url) != host or recorded_at(db, other) is None:
+            continue
+        for action in other.actions:
+            if action.optional and action.target is not None:
+                target = action.target
+                seen.setdefault((target.role, target.name, target.overlay), target)
+    return list(seen.values())
 
 
 def recorded_at(db: sqlite_utils.Database, recipe: Recipe) -> str | None:
@@ -66,6 +87,7 @@ def prepare_rerun(db_path: Path, settings: Settings, name: str, values: dict[str
             healed = recipes.heals_of(db, recipe) if recipe else {}
             recorded = recorded_at(db, recipe) if recipe else None
             known = [str(row["name"]) for row in recipes.listed(db)] if recipe is None else []
+            seen = interstitials_seen(db, host_of(fill(recipe.start_url, values))) if recipe else []
     except recipes.UnreadableRecipe as exc:
         raise Refusal("bad_input", str(exc), "goalbot recipe delete NAME removes it") from exc
     except StoreError as exc:
@@ -89,4 +111,4 @@ def prepare_rerun(db_path: Path, settings: Settings, name: str, values: dict[str
     check_start_url(start, domains_for(settings.allow_domain, settings.allow_scheme))
     options = run_options(settings, fill(recipe.goal, values), start)
     return PreparedRerun(recipe=recipe, values=dict(values), healed=dict(healed),
-                         secrets_at=url or recorded or secrets_at, options=options)
+                         secrets_at=url or recorded or secrets_at, options=options, interstitials=seen)
