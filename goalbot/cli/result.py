@@ -34,8 +34,8 @@ class Choices:
                                     chosen=chosen.chosen))
         elif event.type is EventType.ACT_OK and self.made and self.made[-1].clicked is None:
             acted = event.data_of(ActionData)
-            if acted.action.name == "click" and "chosen" in (acted.action.model_extra or {}):
-                self.made[-1].clicked = acted.target or {"index": getattr(acted.action, "index", None)}
+            if acted.action.name == "click" and acted.action.arg("chosen") is not None:
+                self.made[-1].clicked = acted.target or {"index": acted.action.arg("index")}
 
 
 class RunResult(BaseModel):

@@ -10,7 +10,7 @@ from typing import Awaitable, Callable
 
 from goalbot.agents.observing import announced
 from goalbot.operators.base import Observation, Operator
-from goalbot.recipes.locate import ACCEPT, similarity
+from goalbot.recipes.locate import ACCEPT, plain, similarity
 
 EXPECT_PATIENCE_S = 3.0
 POLL_S = 0.15
@@ -39,11 +39,7 @@ def unsaid(wanted: list[str], observation: Observation, scrub: Callable[[str], s
 def _says(now: str, text: str, exact: bool) -> bool:
     if not exact:
         return similarity(text, now) >= ACCEPT
-    return _plain(text) in _plain(now)
-
-
-def _plain(text: str) -> str:
-    return " ".join(text.lower().split())
+    return plain(text) in plain(now)
 
 
 def path_fits(expected: str, path: str) -> bool:

@@ -35,8 +35,13 @@ class Found(BaseModel):
     score: float = 1.0
 
 
+def plain(text: str) -> str:
+    """Text as names are compared: lower case, its runs of white space one space."""
+    return " ".join(text.lower().split())
+
+
 def _same(a: str, b: str) -> bool:
-    return " ".join(a.lower().split()) == " ".join(b.lower().split())
+    return plain(a) == plain(b)
 
 
 def named_exactly(element: Element, exact: list[str]) -> bool:
@@ -74,7 +79,7 @@ def _role_fits(element: Element, evidence: Evidence) -> bool:
 
 
 def similarity(a: str, b: str) -> float:
-    a, b = " ".join(a.lower().split()), " ".join(b.lower().split())
+    a, b = plain(a), plain(b)
     if not a or not b:
         return 0.0
     ratio = SequenceMatcher(None, a, b).ratio()
