@@ -14,7 +14,8 @@ browser and opens a context per job, as anyone writing a batch by hand would. Fi
 - both hand-written baselines at the same parallelism, and goalbot's throughput as a share of
   each (the target: ≥ 0.8× the kept-browser one);
 - peak memory per worker: the most the processes of one slot held at once (PSS, so pages the
-  browser's processes share are counted once), sampled every 0.2 s;
+  browser's processes share are counted once), sampled every 0.2 s; the hand-written workers are
+  sampled the same way, so the sampling's own CPU weighs on both sides;
 - where a job's time goes with one worker, from its stored events: its page opened and first
   looked at, its actions, and the gap before the next job starts.
 
@@ -146,15 +147,21 @@ async def by_hand(url: str, jobs: int, parallel: int) -> tuple[float, int]:
     return took, memory.peak_kb
 
 
-async def by_hand_kept(url: str, jobs: int, parallel: int) -> float:
-    """Seconds for `jobs` hand-written jobs shared by `parallel` workers, each keeping one browser."""
+async def by_hand_kept(url: str, jobs: int, parallel: int) -> tuple[float, int]:
+    """Seconds for `jobs` hand-written jobs shared by `parallel` workers, each keeping one browser,
+    and their peak memory (KB), sampled as goalbot's is: the sampling costs both the same CPU."""
     shares = [jobs // parallel + (n < jobs % parallel) for n in range(parallel)]
+    memory = PeakMemory(counted=True)
     started = time.perf_counter()
-    workers = [await asyncio.create_subprocess_exec(sys.executable, str(BY_HAND), url, "--kept", str(share))
-               for share in shares if share]
-    codes = await asyncio.gather(*(worker.wait() for worker in workers))
+    with memory:
+        workers = []
+        for share in [share for share in shares if share]:
+            workers.append(await asyncio.create_subprocess_exec(sys.executable, str(BY_HAND), url,
+                                                                "--kept", str(share)))
+            memory.roots.add(workers[-1].pid)
+        codes = await asyncio.gather(*(worker.wait() for worker in workers))
     assert not any(codes), "a hand-written worker failed"
-    return time.perf_counter() - started
+    return time.perf_counter() - started, memory.peak_kb
 
 
 def job_split(db: Path, jobs: int) -> str:
@@ -222,15 +229,16 @@ def main(jobs_count: int, celery: bool) -> None:
         print(f"{jobs_count} reruns of a five-action recipe (goalbot: a context of its slot's browser each; "
               "by hand, kept: the same; by hand, spawned: a process and a browser each)")
         print(f"{'':<34} {'jobs/min':>9} {'kept':>7} {'share':>7} {'spawned':>8} {'share':>7} "
-              f"{'MB/worker':>10} {'spawned':>8}")
+              f"{'MB/worker':>10} {'kept':>6} {'spawned':>8}")
         for workers in (1, 2, 4):
             took, ok, peak = timed_batch(db, jobs, secrets, "--workers", str(workers), "--min-interval", "0")
-            kept = jobs_count / asyncio.run(by_hand_kept(url, jobs_count, workers)) * 60
+            kept_took, kept_peak = asyncio.run(by_hand_kept(url, jobs_count, workers))
+            kept = jobs_count / kept_took * 60
             hand, hand_peak = asyncio.run(by_hand(url, jobs_count, workers))
             rate, hand_rate = ok / took * 60, jobs_count / hand * 60
             print(f"{f'goalbot batch --workers {workers}':<34} {rate:9.1f} {kept:7.1f} {rate / kept:6.2f}× "
                   f"{hand_rate:8.1f} {rate / hand_rate:6.2f}× "
-                  f"{peak / 1024 / workers:10.0f} {hand_peak / 1024 / workers:8.0f}")
+                  f"{peak / 1024 / workers:10.0f} {kept_peak / 1024 / workers:6.0f} {hand_peak / 1024 / workers:8.0f}")
             if workers == 1:
                 print(f"  a job, one worker (medians): {job_split(db, jobs_count)}")
         took, ok, _ = timed_batch(db, jobs, secrets, "--workers", "2")

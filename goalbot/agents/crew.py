@@ -33,6 +33,8 @@ from goalbot.llm.dialects import DialectChoice
 from goalbot.llm.kept import KeptRequests
 from goalbot.operators.base import Operator
 
+LAST_LOOK_S = 15.0  # a failed run's last look is evidence: a page that hangs is not waited for longer
+
 
 class Crew:
     def __init__(self, options: RunOptions, operator: Operator, bus: Bus, control: SessionControl,
@@ -68,8 +70,15 @@ class Crew:
     def session_id(self) -> str:
         return self.emitter.session_id
 
-    async def _keep_trace(self, failed: bool) -> None:
-        with contextlib.suppress(Exception):  # evidence, never a reason for a run to end otherwise
+    async def _keep_evidence(self, result: SessionResult | None) -> None:
+        """A run that did not end well ends on a look with its picture, whoever watched (not one the
+        person stopped: they want it to end now), then its trace is kept."""
+        failed = result is None or result.status is not Status.OK
+        # Evidence, never a reason for a run to end otherwise: a dead browser gives none.
+        if failed and not self.control.stop_requested and self.camera.pictures != "every":
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.camera.look(None, seen=True, told=True), LAST_LOOK_S)
+        with contextlib.suppress(Exception):
             trace = await self.operator.kept_trace(failed)
             if trace:
                 self.emitter.artifact("trace", "application/zip", trace, name="trace.zip")
@@ -85,7 +94,7 @@ class Crew:
         except BaseException as exc:
             result = ended_by(exc, self.control.stop_reason)
         finally:
-            await asyncio.shield(self._keep_trace(result is None or result.status is not Status.OK))
+            await asyncio.shield(self._keep_evidence(result))
             self.requests.flush()
             await asyncio.shield(self.operator.close())
             if self.client is not None:

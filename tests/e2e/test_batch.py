@@ -57,6 +57,11 @@ def test_goals_and_reruns_run_unattended_each_a_stored_session(hardsite: HardSit
     traced = {r["session_id"] for r in rows(db_path, "select session_id from artifacts where kind = 'trace'")}
     failed = next(e["session"] for e in ended if e["job"] == 4)
     assert traced == {failed}
+    # It ends on a picture of its page, though nobody watched; the jobs that ended well took none.
+    looks = rows(db_path, "select session_id, data from events where type = 'OBSERVATION' order by seq")
+    assert json.loads([look for look in looks if look["session_id"] == failed][-1]["data"])["screenshot"]
+    shot = {r["session_id"] for r in rows(db_path, "select session_id from artifacts where kind = 'screenshot'")}
+    assert shot == {failed}
     written = tmp_path / "why.zip"
     opened = run_cli("--db", str(db_path), "trace", failed, "--out", str(written))
     assert opened.returncode == 0, opened.stderr

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 from importlib.resources import files
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
-from playwright.async_api import ElementHandle, Frame, Page
+from playwright.async_api import Frame, Page
 from playwright.async_api import Error as PlaywrightError
 
 from goalbot import actions as A
@@ -116,7 +116,8 @@ RELEASE_JS = "(token) => window.__goalbotGate ? window.__goalbotGate.release(tok
 
 _GATE_JS = files("goalbot.operators.browser").joinpath("gate.js").read_text(encoding="utf-8")
 
-ElementOf = Callable[[int], Awaitable[ElementHandle]]
+# Runs a script on element [index] of the latest look, in one call (`Elements.run`).
+RunOn = Callable[[int, str], Awaitable[Any]]
 
 
 def gate_script(patterns: list[tuple[str, str]], token: str) -> str:
@@ -162,29 +163,29 @@ async def _focused(page: Page, enter: bool) -> Landing:
     return Landing()
 
 
-async def _pressed(page: Page, element_of: ElementOf, index: int | None, x: float | None,
+async def _pressed(page: Page, run_on: RunOn, index: int | None, x: float | None,
                    y: float | None) -> Landing:
     if index is not None:
-        return _landing(await (await element_of(index)).evaluate(PRESSED_JS))
+        return _landing(await run_on(index, PRESSED_JS))
     if x is not None and y is not None:
         return await _at_point(page.main_frame, x, y)
     return Landing()
 
 
-async def landing(page: Page, action: Action, element_of: ElementOf) -> Landing:
+async def landing(page: Page, action: Action, run_on: RunOn) -> Landing:
     """What `action` would activate on `page` right now; empty when it activates nothing."""
     try:
         if isinstance(action, A.Navigate):
             return Landing(words=str(await page.evaluate(AIMED_AT_JS, action.url)), url=action.url)
         if isinstance(action, A.Drag):  # the button goes down on one end and up on the other
-            return _merge(await _pressed(page, element_of, action.index, action.x, action.y),
-                          await _pressed(page, element_of, action.to_index, action.to_x, action.to_y))
+            return _merge(await _pressed(page, run_on, action.index, action.x, action.y),
+                          await _pressed(page, run_on, action.to_index, action.to_x, action.to_y))
         if A.presses_pointer(action):
-            return await _pressed(page, element_of, getattr(action, "index", None),
+            return await _pressed(page, run_on, getattr(action, "index", None),
                                   getattr(action, "x", None), getattr(action, "y", None))
         if A.submits(action):
             if isinstance(action, A.Type) and action.index is not None:
-                return _landing(await (await element_of(action.index)).evaluate(SUBMITTED_FROM_JS))
+                return _landing(await run_on(action.index, SUBMITTED_FROM_JS))
             return await _focused(page, enter=True)
     except (ActionFailed, PlaywrightError):
         return Landing()  # the action itself will fail and say why

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-FIND_JS = "i => (window.__goalbot && window.__goalbot.elements[i - 1]) || null"
+# Element [i] of the latest look, or null when it has left the page.
+FIND_JS = ("i => { const e = window.__goalbot && window.__goalbot.elements[i - 1]; "
+           "return e && e.isConnected ? e : null; }")
+
+
+def on_element(script: str) -> str:
+    """`script(element, arg)` run on element [i] in one call: {value} or {gone}, as FIND_JS finds it."""
+    return ("([i, arg]) => { const e = window.__goalbot && window.__goalbot.elements[i - 1]; "
+            "if (!e || !e.isConnected) return {gone: true}; return {value: (" + script + ")(e, arg)}; }")
 
 CAPTCHA_SELECTOR = (
     ".g-recaptcha, .h-captcha, .cf-turnstile, iframe[src*='recaptcha'], iframe[src*='hcaptcha'], "
@@ -86,11 +94,17 @@ FOCUSED_SECRET_JS = """() => {
 # Resolves once the page has not changed for `quiet` ms and the images in view have arrived, or
 # after `most` ms whatever happens: a page that draws after its load event (a start screen, icons
 # sized when their pictures come) is looked at when it is done; one that never stops (a clock, a
-# carousel) after the bound.
-SETTLED_JS = """async ([quiet, idle, most]) => {
+# carousel) after the bound. It answers the page's change count then (as CHANGES_JS), which saves
+# the look that follows a call.
+SETTLED_JS = """async ([quiet, idle, most, loading]) => {
   const watch = window.__goalbotWatch;
-  const start = performance.now();
   const sleep = (watch && watch.sleep) || setTimeout;
+  // A document still loading is waited for first, within `loading` ms: half a page is no look.
+  const loadStart = performance.now();
+  while (document.readyState !== "complete" && performance.now() - loadStart < loading) {
+    await new Promise((r) => sleep(r, 25));
+  }
+  const start = performance.now();
   const inView = (i) => {
     const r = i.getBoundingClientRect();
     return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
@@ -102,11 +116,11 @@ SETTLED_JS = """async ([quiet, idle, most]) => {
     // A page with nothing promised (no short timer, frame or request pending) has drawn after
     // a few frames; one with work pending gets the full quiet time, as any page without a watch.
     const needed = watch && watch.busy && !watch.busy() ? idle : quiet;
-    if (still >= needed && Array.from(document.images).every((i) => i.complete || !inView(i))) return true;
+    if (still >= needed && Array.from(document.images).every((i) => i.complete || !inView(i))) break;
     // Look again when the page could be calm, not a fixed tick later: every look waits this.
     await new Promise((r) => sleep(r, Math.min(25, Math.max(4, needed - still))));
   }
-  return false;
+  return watch ? watch.changes : -1;
 }"""
 
 CHANGES_JS = "() => window.__goalbotWatch ? window.__goalbotWatch.changes : -1"

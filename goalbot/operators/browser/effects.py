@@ -30,16 +30,20 @@ class EffectProbe:
 
     def __init__(
         self, page: Callable[[], Page], watcher: BrowserWatcher,
-        settle: Callable[[Page], Awaitable[None]],
+        settle: Callable[[Page], Awaitable[object]],
     ) -> None:
         self._page = page
         self._watcher = watcher
         self._settle = settle
 
-    async def signature(self) -> tuple[object, ...]:
+    async def signature(self, settled: object = None) -> tuple[object, ...]:
+        """`settled`: the main frame's change count, when a call just now answered it."""
         page = self._page()
         changes: list[object] = []
         for frame in page.frames:
+            if settled is not None and frame is page.main_frame:
+                changes.append(settled)
+                continue
             try:
                 changes.append(await frame.evaluate(js.CHANGES_JS))
             except PlaywrightError:
@@ -49,14 +53,15 @@ class EffectProbe:
     async def changed_since(self, before: tuple[object, ...], picture: bytes | None = None) -> bool:
         """Wait a moment for the action's effect: DOM, navigation, dialog, tab, or pixels."""
         deadline = time.monotonic() + EFFECT_PATIENCE_S
-        while True:  # most handlers run inside the action itself: look at once, then poll
+        # Most handlers run inside the action itself: the page settles and is compared at once
+        # (one call answers both), then polled.
+        if await self.signature(await self._settle(self._page())) != before:
+            return True
+        while time.monotonic() < deadline:
+            await asyncio.sleep(EFFECT_POLL_S)
             if await self.signature() != before:
                 await self._settle(self._page())
                 return True
-            left_ms = (deadline - time.monotonic()) * 1000
-            if left_ms <= 0:
-                break
-            await asyncio.sleep(EFFECT_POLL_S)
         if picture is not None:
             return await self._page().screenshot(type="png") != picture
         return False
@@ -74,8 +79,7 @@ class EffectProbe:
         deadline = time.monotonic() + EFFECT_PATIENCE_S
         while time.monotonic() < deadline and await self._owes(owed):
             await asyncio.sleep(EFFECT_POLL_S)
-        await self._settle(page)
-        return await self.signature() != before
+        return await self.signature(await self._settle(page)) != before
 
     @staticmethod
     async def _owes(owed: list[tuple[Frame, list[int]]]) -> bool:

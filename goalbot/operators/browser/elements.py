@@ -3,6 +3,8 @@ action helpers reach a page's elements only through here."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from playwright.async_api import ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
 
@@ -16,6 +18,12 @@ from goalbot.operators.browser.pages import ACTION_TIMEOUT_MS
 class Elements:
     def __init__(self) -> None:
         self.targets: list[Target] = []  # where each element lives: `[n]` is `targets[n - 1]`
+        # What identifies an element, read along with finding it, until the page is acted on or looked at.
+        self.evidence: dict[int, dict[str, str]] = {}
+
+    def renew(self, targets: list[Target]) -> None:
+        """The elements of a new look."""
+        self.targets, self.evidence = targets, {}
 
     def _exists(self, index: int) -> None:
         if not 1 <= index <= len(self.targets):
@@ -39,11 +47,30 @@ class Elements:
             raise stale
         try:
             handle = (await target.frame.evaluate_handle(js.FIND_JS, target.local)).as_element()
-            if handle is None or not await handle.evaluate("e => e.isConnected"):
-                raise stale
         except PlaywrightError as exc:
             raise stale from exc
+        if handle is None:
+            raise stale
         return handle
+
+    async def run(self, index: int, script: str, arg: Any = None) -> Any:
+        """What `script(element, arg)` answers on element `[index]`, asked in one call to its
+        frame; ActionFailed when there is no such element or it is gone (or the script failed)."""
+        self._exists(index)
+        target = self.targets[index - 1]
+        if target.frame.is_detached():
+            raise self._stale(index)
+        try:
+            answer = await target.frame.evaluate(js.on_element(script), [target.local, arg])
+        except PlaywrightError as exc:
+            raise self._stale(index) from exc
+        if answer.get("gone"):
+            raise self._stale(index)
+        return answer.get("value")
+
+    def frame_url(self, index: int) -> str:
+        self._exists(index)
+        return self.targets[index - 1].frame.url
 
     async def point_of(self, index: int, main: Frame) -> tuple[float, float, str] | None:
         """Where a person presses element `[index]`, in the viewport, and its tag: found, scrolled

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from playwright.async_api import Error as PlaywrightError
 
+from goalbot.operators.browser.checks import SIGNATURE_JS
+
 if TYPE_CHECKING:
     from goalbot.operators.browser.hands import BrowserHands
 
@@ -57,21 +59,27 @@ EVIDENCE_JS = """(el) => {
   };
 }""".replace("__TEST_IDS__", str(list(TEST_ID_ATTRIBUTES)))
 
-# The index of the one listed element that `selector` matches in this frame; 0 for none or several.
+# The index of the one listed element that `selector` matches in this frame (0 for none or
+# several), and its evidence: what the action on it will be recorded with.
 LISTED_BY_SELECTOR_JS = """([selector]) => {
   let found;
-  try { found = document.querySelectorAll(selector); } catch { return 0; }
-  if (found.length !== 1 || !window.__goalbot) return 0;
-  return window.__goalbot.elements.indexOf(found[0]) + 1;
+  try { found = document.querySelectorAll(selector); } catch { return [0, null]; }
+  if (found.length !== 1 || !window.__goalbot) return [0, null];
+  const local = window.__goalbot.elements.indexOf(found[0]) + 1;
+  return [local, local ? (""" + EVIDENCE_JS + """)(found[0]) : null];
 }"""
 
 
 async def evidence_of(op: BrowserHands, index: int) -> dict[str, str]:
     """The evidence of element `[index]` of the latest observation, and the address of its frame."""
-    element = await op.elements.element(index)
-    found = await element.evaluate(EVIDENCE_JS)
-    frame = await element.owner_frame()
-    return {**{k: str(v) for k, v in found.items()}, "frame": frame.url if frame else ""}
+    known = op.elements.evidence.get(index)
+    if known is not None:
+        return known
+    return _as_evidence(await op.elements.run(index, EVIDENCE_JS), op.elements.frame_url(index))
+
+
+def _as_evidence(found: dict[str, object], frame_url: str) -> dict[str, str]:
+    return {**{k: str(v) for k, v in found.items()}, "frame": frame_url}
 
 
 async def listed_by_selector(op: BrowserHands, selector: str) -> int | None:
@@ -81,11 +89,15 @@ async def listed_by_selector(op: BrowserHands, selector: str) -> int | None:
     hits: list[int | None] = []
     for frame in frames:
         try:
-            local = await frame.evaluate(LISTED_BY_SELECTOR_JS, [selector])
+            local, found = await frame.evaluate(LISTED_BY_SELECTOR_JS, [selector])
         except PlaywrightError:
             continue
         if local:
-            hits.append(next((n for n, t in enumerate(op.elements.targets, 1) if t.frame is frame and t.local == local), None))
+            index = next((n for n, t in enumerate(op.elements.targets, 1)
+                          if t.frame is frame and t.local == local), None)
+            if index is not None and found:
+                op.elements.evidence[index] = _as_evidence(found, frame.url)
+            hits.append(index)
     return hits[0] if len(hits) == 1 else None
 
 
@@ -98,16 +110,21 @@ GONE_JS = """(i) => {
   const style = getComputedStyle(el);
   return style.visibility === "hidden" || style.display === "none" || el.getClientRects().length === 0;
 }"""
+GONE_AND_SIGNATURE_JS = f"(i) => [({GONE_JS})(i), ({SIGNATURE_JS})()]"
 
 
-async def gone(op: BrowserHands, index: int) -> bool:
-    """Whether element `[index]` of the latest observation has left a page that is still there."""
+async def gone(op: BrowserHands, index: int) -> tuple[bool, str | None]:
+    """Whether element `[index]` of the latest observation has left a page that is still there;
+    and the page's signature, read in the same call when the element is in the top frame."""
     if not 1 <= index <= len(op.elements.targets):
-        return False
+        return False, None
     target = op.elements.targets[index - 1]
     if target.frame.is_detached():
-        return False
+        return False, None
     try:
-        return bool(await target.frame.evaluate(GONE_JS, target.local))
+        if target.frame is op.page.main_frame:
+            left, signature = await target.frame.evaluate(GONE_AND_SIGNATURE_JS, target.local)
+            return bool(left), str(signature)
+        return bool(await target.frame.evaluate(GONE_JS, target.local)), None
     except PlaywrightError:
-        return False  # navigating right now: the page did not stay
+        return False, None  # navigating right now: the page did not stay

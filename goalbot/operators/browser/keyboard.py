@@ -23,6 +23,8 @@ SUGGESTS_JS = """(e) => !!e && e.nodeType === 1 && (
   || (e.getAttribute("aria-autocomplete") || "none") !== "none" || e.hasAttribute("list")
   || e.hasAttribute("aria-controls") || e.hasAttribute("aria-owns") || e.hasAttribute("aria-haspopup")
   || (e.getAttribute("autocomplete") || "").toLowerCase() === "off")"""
+# Whether the field suggests, and why it could not be typed into ("it is disabled"), in one call.
+FIELD_JS = f"(e, captcha) => [({SUGGESTS_JS})(e), ({js.PROBLEM_JS})(e, captcha)]"
 
 
 async def type_text(op: BrowserHands, action: A.Type) -> str:
@@ -31,10 +33,11 @@ async def type_text(op: BrowserHands, action: A.Type) -> str:
         before = await op.probe.signature() if suggests else None
         where = await into_focus(op.page, action)
     else:
-        element = await op.elements.element(action.index)
-        suggests = await element.evaluate(SUGGESTS_JS)
+        suggests, problem = await op.elements.run(action.index, FIELD_JS, js.CAPTCHA_SELECTOR)
+        if problem == "it is disabled":
+            raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot type into [{action.index}]: {problem}")
         before = await op.probe.signature() if suggests else None
-        where = await into_element(element, action)
+        where = await into_element(await op.elements.element(action.index), action)
     done = f"typed {len(action.text)} characters into {where}"
     if action.submit:
         await op.page.keyboard.press("Enter")
@@ -66,9 +69,6 @@ async def into_focus(page: Page, action: A.Type) -> str:
 
 
 async def into_element(element: ElementHandle, action: A.Type) -> str:
-    problem = await element.evaluate(js.PROBLEM_JS, js.CAPTCHA_SELECTOR)
-    if problem == "it is disabled":
-        raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot type into [{action.index}]: {problem}")
     if action.clear:
         await element.fill(action.text, timeout=ACTION_TIMEOUT_MS)
     else:

@@ -36,6 +36,9 @@ class BrowserOptions(BaseModel):
     # A Playwright trace (DOM snapshots; screenshots only when asked), kept when the run fails or always.
     trace: Literal["off", "failed", "always"] = "off"
     trace_screenshots: bool = False
+    # False: the trace keeps the actions, console and network only. A DOM snapshot around every
+    # call costs more than the rest of a short rerun's checks together.
+    trace_snapshots: bool = True
 
 
 def profiles_dir() -> Path:

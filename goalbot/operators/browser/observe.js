@@ -292,6 +292,7 @@
     hidden: pageHidden,
     challenge,
     watched: Boolean(watch),
+    title: document.title,
     scroll_x: Math.round(se.scrollLeft),
     scroll_y: Math.round(se.scrollTop),
     scroll_width: Math.round(se.scrollWidth),

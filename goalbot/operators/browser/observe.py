@@ -16,14 +16,21 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from goalbot.operators.base import Element, FrameMark, Hidden, Item, Text
+from goalbot.operators.browser.checks import SETTLED_JS, SIGNATURE_JS
 from goalbot.operators.browser.launch import WATCH_JS
 
 _SCRIPTS = files("goalbot.operators.browser")
 OBSERVE_JS = _SCRIPTS.joinpath("observe.js").read_text(encoding="utf-8").replace(
     "// @names", _SCRIPTS.joinpath("names.js").read_text(encoding="utf-8"))
+# The top frame's look also answers the page's signature, so the action that follows it needs no
+# call for one; asked to (`settle`: SETTLED_JS's arguments), it first waits for the page to settle
+# and answers its change count then, in the same call.
+OBSERVE_TOP_JS = ("async (options) => { const changes = options.settle ? await (" + SETTLED_JS + ")(options.settle)"
+                  " : null; return {...(" + OBSERVE_JS + ")(options), signature: (" + SIGNATURE_JS + ")(), changes}; }")
 SLOT_JS = "el => (window.__goalbot && window.__goalbot.frames.indexOf(el)) ?? -1"
 CAPTCHA_HOSTS = ("recaptcha", "hcaptcha", "challenges.cloudflare.com", "arkoselabs", "funcaptcha")
 MAX_FRAME_DEPTH = 5
+_NOT_PAGE = ("items", "frames", "hidden", "challenge", "watched", "title", "signature", "changes")
 
 Clip = tuple[float, float, float, float]
 
@@ -43,6 +50,9 @@ class PageView:
     hidden: Hidden = field(default_factory=Hidden)
     challenge: str | None = None
     page: dict[str, Any] = field(default_factory=dict)
+    title: str = ""
+    signature: str = ""
+    changes: object = None  # the top frame's change count once settled, when the look settled it
 
 
 def _origin(url: str) -> str:
@@ -54,17 +64,23 @@ class PageObserver:
     def __init__(self, max_text: int) -> None:
         self.max_text = max_text
 
-    async def observe(self, page: Page) -> PageView:
+    async def observe(self, page: Page, settle: list[int] | None = None) -> PageView:
+        """The page as a person sees it; `settle`: after it settles (SETTLED_JS's arguments), in
+        the same call to the top frame. A navigation meanwhile raises, as any call then does."""
         view = PageView()
         size = page.viewport_size or await page.evaluate("({width: innerWidth, height: innerHeight})")
         clip = (0.0, 0.0, float(size["width"]), float(size["height"]))
-        raw = await self._evaluate(page.main_frame, clip)
-        view.page = {k: v for k, v in raw.items() if k not in ("items", "frames", "hidden", "challenge", "watched")}
+        raw = await self._evaluate(page.main_frame, clip, OBSERVE_TOP_JS, settle)
+        view.title, view.signature = str(raw.get("title") or ""), str(raw.get("signature") or "")
+        view.changes = raw.get("changes")
+        view.page = {k: v for k, v in raw.items() if k not in _NOT_PAGE}
         view.items = await self._compose(page.main_frame, raw, (0.0, 0.0), clip, view, depth=0)
         return view
 
-    async def _evaluate(self, frame: Frame, clip: Clip) -> dict[str, Any]:
-        raw: dict[str, Any] = await frame.evaluate(OBSERVE_JS, {"clip": list(clip), "maxText": self.max_text})
+    async def _evaluate(self, frame: Frame, clip: Clip, script: str = OBSERVE_JS,
+                        settle: list[int] | None = None) -> dict[str, Any]:
+        options = {"clip": list(clip), "maxText": self.max_text, "settle": settle}
+        raw: dict[str, Any] = await frame.evaluate(script, options)
         if not raw.get("watched"):
             await frame.evaluate(WATCH_JS)  # a page opened before goalbot attached
         return raw

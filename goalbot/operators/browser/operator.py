@@ -16,7 +16,6 @@ from typing import Any, Awaitable, Callable
 
 from playwright.async_api import Page, Playwright
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import TimeoutError as PlaywrightTimeout
 from playwright.async_api import async_playwright
 
 from goalbot import actions as A
@@ -31,7 +30,7 @@ from goalbot.operators.browser.elements import Elements
 from goalbot.operators.browser.early import take_driver
 from goalbot.operators.browser.guard import DomainGuard
 from goalbot.operators.browser.launch import BrowserOptions, Launched, SharedBrowser, in_shared, launch, shut
-from goalbot.operators.browser.observe import PageObserver
+from goalbot.operators.browser.observe import PageObserver, PageView
 from goalbot.operators.browser.pages import NAVIGATION_TIMEOUT_MS
 from goalbot.operators.browser.watch import BrowserWatcher
 from goalbot.operators.browser.writes import WriteHold, held_back
@@ -74,6 +73,8 @@ class BrowserOperator:
         # The latest look and the page's fingerprint then: a look at a page that has not changed
         # since is that look again, at the cost of one fingerprint.
         self._last_look: tuple[tuple[object, ...], Observation] | None = None
+        # The page's signature as last read (by a look, or with `gone`), until something is done on it.
+        self._known_signature = ""
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -89,7 +90,8 @@ class BrowserOperator:
             raise
         context = self._launched.context
         if self.options.trace != "off":
-            await context.tracing.start(snapshots=True, screenshots=self.options.trace_screenshots, sources=False)
+            await context.tracing.start(snapshots=self.options.trace_snapshots,
+                                        screenshots=self.options.trace_screenshots, sources=False)
         self._watcher.attach_context(context)
         if self._held_words:
             await context.add_init_script(activation.gate_script(self._held_words, self._gate_token))
@@ -153,21 +155,27 @@ class BrowserOperator:
     async def observe(self, screenshot: bool = True) -> Observation:
         page = self.page
         try:
-            await self._settle(page)
-            fingerprint = (id(page), *await self.probe.signature())  # another tab is another page
-            if self._last_look is not None and self._last_look[0] == fingerprint:
-                last = self._last_look[1].seen_again(self.budget)
-                if last.screenshot or not screenshot:
-                    self._last_look = (fingerprint, last)
-                    return last
-            view = await self._observer.observe(page)
+            # After an action there is no look to hand back: the page settles and is looked at
+            # in one call. Another tab is another page.
+            view = await self._settled_view(page) if self._last_look is None else None
+            if view is not None:
+                fingerprint = (id(page), *await self.probe.signature(view.changes))
+            else:
+                fingerprint = (id(page), *await self.probe.signature(await self._settle(page)))
+                if self._last_look is not None and self._last_look[0] == fingerprint:
+                    last = self._last_look[1].seen_again(self.budget)
+                    if last.screenshot or not screenshot:
+                        self._last_look = (fingerprint, last)
+                        return last
+                view = await self._observer.observe(page)
             pages = page.context.pages
-            titles = [await p.title() for p in pages]
+            titles = [view.title if p is page else await p.title() for p in pages]
             shot = await self._shoot(page) if screenshot else None
-            title = titles[pages.index(page)] if page in pages else await page.title()
+            title = view.title
         except PlaywrightError as exc:
             raise OperatorError(f"the browser stopped answering: {first_line(exc)}") from exc
-        self.elements.targets = view.targets
+        self.elements.renew(view.targets)
+        self._known_signature = view.signature
         tabs = [name or p.url for name, p in zip(titles, pages)]
         observation = Observation(
             url=page.url, title=title, tabs=tabs, screenshot=shot, items=view.items,
@@ -177,6 +185,12 @@ class BrowserOperator:
         )
         self._last_look = (fingerprint, observation)
         return observation
+
+    async def _settled_view(self, page: Page) -> PageView | None:
+        try:
+            return await self._observer.observe(page, [QUIET_MS, IDLE_MS, SETTLE_MOST_MS, NAVIGATION_TIMEOUT_MS])
+        except PlaywrightError:
+            return None  # it navigated meanwhile: it settles and is looked at the usual way
 
     async def picture(self) -> bytes | None:
         try:
@@ -190,16 +204,14 @@ class BrowserOperator:
         # look would wait out.
         return await page.screenshot(type="jpeg", quality=70, caret="initial", timeout=10_000)
 
-    async def _settle(self, page: Page) -> None:
+    async def _settle(self, page: Page) -> object:
+        """Waits for the page to settle; its main frame's change count then, None when unknown."""
         for _attempt in range(2):  # a page that navigates while settling gets one more wait
-            try:
-                await page.wait_for_load_state("load", timeout=NAVIGATION_TIMEOUT_MS)
-                await page.evaluate(js.SETTLED_JS, [QUIET_MS, IDLE_MS, SETTLE_MOST_MS])
-                return
-            except PlaywrightTimeout:
-                return  # a page that never finishes loading can still be observed
+            try:  # a page that never finishes loading can still be observed, after the bound
+                return await page.evaluate(js.SETTLED_JS, [QUIET_MS, IDLE_MS, SETTLE_MOST_MS, NAVIGATION_TIMEOUT_MS])
             except PlaywrightError:
                 continue
+        return None
 
     # -- running an action -----------------------------------------------------------------
 
@@ -231,7 +243,8 @@ class BrowserOperator:
         hold, self._hold_next = self._hold_next, False
         # What is in view can change with no DOM change the fingerprint would count yet (a scroll
         # reports itself a frame later): after an action, the next look is a look.
-        self._last_look = None
+        self._last_look, self._known_signature = None, ""
+        self.elements.evidence.clear()
         try:
             await self._writes.begin(hold, self.page)  # a dead browser is the answer, whatever the action
             message = await self._writes.run(handler())
@@ -270,7 +283,9 @@ class BrowserOperator:
         return await evidence.listed_by_selector(self, selector)
 
     async def gone(self, index: int) -> bool:
-        return await evidence.gone(self, index)
+        left, signature = await evidence.gone(self, index)
+        self._known_signature = signature or ""  # asked next, as an action's end: no second call
+        return left
 
     async def read_text(self, scope: int | None) -> str:
         return await reading.page_text(self, scope)
@@ -289,12 +304,13 @@ class BrowserOperator:
         return bool(await self._ask(index, js.SECRET_JS, js.FOCUSED_SECRET_JS, unsure=True))
 
     async def landing(self, action: Action) -> Landing:
-        return await activation.landing(self.page, action, self.elements.element)
+        return await activation.landing(self.page, action, self.elements.run)
 
     def hold_writes(self) -> None:
         self._hold_next = True  # from the next action on, while the page it starts on is shown
 
     async def release_held(self) -> str:
+        self._known_signature = ""
         sent = await self._writes.release(self.page)  # first: a page frozen on a write answers after
         submitted = await activation.release(self.page, self._gate_token) if self._held_words else []
         await self.after_input()
@@ -303,9 +319,12 @@ class BrowserOperator:
         return "; ".join(done) or "what was held is gone (the page moved on)"
 
     async def drop_held(self) -> None:
+        self._known_signature = ""
         await self._writes.drop(self.page)
 
     async def signature(self) -> str:
+        if self._known_signature:
+            return self._known_signature
         return str(await self._ask(None, "", js.SIGNATURE_JS, unsure=""))
 
     async def _ask(self, index: int | None, of_element: str, of_page: str, unsure: object) -> object:

@@ -72,8 +72,11 @@ async def run_job(job: Job, settings: Settings, db_path: Path, setup: JobSetup,
 
 def _wire(job: Job, settings: Settings, db_path: Path, setup: JobSetup, secrets_at: str | None,
           shared: SharedBrowser | None) -> Wiring:
+    # Every job's full trace when asked; else a failed job's actions and network, and its last
+    # picture (the run's end keeps one): DOM snapshots around every call would double a job's time.
     browser = BrowserOptions(headless=True, browser_path=settings.browser_path, cdp_url=setup.cdp_url,
-                             cdp_fresh_context=setup.fresh_context, trace="always" if setup.trace else "failed")
+                             cdp_fresh_context=setup.fresh_context, trace="always" if setup.trace else "failed",
+                             trace_snapshots=setup.trace)
     request = RunRequest(auto_approve=True, no_tui=True, await_attach=setup.ask, browser=browser,
                          secrets=dict(setup.secrets), variables=dict(job.vars), shared_pace=setup.shared_pace)
     rerun: Rerun | None = None
