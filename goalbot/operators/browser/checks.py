@@ -105,6 +105,7 @@ SETTLED_JS = """async ([quiet, idle, most, loading]) => {
     await new Promise((r) => sleep(r, 25));
   }
   const start = performance.now();
+  const ANSWER_MS = 50;
   const inView = (i) => {
     const r = i.getBoundingClientRect();
     return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
@@ -116,7 +117,9 @@ SETTLED_JS = """async ([quiet, idle, most, loading]) => {
     // A page with nothing promised (no short timer, frame or request pending) has drawn after
     // a few frames; one with work pending gets the full quiet time, as any page without a watch.
     const needed = watch && watch.busy && !watch.busy() ? idle : quiet;
-    if (still >= needed && Array.from(document.images).every((i) => i.complete || !inView(i))) break;
+    // A response that just came is read and drawn by handlers no count sees (its body, then the DOM).
+    const answering = !!watch && performance.now() - (watch.answered || 0) < ANSWER_MS;
+    if (still >= needed && !answering && Array.from(document.images).every((i) => i.complete || !inView(i))) break;
     // Look again when the page could be calm, not a fixed tick later: every look waits this.
     await new Promise((r) => sleep(r, Math.min(25, Math.max(4, needed - still))));
   }

@@ -36,7 +36,8 @@
     const writes = !READS.has(String(method || "GET").toUpperCase());
     watch.requests += 1;
     if (writes) watch.writes += 1;
-    return () => { watch.requests -= 1; if (writes) watch.writes -= 1; };
+    // answered: when the latest response came, whose handlers (its body read, then drawn) a look waits for.
+    return () => { watch.requests -= 1; if (writes) watch.writes -= 1; watch.answered = performance.now(); };
   };
   const fetch = window.fetch;
   if (fetch) {
