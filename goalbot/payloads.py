@@ -26,6 +26,7 @@ class PolicyName(StrEnum):
     HELD_WRITES = "held_writes"
     RECIPE_PATCH = "recipe_patch"
     RECIPE_OPTIONAL = "recipe_optional"  # an optional action left out: what it dismissed did not come
+    RECIPE_BRANCH = "recipe_branch"  # a step done another way the recipe keeps: its condition held
 
 
 class Rung(StrEnum):

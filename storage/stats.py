@@ -1,6 +1,7 @@
 """Seed 002 §12's operating metrics over a set of stored sessions (a recipe's reruns, a day's runs,
 everything): how often runs succeed, how long they take, what they cost in model calls and
-tokens, how often recipes needed the model's patch and failed again after one, how often healing
+tokens, how often recipes needed the model's patch (and how many, and whether one was enough) and
+failed again after one, which rung of the ladder found their elements and how often healing
 memory found what recorded evidence no longer did, and how long checkpoints waited for a person —
 with the seed's two SLOs said met or not."""
 
@@ -38,6 +39,12 @@ class Stats(BaseModel):
     patch_rate: float = Field(0.0, description="The share of reruns the model patched.")
     refail_after_patch: float = Field(0.0, description="The share of reruns of a patched version that failed.")
     memory_hit_rate: float = Field(0.0, description="Of the elements found again, the share healing memory found.")
+    no_model_share: float = Field(0.0, description="The share of reruns that asked the model nothing.")
+    patches_per_rerun: float = 0.0
+    healed_within_one_patch: float = Field(0.0, description="Of the reruns the model patched, the share that "
+                                                            "ended well after a single patch.")
+    rungs: dict[str, float] = Field(default_factory=dict, description="How the reruns' elements were found: "
+                                    "the share each rung of the ladder found, the recorded evidence first.")
     checkpoint_wait_seconds: float = Field(0.0, description="Mean wait of a checkpoint for its person's answer.")
     slos: list[Slo] = Field(default_factory=list)
 
@@ -67,9 +74,11 @@ def stats(db: sqlite_utils.Database, recipe: str | None = None, since: str | Non
     ids = [row[0] for row in rows]
     reruns = [row for row in rows if row[6]]
     marks = ",".join("?" * len(ids))
-    patched = {row[0] for row in db.execute(
-        f"select distinct session_id from events where session_id in ({marks}) and type = 'POLICY' "
-        "and json_extract(data, '$.policy') = 'recipe_patch' and json_extract(data, '$.message') like 'patched:%'", ids)}
+    patches = dict(db.execute(
+        f"select session_id, count(*) from events where session_id in ({marks}) and type = 'POLICY' "
+        "and json_extract(data, '$.policy') = 'recipe_patch' and json_extract(data, '$.message') like 'patched:%' "
+        "group by session_id", ids).fetchall())
+    patched_reruns = [row for row in reruns if row[0] in patches]
     made_by_patch = {(row[0], row[1]) for row in db.execute(
         "select v.name, v.version from recipe_versions v join events e on e.session_id = v.source_session "
         "and e.type = 'TASK_START' and json_extract(e.data, '$.options.recipe') is not null")} \
@@ -79,6 +88,7 @@ def stats(db: sqlite_utils.Database, recipe: str | None = None, since: str | Non
         f"select json_extract(data, '$.resolved_by'), count(*) from events where session_id in ({marks}) "
         "and type = 'ACT_OK' and json_extract(data, '$.resolved_by') is not null group by 1", ids).fetchall())
     healing = sum(rungs.get(rung.value, 0) for rung in Rung if not rung.as_recorded)
+    found = sum(rungs.values())
     return Stats(
         runs=len(rows),
         succeeded=_share(row[1] == "ok" for row in rows),
@@ -86,9 +96,13 @@ def stats(db: sqlite_utils.Database, recipe: str | None = None, since: str | Non
         model_calls_per_run=sum(row[4] or 0 for row in rows) / len(rows),
         tokens_per_run=sum(row[5] or 0 for row in rows) / len(rows),
         reruns=len(reruns),
-        patch_rate=_share(row[0] in patched for row in reruns),
+        patch_rate=_share(row[0] in patches for row in reruns),
         refail_after_patch=_share(row[1] != "ok" for row in after_patch),
         memory_hit_rate=rungs.get(Rung.MEMORY.value, 0) / healing if healing else 0.0,
+        no_model_share=_share(not row[4] for row in reruns),
+        patches_per_rerun=sum(patches.get(row[0], 0) for row in reruns) / len(reruns) if reruns else 0.0,
+        healed_within_one_patch=_share(row[1] == "ok" and patches[row[0]] == 1 for row in patched_reruns),
+        rungs={rung.value: rungs[rung.value] / found for rung in Rung if rungs.get(rung.value)},
         checkpoint_wait_seconds=_checkpoint_wait(db, ids, marks),
         slos=_slos(reruns),
     )

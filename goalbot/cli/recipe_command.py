@@ -13,7 +13,7 @@ from goalbot.agents.secrets import SecretError
 from goalbot.cli.terminal import fail
 from goalbot.recipes import folder
 from goalbot.recipes.build import RecipeError
-from goalbot.recipes.model import Evidence, Recipe, Recorded
+from goalbot.recipes.model import Evidence, Recipe, RecipeAction, Recorded
 from goalbot.service.recipe_keeping import save_from_session
 from goalbot.service.request import parse_variable
 from goalbot.service.settings import Settings
@@ -147,26 +147,37 @@ def show(recipe: Recipe, healed: dict[int, Evidence] | None = None) -> str:
     position = 0  # actions are numbered across the recipe, as a patch names them
     for number, step in enumerate(recipe.steps, 1):
         lines.append(f"{number}. {step.description}")
+        if step.branches:
+            lines.append("   way 1, unless another way's condition holds:")
         for action in step.actions:
             position += 1
-            lines.append(f"   [{position}] {action.words()}")
-            target = action.target
-            if action.optional and target is not None:
-                lines.append(f"     only when it is on the page: it dismissed the {target.overlay}")
-            if target is not None:
-                found_by = _locators(target)
-                lines.append(f"     found by: {', '.join(found_by) or 'role and name only'}")
-            if action.reads is not None:
-                lines.append(f"     reads: {_places_in_words(action.reads)}")
-            if healed and position in healed:
-                lines.append(f"     healed: now found by {', '.join(_locators(healed[position])) or 'role and name'}"
-                             f" ({healed[position].role} {healed[position].name!r})")
-            expect = action.expect.words()
-            lines.append(f"     on a page at {action.fingerprint.url_contains!r}"
-                         + (f"; expects: {'; '.join(expect)}" if expect else ""))
+            lines += _action_lines(action, f"[{position}]", healed.get(position) if healed else None)
+        for way, branch in enumerate(step.branches, 2):
+            lines.append(f"   way {way}, when {branch.when.words()}:")
+            for n, action in enumerate(branch.actions, 1):
+                lines += _action_lines(action, f"[{way}.{n}]", None)
     if recipe.result is not None:
         lines.append(f"the answer (--output-schema) reads: {_places_in_words(recipe.result)}")
     return printable("\n".join(lines))
+
+
+def _action_lines(action: RecipeAction, mark: str, healed: Evidence | None) -> list[str]:
+    """One action of `show`: its words, locators, what it reads, its heal, its page and expectations."""
+    lines = [f"   {mark} {action.words()}"]
+    target = action.target
+    if action.optional and target is not None:
+        lines.append(f"     only when it is on the page: it dismissed the {target.overlay}")
+    if target is not None:
+        lines.append(f"     found by: {', '.join(_locators(target)) or 'role and name only'}")
+    if action.reads is not None:
+        lines.append(f"     reads: {_places_in_words(action.reads)}")
+    if healed is not None:
+        lines.append(f"     healed: now found by {', '.join(_locators(healed)) or 'role and name'}"
+                     f" ({healed.role} {healed.name!r})")
+    expect = action.expect.words()
+    lines.append(f"     on a page at {action.fingerprint.url_contains!r}"
+                 + (f"; expects: {'; '.join(expect)}" if expect else ""))
+    return lines
 
 
 def _places_in_words(recorded: Recorded) -> str:

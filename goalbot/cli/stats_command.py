@@ -36,11 +36,17 @@ def cmd_stats(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
             ("succeeded", f"{figures.succeeded:.0%}"), ("mean time", f"{figures.mean_seconds:.1f} s"),
             ("model calls per run", f"{figures.model_calls_per_run:.2f}"),
             ("tokens per run", f"{figures.tokens_per_run:,.0f}"), ("recipe reruns", str(figures.reruns)),
+            ("reruns with no model call", f"{figures.no_model_share:.0%}"),
             ("patched by the model", f"{figures.patch_rate:.0%}"),
+            ("patches per rerun", f"{figures.patches_per_rerun:.2f}"),
+            ("healed within one patch", f"{figures.healed_within_one_patch:.0%}"),
             ("failed again after a patch", f"{figures.refail_after_patch:.0%}"),
             ("healing memory hits", f"{figures.memory_hit_rate:.0%}"),
             ("checkpoint wait", f"{figures.checkpoint_wait_seconds:.1f} s")):
         print(f"  {label:<28} {value}")
+    if figures.rungs:
+        found = " · ".join(f"{rung} {share:.0%}" for rung, share in figures.rungs.items())
+        print(f"  {'elements found by':<28} {found}")
     for slo in figures.slos:
         verdict = "no reruns yet" if slo.met is None else ("met" if slo.met else "NOT met")
         shown = "" if slo.value is None else f"{slo.value:.2f} " if "calls" in slo.name else f"{slo.value:.0%} "

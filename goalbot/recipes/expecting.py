@@ -25,6 +25,14 @@ async def went_away(operator: Operator, index: int, patience: float = EXPECT_PAT
     return True
 
 
+def shows(observation: Observation, text: str) -> bool:
+    """The page shows `text` in view: in a piece of its text or in an element's name, read as the
+    ladder reads names (`plain`)."""
+    wanted = plain(text)
+    return any(wanted in plain(str(getattr(item, "text", "") or getattr(item, "name", "")))
+               for item in observation.items)
+
+
 def unsaid(wanted: list[str], observation: Observation, scrub: Callable[[str], str],
            exact: frozenset[str] = frozenset()) -> list[str]:
     """The texts of `wanted` the page does not announce now; a little drift ("Saved at 12:03" for

@@ -19,7 +19,8 @@ from pydantic import ValidationError
 
 from goalbot.recipes.build import RecipeError
 from goalbot.agents.choosing import Policy, PolicyError, policies_of
-from goalbot.recipes.model import MAX_ACTIONS, Evidence, Expect, Fingerprint, Recipe, RecipeAction, RecipeStep
+from goalbot.recipes.model import (MAX_ACTIONS, Branch, Evidence, Expect, Fingerprint, Recipe, RecipeAction,
+                                   RecipeStep, When)
 from goalbot.text.strict_json import NotStrictJson, strict_loads
 
 MAX_FILE_BYTES = 4_000_000  # a recipe of MAX_ACTIONS actions with their evidence fits well within
@@ -39,22 +40,28 @@ def export(recipe: Recipe, folder: Path, readme: str, summary: str | None = None
     actions: dict[str, Any] = {}
     selectors: dict[str, Any] = {}
     fingerprints: dict[str, Any] = {}
+
+
+    def entry(key: str, action: RecipeAction) -> dict[str, Any]:
+        """The action's workflow entry; its target and page go to their own files under `key`."""
+        fingerprints[key] = {"urlContains": action.fingerprint.url_contains, "title": action.fingerprint.title}
+        if action.target is not None:
+            actions[key] = {"description": action.words(), "method": action.action.name,
+                            "preferred": {"selector": action.target.css}}
+            selectors[key] = action.target.model_dump(mode="json")
+        expect = [{"kind": kind, "value": value}
+                  for kind, value in action.expect.model_dump(exclude_defaults=True).items()]
+        return {"id": key, "op": action.action.name, "targetKey": key if action.target else None,
+                "args": action.action.args(), "expect": expect, **({"optional": True} if action.optional else {}),
+                **({"reads": action.reads.model_dump(mode="json")} if action.reads else {})}
+
     for s, step in enumerate(recipe.steps, 1):
-        entries = []
-        for a, action in enumerate(step.actions, 1):
-            key = _key(s, a)
-            args = action.action.args()
-            expect = [{"kind": kind, "value": value}
-                      for kind, value in action.expect.model_dump(exclude_defaults=True).items()]
-            entries.append({"id": key, "op": action.action.name, "targetKey": key if action.target else None,
-                            "args": args, "expect": expect, **({"optional": True} if action.optional else {}),
-                            **({"reads": action.reads.model_dump(mode="json")} if action.reads else {})})
-            fingerprints[key] = {"urlContains": action.fingerprint.url_contains, "title": action.fingerprint.title}
-            if action.target is not None:
-                actions[key] = {"description": action.words(), "method": action.action.name,
-                                "preferred": {"selector": action.target.css}}
-                selectors[key] = action.target.model_dump(mode="json")
-        workflow["steps"].append({"id": f"s{s}", "description": step.description, "actions": entries})
+        entries = [entry(_key(s, a), action) for a, action in enumerate(step.actions, 1)]
+        branches = [{"id": f"s{s}w{w}", "when": branch.when.model_dump(mode="json", exclude_defaults=True),
+                     "actions": [entry(f"s{s}w{w}a{a}", action) for a, action in enumerate(branch.actions, 1)]}
+                    for w, branch in enumerate(step.branches, 2)]
+        workflow["steps"].append({"id": f"s{s}", "description": step.description, "actions": entries,
+                                  **({"branches": branches} if branches else {})})
     files = {"workflow": workflow, "actions": actions, "selectors": selectors, "fingerprints": fingerprints,
              "policies": {name: policy.model_dump(mode="json") for name, policy in recipe.policies.items()}}
     try:
@@ -117,10 +124,15 @@ def _no_gate_marks(folder: Path, workflow: dict[str, Any], policies: dict[str, A
     for s, step in enumerate(workflow.get("steps") or [], 1):
         if isinstance(step, dict):
             places.append((f"workflow.json step {s}", step))
-            for a, entry in enumerate(step.get("actions") or [], 1):
-                if isinstance(entry, dict):
-                    places += [(f"workflow.json step {s} action {a}", entry),
-                               (f"workflow.json step {s} action {a} args", entry.get("args"))]
+            ways = [(f"step {s}", step)] + [(f"step {s} way {w}", way) for w, way in
+                                            enumerate(step.get("branches") or [], 2) if isinstance(way, dict)]
+            places += [(f"workflow.json {name}", way) for name, way in ways[1:]]
+            places += [(f"workflow.json {name} condition", way.get("when")) for name, way in ways[1:]]
+            for name, way in ways:
+                for a, entry in enumerate(way.get("actions") or [], 1):
+                    if isinstance(entry, dict):
+                        places += [(f"workflow.json {name} action {a}", entry),
+                                   (f"workflow.json {name} action {a} args", entry.get("args"))]
     places += [(f"policies.json {name}", policy) for name, policy in policies.items()]
     places.append(("policies.json", {name: policy for name, policy in policies.items() if not isinstance(policy, dict)}))
     for where, place in places:
@@ -146,27 +158,37 @@ def load(folder: Path) -> Recipe:
     # A folder written before policies has none.
     policies = _read(folder, "policies", dict) if (folder / "policies.json").exists() else {}
     _no_gate_marks(folder, workflow, policies)
+    def recorded(entries: Any, where: str) -> list[RecipeAction]:
+        if not isinstance(entries, list):
+            raise RecipeError(f"{where}'s actions are {type(entries).__name__}, not a list")
+        if len(entries) > MAX_ACTIONS:
+            raise RecipeError(f"{folder}: {where} has over {MAX_ACTIONS} actions")
+        made = []
+        for a, entry in enumerate(entries, 1):
+            entry = _object(entry, f"{where} action {a}")
+            expect = {_object(item, f"{where} action {a} expect")["kind"]: item["value"]
+                      for item in entry.get("expect", [])}
+            target = entry.get("targetKey")
+            printed = _object(fingerprints.get(entry["id"], {}), f"fingerprints.json {entry['id']}")
+            made.append(RecipeAction(
+                action={"name": entry["op"], **_object(entry.get("args", {}), f"{where} action {a} args")},
+                target=Evidence.model_validate(selectors[target]) if target else None,
+                expect=Expect.model_validate(expect),
+                fingerprint=Fingerprint(url_contains=printed.get("urlContains", ""), title=printed.get("title", "")),
+                reads=entry.get("reads"),
+                optional=entry.get("optional") is True,  # only a JSON true makes a step optional
+            ))
+        return made
+
     try:
         steps = []
         for s, step in enumerate(workflow["steps"], 1):
-            actions = []
-            for a, entry in enumerate(_object(step, f"step {s}")["actions"], 1):
-                entry = _object(entry, f"step {s} action {a}")
-                expect = {_object(item, f"step {s} action {a} expect")["kind"]: item["value"]
-                          for item in entry.get("expect", [])}
-                target = entry.get("targetKey")
-                printed = _object(fingerprints.get(entry["id"], {}), f"fingerprints.json {entry['id']}")
-                actions.append(RecipeAction(
-                    action={"name": entry["op"], **_object(entry.get("args", {}), f"step {s} action {a} args")},
-                    target=Evidence.model_validate(selectors[target]) if target else None,
-                    expect=Expect.model_validate(expect),
-                    fingerprint=Fingerprint(url_contains=printed.get("urlContains", ""), title=printed.get("title", "")),
-                    reads=entry.get("reads"),
-                    optional=entry.get("optional") is True,  # only a JSON true makes a step optional
-                ))
-                if len(actions) > MAX_ACTIONS:
-                    raise RecipeError(f"{folder}: step {s} has over {MAX_ACTIONS} actions")
-            steps.append(RecipeStep(description=step["description"], actions=actions))
+            step = _object(step, f"step {s}")
+            branches = [Branch(when=When.model_validate(_object(way, f"step {s} way {w}")["when"]),
+                               actions=recorded(way["actions"], f"step {s} way {w}"))
+                        for w, way in enumerate(step.get("branches") or [], 2)]
+            steps.append(RecipeStep(description=step["description"], actions=recorded(step["actions"], f"step {s}"),
+                                    branches=branches))
         header = {key: value for key, value in workflow.items() if key not in ("steps", "policies")}
         return Recipe.model_validate({**header, "steps": steps, "policies": _policies(folder, policies)})
     except (KeyError, TypeError, AttributeError) as exc:

@@ -7,7 +7,7 @@ import math
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from goalbot.llm.extraction import SchemaError, checked
 from goalbot.payloads import ShownAction
@@ -15,6 +15,7 @@ from goalbot.agents.choosing import Policy
 
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # whole names only: fullmatch
 MAX_ACTIONS = 2_000  # far beyond any recorded flow; a bigger file is an attack on every `recipe list`
+MAX_BRANCHES = 8  # ways to do one step: a site's A/B layouts, not a program
 
 
 class Evidence(BaseModel):
@@ -117,9 +118,40 @@ class RecipeAction(BaseModel):
         return f"{what}{role}{target}" + (f" ({', '.join(extra)})" if extra else "")
 
 
+class When(BaseModel):
+    """What on the page, at a step's start, says another way is the one to take: an element like
+    this one (found strictly, never by likeness), a text the page shows, an address."""
+
+    element: Evidence | None = None
+    text: str = ""
+    url_contains: str = Field("", description="The address's path, compared segment by segment.")
+
+    @model_validator(mode="after")
+    def _says_something(self) -> When:
+        if self.element is None and not self.text and not self.url_contains:
+            raise ValueError("a branch's condition names an element, a text or an address")
+        return self
+
+    def words(self) -> str:
+        said = [f"{self.element.role or 'element'} {self.element.name!r} is on the page"] if self.element else []
+        said += [f"the page says {self.text!r}"] if self.text else []
+        said += [f"the address is {self.url_contains}"] if self.url_contains else []
+        return " and ".join(said)
+
+
+class Branch(BaseModel):
+    """Another way to do a step (a layout the site also serves): taken when its condition holds."""
+
+    when: When
+    actions: list[RecipeAction] = Field(min_length=1)
+
+
 class RecipeStep(BaseModel):
     description: str
     actions: list[RecipeAction] = Field(default_factory=list)
+    branches: list[Branch] = Field(default_factory=list, max_length=MAX_BRANCHES,
+                                   description="Other ways to do the step, each with the condition on the page "
+                                               "that chooses it; the recorded actions when none holds.")
 
 
 class Recipe(BaseModel):
@@ -144,14 +176,21 @@ class Recipe(BaseModel):
     @field_validator("steps")
     @classmethod
     def _bounded(cls, steps: list[RecipeStep]) -> list[RecipeStep]:
-        count = sum(len(step.actions) for step in steps)
+        count = sum(len(step.actions) + sum(len(branch.actions) for branch in step.branches) for step in steps)
         if count > MAX_ACTIONS:
             raise ValueError(f"{count} actions: a recipe has at most {MAX_ACTIONS}")
         return steps
 
     @property
     def actions(self) -> list[RecipeAction]:
+        """The recorded way's actions, in order: what a patch and healing memory number."""
         return [action for step in self.steps for action in step.actions]
+
+    @property
+    def every_action(self) -> list[RecipeAction]:
+        """Every action a rerun may take, its branches' too: what a check of the whole recipe reads."""
+        return [action for step in self.steps
+                for action in [*step.actions, *(a for branch in step.branches for a in branch.actions)]]
 
 
 class Metrics(BaseModel):

@@ -64,10 +64,22 @@ def _action(recipe: Recipe, step: int) -> RecipeAction:
 def new_hosts(recipe: Recipe, answer: PatchAnswer) -> list[str]:
     """The sites the patch would send the recipe to that it never went to: a page's text may tell
     the patcher to "go to <elsewhere> first", and a patch is kept for every later rerun."""
-    known = {host_of(recipe.start_url)} | {host_of(str(a.action.arg("url", ""))) for a in recipe.actions}
+    known = {host_of(recipe.start_url)} | {host_of(str(a.action.arg("url", ""))) for a in recipe.every_action}
     inserted = [ShownAction.model_validate(raw) for op in answer.ops if op.op == "insert_actions" for raw in op.actions]
     wanted = [str(action.arg("url", "")) for action in inserted if action.name == "navigate"]
     return [host_of(url) or url[:80] for url in wanted if host_of(url) not in known or not host_of(url)]
+
+
+def steps_named(recipe: Recipe, answer: PatchAnswer) -> set[int]:
+    """The numbers of the steps whose actions the patch names, before it is applied."""
+    named: set[int] = set()
+    for op in answer.ops:
+        try:
+            wanted = _action(recipe, op.step or op.before_step or 0)
+        except PatchError:
+            continue
+        named |= {n for n, step in enumerate(recipe.steps, 1) if any(a is wanted for a in step.actions)}
+    return named
 
 
 def _place(recipe: Recipe, wanted: RecipeAction) -> tuple[list[RecipeAction], int]:

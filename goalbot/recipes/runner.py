@@ -27,10 +27,11 @@ from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
 from goalbot.operators.base import Observation, Operator, OperatorError
 from goalbot.payloads import PolicyName, Rung
-from goalbot.recipes.expecting import announced_again, path_fits, went_away
+from goalbot.recipes.branching import branched
+from goalbot.recipes.expecting import announced_again, path_fits, shows, went_away
 from goalbot.recipes.locate import Found, anything_alike, locate, strictly
-from goalbot.recipes.model import Evidence, Recipe, RecipeAction, Recorded
-from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts
+from goalbot.recipes.model import Branch, Evidence, Recipe, RecipeAction, RecipeStep, Recorded, When
+from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts, steps_named
 from goalbot.recipes.variables import each_text, fill, names_in, template
 
 T = TypeVar("T")
@@ -72,6 +73,7 @@ class RecipeRun:
         self.found_by: dict[Rung, int] = {}  # how many actions each rung of the ladder found
         self.skipped = 0  # optional actions whose interstitial did not come
         self._patched: RecipeAction | None = None  # the action the latest patch was for
+        self.patched_steps: set[int] = set()  # the steps patches changed: new ways of doing them
         self.client = self.crew.client
         self.patcher = Patcher(Dialogue(self.client, self.crew.dialects, options.answer_retries, options.authored,
                                         self.crew.requests)) if self.client else None
@@ -79,6 +81,11 @@ class RecipeRun:
     @property
     def session_id(self) -> str:
         return self.crew.session_id
+
+    def next_version(self) -> Recipe:
+        """What a patched rerun that ended well leaves: the recipe with each way a patch found kept
+        as a branch beside the recorded one."""
+        return branched(self.rerun.recipe, self.recipe, self.patched_steps)
 
     async def run(self) -> SessionResult:
         return await self.crew.live(self._announce, self._ran)
@@ -146,10 +153,14 @@ class RecipeRun:
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number,
                               description=self._filled(step.description))
             done, before, skipped = 0, dict(self.found_by), self.skipped
-            while done < len(step.actions):
+            branch = await self._branch(step, number, observation)
+            while branch is None and done < len(step.actions):
                 position = sum(len(s.actions) for s in self.recipe.steps[:number - 1]) + done + 1
                 observation, again = await self._act(step.actions[done], position, number, observation)
                 done += 0 if again else 1  # a patch changed the recipe here: run what stands here now
+            for action in branch.actions if branch is not None else []:
+                # Another way's actions have no place in the numbering patches and memory use.
+                observation, _ = await self._act(action, None, number, observation)
             how = _how({rung: count - before.get(rung, 0) for rung, count in self.found_by.items()},
                        self.skipped - skipped)
             self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, number, index=number,
@@ -158,6 +169,24 @@ class RecipeRun:
                               progress_percent=100 * number // len(self.recipe.steps), confidence=1.0,
                               description=f"step {number} of {len(self.recipe.steps)} ran {how}")
         return observation
+
+    async def _branch(self, step: RecipeStep, number: int, observation: Observation) -> Branch | None:
+        """The first of the step's other ways whose condition holds on the page; None: the
+        recorded way (when none holds, or the step has no other)."""
+        for n, branch in enumerate(step.branches, 2):
+            if await self._holds(branch.when, observation):
+                self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_BRANCH,
+                                  message=f"step {number} done its way {n}: {self._filled(branch.when.words())}")
+                return branch
+        return None
+
+    async def _holds(self, when: When, observation: Observation) -> bool:
+        if when.url_contains and not path_fits(self._filled(when.url_contains), urlsplit(observation.url).path or "/"):
+            return False
+        if when.text and not shows(observation, self._filled(when.text)):
+            return False
+        named = self._named(when.element)
+        return named is None or await strictly(named, observation, self.operator) is not None
 
     def _fail(self, step: int, error: str, message: str, shown: dict[str, object] | None = None) -> Finish:
         self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown or {}, message=message, error=error)
@@ -170,9 +199,10 @@ class RecipeRun:
                           reason=f"{error}: {message}")
         return finish(Status.FAILED, f"step {step}: {error}: {message}")
 
-    async def _act(self, recorded: RecipeAction, position: int, step: int,
+    async def _act(self, recorded: RecipeAction, position: int | None, step: int,
                    observation: Observation) -> tuple[Observation, bool]:
-        """Runs one recorded action; True with the page when a patch changed the recipe instead."""
+        """Runs one recorded action; True with the page when a patch changed the recipe instead.
+        `position`: its number among the recorded way's actions; None for another way's."""
         await self.person.pause_point(step)
         arguments = {key: self._filled(value) for key, value in recorded.action.model_dump().items()}
         if recorded.action.name in ("extract", "choose"):
@@ -198,7 +228,7 @@ class RecipeRun:
         except ValidationError as exc:
             raise self._fail(step, "BadRecipe", f"the recorded action cannot be run: {exc}", arguments) from exc
         target = await target_of(action, observation, self.operator)
-        if found is not None and found.rung is Rung.REFIND and target:
+        if found is not None and found.rung is Rung.REFIND and target and position is not None:
             # Remembered for the next rerun of this version, and kept in a version a patch makes,
             # with today's values written back as the recipe's {{variables}}.
             self.heals[position] = recorded.target = each_text(
@@ -261,16 +291,18 @@ class RecipeRun:
 
     def _last_of_run(self, recorded: RecipeAction) -> bool:
         """The run's last action: the look after it is the picture a replay and a report end on."""
-        last = self.recipe.steps[-1].actions if self.recipe.steps else []
-        return bool(last) and last[-1] is recorded
+        if not self.recipe.steps:
+            return False
+        step = self.recipe.steps[-1]
+        return any(way and way[-1] is recorded for way in [step.actions, *(b.actions for b in step.branches)])
 
-    async def _find(self, recorded: RecipeAction, position: int, step: int, observation: Observation,
+    async def _find(self, recorded: RecipeAction, position: int | None, step: int, observation: Observation,
                     arguments: dict[str, object]) -> tuple[Found | None, Observation]:
         """The element by the ladder. When no rung is sure: the model's patch (None: the recipe
         changed, run it from here again), else the person at a checkpoint — GO once they have put
         the page right (opened the menu, say) looks again; NOT GO or silence stops."""
         assert recorded.target is not None
-        healed = None if self.patches else self.rerun.healed.get(position)  # a patch moves the places
+        healed = self._healed(position)
         found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
                              self._exact(recorded.target))
         if found is None and await self._dismiss_seen(step, observation):
@@ -279,7 +311,7 @@ class RecipeRun:
                                  self._exact(recorded.target))
         if found is not None:
             return found, observation
-        if await self._patch(recorded, position, step, observation):
+        if position is not None and await self._patch(recorded, position, step, observation):
             return None, observation
         what = (f"recipe step {step}: no element on the page is surely {recorded.words()}. Put the page "
                 "right and say GO to look again, or NOT GO to stop")
@@ -289,7 +321,7 @@ class RecipeRun:
                                            f"{recorded.words()}")
         observation = await self.camera.look(step, seen=self.options.vision)
         found = await locate(self._named(recorded.target), observation, self.operator,
-                             self._named(self.rerun.healed.get(position)), self._exact(recorded.target))
+                             self._named(self._healed(position)), self._exact(recorded.target))
         if found is None:
             raise self._fail(step, "TargetNotFound", f"no element on the page is surely {recorded.words()}", arguments)
         return found.model_copy(update={"rung": Rung.PERSON}), observation
@@ -312,6 +344,7 @@ class RecipeRun:
             what = f"apply the model's patch to step {position} of recipe {self.recipe.name}{away}: {answer.reason}"
             if not await self.person.checkpoint(what, step):
                 raise finish(Status.CANCELLED, f"NOT GO to the patch for step {position}")
+        named = steps_named(self.recipe, answer)
         try:
             changed = await apply(self.recipe, answer, observation, self.operator)
         except PatchError as exc:
@@ -319,6 +352,7 @@ class RecipeRun:
                               message=f"the model's patch could not be applied: {exc}")
             return False
         self.patches += changed
+        self.patched_steps |= named
         self._patched = recorded
         self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_PATCH,
                           message=f"patched: {'; '.join(changed)} ({answer.reason})")
@@ -346,14 +380,18 @@ class RecipeRun:
                 return True
         return False
 
-    async def _absent(self, recorded: RecipeAction, position: int, observation: Observation) -> bool:
+    def _healed(self, position: int | None) -> Evidence | None:
+        """Healing memory for the recorded way's action at `position`, while no patch moved the places."""
+        return None if self.patches or position is None else self.rerun.healed.get(position)
+
+    async def _absent(self, recorded: RecipeAction, position: int | None, observation: Observation) -> bool:
         """Nothing on the page is, or looks like, the optional action's element: the interstitial
         it dismissed did not come. One that came changed is healed as any other element is."""
         if recorded.target is None:
             return False
         target = self._named(recorded.target)
         assert target is not None
-        found = await locate(target, observation, self.operator, self._named(self.rerun.healed.get(position)),
+        found = await locate(target, observation, self.operator, self._named(self._healed(position)),
                              self._exact(recorded.target))
         return found is None and not anything_alike(target, observation)
 

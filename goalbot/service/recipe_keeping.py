@@ -37,5 +37,5 @@ def remember_heals(db_path: Path, run: RecipeRun, say: Say) -> None:
 def keep_patched(db_path: Path, run: RecipeRun, say: Say) -> None:
     """A rerun the model patched and that then ended well is the recipe's next version."""
     with opened(db_path) as db:
-        kept = recipes.save(db, run.recipe.model_copy(update={"source_session": run.session_id}))
+        kept = recipes.save(db, run.next_version().model_copy(update={"source_session": run.session_id}))
     say(f"the patched recipe is kept as {kept.name} v{kept.version} ({'; '.join(run.patches)})")

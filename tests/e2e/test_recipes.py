@@ -96,6 +96,12 @@ def test_a_redesigned_site_is_healed_from_evidence_and_remembered(hardsite: Hard
     # Two reruns, both good, no model; of the four elements needing a heal, memory found two.
     assert "reruns: 2 · succeeded 100% · model calls per run 0.0 · patched 0%" in shown, shown
     assert "healing memory hits 50%" in shown, shown
+    # `goalbot stats` says the same for the recipe's reruns, with the rung each element was found by.
+    figures = json.loads(run_cli("--db", str(db_path), "stats", "--recipe", "darkmode", "--json").stdout)
+    assert figures["rungs"] == {"strict": 0.6, "memory": 0.2, "refind": 0.2}, figures["rungs"]
+    assert figures["no_model_share"] == 1.0 and figures["patches_per_rerun"] == 0.0
+    words = run_cli("--db", str(db_path), "stats", "--recipe", "darkmode").stdout
+    assert "elements found by            strict 60% · memory 20% · refind 20%" in words, words
     assert "healed: now found by" in shown and "(button 'Log in')" in shown, shown  # the heals, not only the old locators
 
 

@@ -39,6 +39,9 @@ def test_a_recipes_reruns_give_its_rates_and_its_slos(hardsite: HardSite, model_
     assert abs(seats["succeeded"] - 2 / 3) < 1e-9 and abs(seats["patch_rate"] - 1 / 3) < 1e-9
     assert abs(seats["model_calls_per_run"] - 1 / 3) < 1e-9
     assert seats["checkpoint_wait_seconds"] >= 1.0  # the checkpoint waited out its timeout
+    # Two reruns asked the model nothing; the one it patched (a re-read) ended well after that one patch.
+    assert abs(seats["no_model_share"] - 2 / 3) < 1e-9 and abs(seats["patches_per_rerun"] - 1 / 3) < 1e-9
+    assert seats["healed_within_one_patch"] == 1.0
     calls, success = seats["slos"]
     assert calls["met"] is False and success["met"] is False  # 0.33 calls a rerun; 67% succeeded
     everything = _stats(db_path)
@@ -46,6 +49,7 @@ def test_a_recipes_reruns_give_its_rates_and_its_slos(hardsite: HardSite, model_
     assert _stats(db_path, "--since", "2999-01-01")["runs"] == 0
     words = run_cli("--db", str(db_path), "stats", "--recipe", "seats").stdout
     assert "3 recipe seats's reruns" in words and "SLO success from the second run ≥ 95%: 67% NOT met" in words
+    assert "reruns with no model call    67%" in words and "healed within one patch      100%" in words, words
 
 
 def test_a_bad_day_is_refused_in_one_line(db_path: Path) -> None:
