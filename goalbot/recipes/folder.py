@@ -41,7 +41,6 @@ def export(recipe: Recipe, folder: Path, readme: str, summary: str | None = None
     selectors: dict[str, Any] = {}
     fingerprints: dict[str, Any] = {}
 
-
     def entry(key: str, action: RecipeAction) -> dict[str, Any]:
         """The action's workflow entry; its target and page go to their own files under `key`."""
         fingerprints[key] = {"urlContains": action.fingerprint.url_contains, "title": action.fingerprint.title}
@@ -158,7 +157,9 @@ def load(folder: Path) -> Recipe:
     # A folder written before policies has none.
     policies = _read(folder, "policies", dict) if (folder / "policies.json").exists() else {}
     _no_gate_marks(folder, workflow, policies)
+
     def recorded(entries: Any, where: str) -> list[RecipeAction]:
+        """One way's actions, each read as hostile input."""
         if not isinstance(entries, list):
             raise RecipeError(f"{where}'s actions are {type(entries).__name__}, not a list")
         if len(entries) > MAX_ACTIONS:

@@ -105,7 +105,7 @@ SETTLED_JS = """async ([quiet, idle, most, loading]) => {
     await new Promise((r) => sleep(r, 25));
   }
   const start = performance.now();
-  const ANSWER_MS = 50;
+  const ANSWER_MS = 25;
   const inView = (i) => {
     const r = i.getBoundingClientRect();
     return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
