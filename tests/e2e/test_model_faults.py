@@ -95,4 +95,5 @@ def test_a_rejected_key_is_not_retried(site, model_server, db_path: Path) -> Non
     assert result.returncode == 1
     assert len(model.requests) == 1
     assert f"the API key was rejected by {model.base_url} (HTTP 401)" in result.stderr
-    assert [e["type"] for e in events][-2:] == ["LLM_ERROR", "TASK_FAIL"]
+    # (the run's last look, with its picture, is the evidence every run that fails ends on)
+    assert [e["type"] for e in events if e["type"] != "OBSERVATION"][-2:] == ["LLM_ERROR", "TASK_FAIL"]

@@ -4,6 +4,7 @@ step log keeps most of each message, and the bare dashboard says what to do and 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,8 +39,9 @@ def test_the_demo_at_80_columns_keeps_its_keys_and_its_words(db_path: Path, chro
         screen = wait_for(session, "TASK_OK", seconds=120)
         footer = _footer(screen)
         assert "Quit" in footer and "Keys" in footer and "palettee" not in footer, footer
-        # Each row keeps most of its message: the first action's whole argument is there.
-        assert 'type(text="demo@example.com"' in screen, screen
+        # Each row keeps most of its message: a typing's whole arguments are there (which typing
+        # is still in view depends on how many pace lines the run wrote).
+        assert re.search(r'ACT_OK +type\(text="[^"]+", index=\d+\)', screen), screen
         tmux("send-keys", "-t", session, "q")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
