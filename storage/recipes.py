@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from pydantic import ValidationError
 
@@ -68,6 +68,23 @@ def listed(db: sqlite_utils.Database) -> list[dict[str, Any]]:
             continue
         found.append({"name": name, "version": version, "created_at": created_at, "goal": recipe.goal,
                       "steps": len(recipe.steps), "actions": len(recipe.actions)})
+    return found
+
+
+def latest_starting(db: sqlite_utils.Database, wanted: Callable[[str], bool]) -> list[Recipe]:
+    """The latest version of each recipe whose start address `wanted` takes, read whole; only
+    those are parsed, and one that no longer reads is left out."""
+    rows = db.execute(
+        "select v.name, v.version, v.data, json_extract(v.data, '$.start_url') from recipe_versions v join "
+        "(select name, max(version) as latest from recipe_versions group by name) m "
+        "on v.name = m.name and v.version = m.latest order by v.name").fetchall()
+    found = []
+    for name, version, data, start_url in rows:
+        if isinstance(start_url, str) and wanted(start_url):
+            try:
+                found.append(_read(name, version, data))
+            except UnreadableRecipe:
+                continue
     return found
 
 

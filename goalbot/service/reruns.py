@@ -50,12 +50,8 @@ def interstitials_seen(db: sqlite_utils.Database, host: str) -> list[Evidence]:
     actions' elements), for a rerun that meets one its own recording never saw. An imported recipe
     adds none: a file must not be able to make a rerun click what it names."""
     seen: dict[tuple[str, str, str], Evidence] = {}
-    for row in recipes.listed(db):
-        try:
-            other = recipes.load(db, str(row["name"]))
-        except recipes.UnreadableRecipe:
-            continue
-        if other is None or host_of(other.start_url) != host or recorded_at(db, other) is None:
+    for other in recipes.latest_starting(db, lambda url: host_of(url) == host):
+        if recorded_at(db, other) is None:
             continue
         for action in other.actions:
             if action.optional and action.target is not None:

@@ -30,14 +30,14 @@ FIELD_JS = f"(e, captcha) => [({SUGGESTS_JS})(e), ({js.PROBLEM_JS})(e, captcha)]
 async def type_text(op: BrowserHands, action: A.Type) -> str:
     if action.index is None:
         suggests = await op.page.evaluate(f"() => ({SUGGESTS_JS})(document.activeElement)")
-        before = await op.probe.signature() if suggests else None
         where = await into_focus(op.page, action)
     else:
         suggests, problem = await op.elements.run(action.index, FIELD_JS, js.CAPTCHA_SELECTOR)
         if problem == "it is disabled":
             raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot type into [{action.index}]: {problem}")
-        before = await op.probe.signature() if suggests else None
         where = await into_element(await op.elements.element(action.index), action)
+    # Each key is an input event, a change of its own: the page's answer is measured from here.
+    before = await op.probe.signature() if suggests and not action.submit else None
     done = f"typed {len(action.text)} characters into {where}"
     if action.submit:
         await op.page.keyboard.press("Enter")
