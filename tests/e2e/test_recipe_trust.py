@@ -140,6 +140,8 @@ def test_a_damaged_stored_recipe_does_not_break_the_others(hardsite: HardSite, m
         data["name"], data["steps"][0]["actions"][0]["target"]["box"] = "broken", [None, 0, 0, 0]
         db.execute("insert into recipe_versions (name, version, created_at, source_session, data) "
                    "values ('broken', 1, '2026-01-01', '', ?)", [json.dumps(data)])
+        db.execute("insert into recipe_versions (name, version, created_at, source_session, data) "
+                   "values ('garbled', 1, '2026-01-01', '', '{not json')")  # a row the disk damaged
     listed = run_cli("--db", str(db_path), "recipe", "list")
     assert listed.returncode == 0 and "darkmode" in listed.stdout and "unreadable" in listed.stdout, listed
     for args in (("recipe", "show", "broken"), ("rerun", "broken", "--no-tui", "--yes")):
@@ -147,6 +149,11 @@ def test_a_damaged_stored_recipe_does_not_break_the_others(hardsite: HardSite, m
         assert shown.returncode == 2 and "unreadable" in shown.stderr and "Traceback" not in shown.stderr, shown
     deleted = run_cli("--db", str(db_path), "recipe", "delete", "broken")
     assert deleted.returncode == 0 and "1 versions" in deleted.stdout, deleted
+    # The good recipe still reruns: the store's other recipes are read for the banners they dismissed.
+    hardsite.reset()
+    again = run_cli("--db", str(db_path), "rerun", "darkmode", "--secret", "PW=hunter2", "--no-tui", "--yes",
+                    "--base-url", DEAD_ENDPOINT)
+    assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
 
 
 def test_terminal_escapes_in_a_recipe_file_never_reach_the_terminal(hardsite: HardSite, model_server,
