@@ -27,6 +27,8 @@ class PolicyName(StrEnum):
     RECIPE_PATCH = "recipe_patch"
     RECIPE_OPTIONAL = "recipe_optional"  # an optional action left out: what it dismissed did not come
     RECIPE_BRANCH = "recipe_branch"  # a step done another way the recipe keeps: its condition held
+    RECIPE_BLOCK = "recipe_block"  # a step that is another recipe (a sign-in, a search) ran it
+    RECIPE_LOGIN = "recipe_login"  # the site asked to sign in again: its sign-in recipe ran
 
 
 class Rung(StrEnum):

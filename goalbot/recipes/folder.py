@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from goalbot.recipes.build import RecipeError
 from goalbot.agents.choosing import Policy, PolicyError, policies_of
-from goalbot.recipes.model import (MAX_ACTIONS, Branch, Evidence, Expect, Fingerprint, Recipe, RecipeAction,
+from goalbot.recipes.model import (MAX_ACTIONS, Block, Branch, Evidence, Expect, Fingerprint, Recipe, RecipeAction,
                                    RecipeStep, When)
 from goalbot.text.strict_json import NotStrictJson, strict_loads
 
@@ -60,7 +60,8 @@ def export(recipe: Recipe, folder: Path, readme: str, summary: str | None = None
                      "actions": [entry(f"s{s}w{w}a{a}", action) for a, action in enumerate(branch.actions, 1)]}
                     for w, branch in enumerate(step.branches, 2)]
         workflow["steps"].append({"id": f"s{s}", "description": step.description, "actions": entries,
-                                  **({"branches": branches} if branches else {})})
+                                  **({"branches": branches} if branches else {}),
+                                  **({"block": step.block.model_dump(mode="json")} if step.block else {})})
     files = {"workflow": workflow, "actions": actions, "selectors": selectors, "fingerprints": fingerprints,
              "policies": {name: policy.model_dump(mode="json") for name, policy in recipe.policies.items()}}
     try:
@@ -127,6 +128,7 @@ def _no_gate_marks(folder: Path, workflow: dict[str, Any], policies: dict[str, A
                                             enumerate(step.get("branches") or [], 2) if isinstance(way, dict)]
             places += [(f"workflow.json {name}", way) for name, way in ways[1:]]
             places += [(f"workflow.json {name} condition", way.get("when")) for name, way in ways[1:]]
+            places.append((f"workflow.json step {s} block", step.get("block")))
             for name, way in ways:
                 for a, entry in enumerate(way.get("actions") or [], 1):
                     if isinstance(entry, dict):
@@ -188,8 +190,9 @@ def load(folder: Path) -> Recipe:
             branches = [Branch(when=When.model_validate(_object(way, f"step {s} way {w}")["when"]),
                                actions=recorded(way["actions"], f"step {s} way {w}"))
                         for w, way in enumerate(step.get("branches") or [], 2)]
+            block = Block.model_validate(_object(step["block"], f"step {s} block")) if "block" in step else None
             steps.append(RecipeStep(description=step["description"], actions=recorded(step["actions"], f"step {s}"),
-                                    branches=branches))
+                                    branches=branches, block=block))
         header = {key: value for key, value in workflow.items() if key not in ("steps", "policies")}
         return Recipe.model_validate({**header, "steps": steps, "policies": _policies(folder, policies)})
     except (KeyError, TypeError, AttributeError) as exc:

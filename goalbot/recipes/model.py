@@ -16,6 +16,7 @@ from goalbot.agents.choosing import Policy
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # whole names only: fullmatch
 MAX_ACTIONS = 2_000  # far beyond any recorded flow; a bigger file is an attack on every `recipe list`
 MAX_BRANCHES = 8  # ways to do one step: a site's A/B layouts, not a program
+MAX_BLOCK_DEPTH = 4  # a block inside a block inside …: flows people name, not recursion
 
 
 class Evidence(BaseModel):
@@ -146,12 +147,44 @@ class Branch(BaseModel):
     actions: list[RecipeAction] = Field(min_length=1)
 
 
+class Block(BaseModel):
+    """Another recipe run as one step (a sign-in, a search): its latest version, or a pinned one."""
+
+    recipe: str
+    version: int | None = Field(None, ge=1, description="Pinned to this version; None: the latest when it runs.")
+    values: dict[str, str] = Field(default_factory=dict, description="The block's {{variables}}, in this recipe's "
+                                   "words (a value, or one of its own {{variables}}); one left out takes the "
+                                   "rerun's value of the same name.")
+
+    @field_validator("recipe")
+    @classmethod
+    def _named(cls, name: str) -> str:
+        if not NAME.fullmatch(name):
+            raise ValueError(f"bad block name {name!r}: a recipe's name")
+        return name
+
+    def key(self) -> str:
+        return f"{self.recipe}@{self.version or 'latest'}"
+
+    def words(self) -> str:
+        pinned = f"v{self.version}, pinned" if self.version else "its latest version"
+        bound = ", ".join(f"{name} = {value}" for name, value in self.values.items())
+        return f"block {self.recipe} ({pinned})" + (f" with {bound}" if bound else "")
+
+
 class RecipeStep(BaseModel):
     description: str
     actions: list[RecipeAction] = Field(default_factory=list)
     branches: list[Branch] = Field(default_factory=list, max_length=MAX_BRANCHES,
                                    description="Other ways to do the step, each with the condition on the page "
                                                "that chooses it; the recorded actions when none holds.")
+    block: Block | None = Field(None, description="The step is another recipe's steps, run in its place.")
+
+    @model_validator(mode="after")
+    def _block_alone(self) -> RecipeStep:
+        if self.block is not None and (self.actions or self.branches):
+            raise ValueError("a step that runs a block has no actions or ways of its own")
+        return self
 
 
 class Recipe(BaseModel):
@@ -185,6 +218,10 @@ class Recipe(BaseModel):
     def actions(self) -> list[RecipeAction]:
         """The recorded way's actions, in order: what a patch and healing memory number."""
         return [action for step in self.steps for action in step.actions]
+
+    @property
+    def blocks(self) -> list[Block]:
+        return [step.block for step in self.steps if step.block is not None]
 
     @property
     def every_action(self) -> list[RecipeAction]:

@@ -5,7 +5,7 @@ each result checked against what it did the first time. The events are a run's e
 from __future__ import annotations
 
 import json
-from typing import TypeVar
+from typing import TypeVar, overload
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, ValidationError
@@ -30,11 +30,18 @@ from goalbot.payloads import PolicyName, Rung
 from goalbot.recipes.branching import branched
 from goalbot.recipes.expecting import announced_again, path_fits, shows, went_away
 from goalbot.recipes.locate import Found, anything_alike, locate, strictly
-from goalbot.recipes.model import Branch, Evidence, Recipe, RecipeAction, RecipeStep, Recorded, When
+from goalbot.recipes.model import Block, Branch, Evidence, Recipe, RecipeAction, RecipeStep, Recorded, When
 from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts, steps_named
 from goalbot.recipes.variables import each_text, fill, names_in, template
 
 T = TypeVar("T")
+
+MAX_SIGN_INS = 2  # a sign-in that does not take is not tried again and again
+
+
+def asks_to_sign_in(observation: Observation) -> bool:
+    """The page wants a password: a sign-in wall, where a recipe that expected its app stands."""
+    return any(element.input_type == "password" for element in observation.elements.values())
 
 
 class Rerun(BaseModel):
@@ -47,6 +54,11 @@ class Rerun(BaseModel):
     interstitials: list[Evidence] = Field(default_factory=list, description="Banners and dialogs other recipes "
                                           "recorded in this store dismissed on this site: one that blocks "
                                           "this rerun is dismissed as they did.")
+    blocks: dict[str, Recipe] = Field(default_factory=dict, description="The recipes its steps run as blocks, "
+                                      "by `Block.key()`, read from the store before the rerun starts.")
+    sign_in: Recipe | None = Field(None, description="The site's sign-in recipe: run when a page asks to sign "
+                                   "in where the recipe expected the app (a session that expired).")
+    no_sign_in: str = Field("", description="Why there is none, for the checkpoint that asks the person.")
 
 
 class RecipeRun:
@@ -72,6 +84,9 @@ class RecipeRun:
         self.patches: list[str] = []  # what the model's patches changed, in words
         self.found_by: dict[Rung, int] = {}  # how many actions each rung of the ladder found
         self.skipped = 0  # optional actions whose interstitial did not come
+        self.values = dict(rerun.values)  # the {{variables}} in force: a block's own while it runs
+        self.signing_in = False  # the sign-in recipe runs: its pages are wherever the wall was
+        self.sign_ins = 0
         self._patched: RecipeAction | None = None  # the action the latest patch was for
         self.patched_steps: set[int] = set()  # the steps patches changed: new ways of doing them
         self.client = self.crew.client
@@ -152,15 +167,8 @@ class RecipeRun:
             await self.person.pause_point(number)
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number,
                               description=self._filled(step.description))
-            done, before, skipped = 0, dict(self.found_by), self.skipped
-            branch = await self._branch(step, number, observation)
-            while branch is None and done < len(step.actions):
-                position = sum(len(s.actions) for s in self.recipe.steps[:number - 1]) + done + 1
-                observation, again = await self._act(step.actions[done], position, number, observation)
-                done += 0 if again else 1  # a patch changed the recipe here: run what stands here now
-            for action in branch.actions if branch is not None else []:
-                # Another way's actions have no place in the numbering patches and memory use.
-                observation, _ = await self._act(action, None, number, observation)
+            before, skipped = dict(self.found_by), self.skipped
+            observation = await self._step(step, number, observation, recorded=True)
             how = _how({rung: count - before.get(rung, 0) for rung, count in self.found_by.items()},
                        self.skipped - skipped)
             self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, number, index=number,
@@ -169,6 +177,70 @@ class RecipeRun:
                               progress_percent=100 * number // len(self.recipe.steps), confidence=1.0,
                               description=f"step {number} of {len(self.recipe.steps)} ran {how}")
         return observation
+
+    async def _step(self, step: RecipeStep, number: int, observation: Observation, recorded: bool) -> Observation:
+        """One step: its block, the way its condition picks, or its recorded actions. `recorded`:
+        a step of the recipe itself, whose actions patches and healing memory number."""
+        if step.block is not None:
+            return await self._block(step.block, number, observation)
+        done = 0
+        branch = await self._branch(step, number, observation)
+        while branch is None and done < len(step.actions):
+            position = sum(len(s.actions) for s in self.recipe.steps[:number - 1]) + done + 1 if recorded else None
+            observation, again = await self._act(step.actions[done], position, number, observation)
+            done += 0 if again else 1  # a patch changed the recipe here: run what stands here now
+        for action in branch.actions if branch is not None else []:
+            # Another way's actions have no place in the numbering patches and memory use.
+            observation, _ = await self._act(action, None, number, observation)
+        return observation
+
+    async def _block(self, block: Block, number: int, observation: Observation) -> Observation:
+        """Another recipe's steps, run as this step with its variables bound in this one's words."""
+        recipe = self.rerun.blocks.get(block.key())
+        if recipe is None:
+            raise self._ended(number, "BadRecipe", f"block {block.recipe} was not read before the rerun started")
+        values = {name: self._filled(block.values[name]) if name in block.values else self.values.get(name, "")
+                  for name in recipe.variables}
+        bound = "".join(f", {name} = {value}" for name, value in values.items())
+        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_BLOCK,
+                          message=f"step {number} runs block {recipe.name} v{recipe.version}{bound}")
+        return await self._inside(recipe, values, number, observation)
+
+    async def _inside(self, recipe: Recipe, values: dict[str, str], number: int,
+                      observation: Observation) -> Observation:
+        """`recipe`'s steps as part of step `number`, with its own variables in force."""
+        outer, self.values = self.values, values
+        try:
+            for step in recipe.steps:
+                observation = await self._step(step, number, observation, recorded=False)
+        finally:
+            self.values = outer
+        return observation
+
+    async def _signed_in_again(self, number: int, observation: Observation) -> Observation | None:
+        """A page that asks to sign in where the recipe expected the app (a session that expired
+        in a kept profile): the site's sign-in recipe runs, with no model, and the rerun carries
+        on from the page it leaves. With none, a checkpoint says so. None: the page asks nothing."""
+        if self.signing_in or self.sign_ins >= MAX_SIGN_INS or not asks_to_sign_in(observation):
+            return None
+        self.sign_ins += 1
+        login = self.rerun.sign_in
+        if login is None:
+            what = (f"recipe step {number}: the page asks to sign in again and {self.rerun.no_sign_in}. "
+                    "Sign in, then say GO to go on, or NOT GO to stop")
+            if not await self.person.checkpoint(what, number):
+                raise finish(Status.CANCELLED, f"step {number}: the page asks to sign in again and "
+                                               f"{self.rerun.no_sign_in}")
+            return await self.camera.look(number, seen=self.options.vision)
+        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_LOGIN,
+                          message=f"step {number}: the page asks to sign in again: running recipe "
+                                  f"{login.name} v{login.version}")
+        self.signing_in = True
+        try:
+            return await self._inside(login, {name: self.values.get(name, "") for name in login.variables},
+                                      number, observation)
+        finally:
+            self.signing_in = False
 
     async def _branch(self, step: RecipeStep, number: int, observation: Observation) -> Branch | None:
         """The first of the step's other ways whose condition holds on the page; None: the
@@ -207,8 +279,10 @@ class RecipeRun:
         arguments = {key: self._filled(value) for key, value in recorded.action.model_dump().items()}
         if recorded.action.name in ("extract", "choose"):
             return await self._gather(recorded, step, observation, arguments), False
-        page, printed = urlsplit(observation.url).path or "/", self._filled(recorded.fingerprint.url_contains)
-        if printed and not path_fits(printed, page):
+        printed = "" if self.signing_in else self._filled(recorded.fingerprint.url_contains)
+        if printed and not path_fits(printed, urlsplit(observation.url).path or "/"):
+            observation = await self._signed_in_again(step, observation) or observation
+        if printed and not path_fits(printed, urlsplit(observation.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"the page is {observation.url}, not the one the recipe "
                              f"expects ({printed})", arguments)
         if recorded.optional and await self._absent(recorded, position, observation):
@@ -232,7 +306,7 @@ class RecipeRun:
             # Remembered for the next rerun of this version, and kept in a version a patch makes,
             # with today's values written back as the recipe's {{variables}}.
             self.heals[position] = recorded.target = each_text(
-                Evidence.model_validate(target), lambda text: template(text, self.rerun.values))
+                Evidence.model_validate(target), lambda text: template(text, self.values))
         rung = Rung.PATCH if recorded is self._patched else found.rung if found else Rung.DIRECT
         acted = await self.hands.act(action, observation, step, arguments, target, bad_secret="BadRecipe",
                                      resolved_by=rung)
@@ -243,7 +317,7 @@ class RecipeRun:
             raise self._fail(step, "ExpectationFailed", f"{recorded.words()} is still on the page; the first "
                              "time the action made it go away", arguments)
         after = await self.camera.look(step, key=self._last_of_run(recorded))
-        expected = self._filled(recorded.expect.url_contains or "")
+        expected = "" if self.signing_in else self._filled(recorded.expect.url_contains or "")
         if expected and not path_fits(expected, urlsplit(after.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"after it the page is {after.url}; the recipe "
                              f"expects {expected}", arguments)
@@ -305,6 +379,11 @@ class RecipeRun:
         healed = self._healed(position)
         found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
                              self._exact(recorded.target))
+        renewed = await self._signed_in_again(step, observation) if found is None else None
+        if renewed is not None:
+            observation = renewed
+            found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
+                                 self._exact(recorded.target))
         if found is None and await self._dismiss_seen(step, observation):
             observation = await self.camera.look(step, seen=self.options.vision)
             found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
@@ -359,7 +438,7 @@ class RecipeRun:
         return True
 
     def _filled(self, value: T) -> T:
-        return fill(value, self.rerun.values) if isinstance(value, str) else value  # type: ignore[return-value]
+        return fill(value, self.values) if isinstance(value, str) else value  # type: ignore[return-value]
 
     async def _dismiss_seen(self, step: int, observation: Observation) -> bool:
         """A banner or dialog that this recording never met, but another recipe on this site
@@ -399,6 +478,13 @@ class RecipeRun:
         """The element's names that hold one of today's values: matched as they are, not as alike."""
         return [self._filled(text) for text in (evidence.name, evidence.label, evidence.placeholder)
                 if names_in(text)]
+
+    @overload
+    def _named(self, evidence: Evidence) -> Evidence: ...
+    @overload
+    def _named(self, evidence: None) -> None: ...
+    @overload
+    def _named(self, evidence: Evidence | None) -> Evidence | None: ...
 
     def _named(self, evidence: Evidence | None) -> Evidence | None:
         """The evidence with today's values in it: a link named by the product is found by today's."""
