@@ -52,6 +52,9 @@ def test_a_sign_in_made_a_block_is_run_by_the_recipe_with_no_model_and_drawn_as_
     assert hardsite.reached("/api/settings", "POST") == ['{"user":"alice","dark":true}']
     typed = [e for e in events if e["type"] == "ACT_OK" and e["action"].get("name") == "type"]
     assert [e["step"] for e in typed] == [1, 1] and "hunter2" not in json.dumps(events)
+    session = rows(db_path, "select id from sessions order by started_at desc limit 1")[0]["id"]
+    report = run_cli("--db", str(db_path), "report", session).stdout
+    assert "- step 1 runs block login v1" in report and "safety policy recipe_block" not in report, report
 
     # A block's secret must be given to the recipe that runs it, as its own would be.
     refused = run_cli("--db", str(db_path), "rerun", "darkmode", "--no-tui", "--yes", "--base-url", DEAD_ENDPOINT)
