@@ -1,5 +1,6 @@
-"""`goalbot recipe …` (save, import, list, show, diff, export, delete, block): a session that
-reached its goal kept as a recipe, and the recipes kept, shown, moved and made into blocks."""
+"""`goalbot recipe …` (save, import, list, show, diff, export, delete, block, loop): a session
+that reached its goal kept as a recipe, and the recipes kept, shown, moved, and made into blocks
+and loops."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from goalbot.recipes import folder
 from goalbot.recipes.build import RecipeError
 from goalbot.recipes.model import Block, Evidence, Recipe, RecipeAction, Recorded
 from goalbot.service.blocks import BlockError, blocks_of, make_block
+from goalbot.service.loops import LoopError, make_loop
 from goalbot.service.recipe_keeping import save_from_session
 from goalbot.service.request import parse_variable
 from goalbot.service.settings import Settings
@@ -53,6 +55,8 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
             return _diff(db, args.name, args.old, args.new)
         if action == "block":
             return _block(db, args)
+        if action == "loop":
+            return _loop(db, args)
         recipe = recipes.load(db, args.name, getattr(args, "version", None))
         if recipe is None:
             which = f" v{args.version}" if getattr(args, "version", None) else ""
@@ -108,17 +112,37 @@ def _diff(db: sqlite_utils.Database, name: str, old: int, new: int) -> int:
     return 0
 
 
-def _block(db: sqlite_utils.Database, args: argparse.Namespace) -> int:
+def _steps(args: argparse.Namespace) -> tuple[int, int] | None:
     first, _, last = str(args.steps).partition("-")
     if not first.isdigit() or last and not last.isdigit():
+        return None
+    return int(first), int(last or first)
+
+
+def _block(db: sqlite_utils.Database, args: argparse.Namespace) -> int:
+    steps = _steps(args)
+    if steps is None:
         return fail(f"--steps {args.steps}: give a step's number or two, as 2 or 1-3 (goalbot recipe show {args.name})")
     try:
-        caller, block = make_block(db, args.name, int(first), int(last or first), args.block_as, args.use, args.pin)
+        caller, block = make_block(db, args.name, *steps, args.block_as, args.use, args.pin)
     except BlockError as exc:
         return fail(str(exc))
     kept = "kept as" if args.block_as else "run by"
     print(f"goalbot: steps {args.steps} of {caller.name} are {kept} block {block.name} v{block.version}; "
           f"{caller.name} v{caller.version} runs it (goalbot recipe show {caller.name})")
+    return 0
+
+
+def _loop(db: sqlite_utils.Database, args: argparse.Namespace) -> int:
+    steps = _steps(args)
+    if steps is None:
+        return fail(f"--steps {args.steps}: give a step's number or two, as 2 or 1-3 (goalbot recipe show {args.name})")
+    try:
+        caller = make_loop(db, args.name, args.over, *steps, args.each)
+    except LoopError as exc:
+        return fail(str(exc))
+    print(f"goalbot: steps {args.steps} of {caller.name} are one pass over each record of {args.over}; "
+          f"{caller.name} v{caller.version} loops (goalbot recipe show {caller.name})")
     return 0
 
 
@@ -177,6 +201,10 @@ def show(recipe: Recipe, healed: dict[int, Evidence] | None = None, blocks: dict
         lines.append(f"{number}. {step.description}")
         if step.block is not None:
             lines += _block_lines(step.block, blocks or {}, "   ", (recipe.name,))
+        if step.for_each is not None:
+            lines.append(f"   for each record of {step.for_each.over} ({step.for_each.most} at most), in its row:")
+            for n, action in enumerate(step.for_each.actions, 1):
+                lines += _action_lines(action, f"[each.{n}]", None)
         if step.branches:
             lines.append("   way 1, unless another way's condition holds:")
         for action in step.actions:

@@ -28,20 +28,14 @@ from goalbot.llm.parsing import AnswerError
 from goalbot.operators.base import Observation, Operator, OperatorError
 from goalbot.payloads import PolicyName, Rung
 from goalbot.recipes.branching import branched
-from goalbot.recipes.expecting import announced_again, path_fits, shows, went_away
+from goalbot.recipes.expecting import announced_again, path_fits, went_away
+from goalbot.recipes.flows import StepFlows
 from goalbot.recipes.locate import Found, anything_alike, locate, strictly
-from goalbot.recipes.model import Block, Branch, Evidence, Recipe, RecipeAction, RecipeStep, Recorded, When
+from goalbot.recipes.model import Evidence, Recipe, RecipeAction, Recorded
 from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts, steps_named
 from goalbot.recipes.variables import each_text, fill, names_in, template
 
 T = TypeVar("T")
-
-MAX_SIGN_INS = 2  # a sign-in that does not take is not tried again and again
-
-
-def asks_to_sign_in(observation: Observation) -> bool:
-    """The page wants a password: a sign-in wall, where a recipe that expected its app stands."""
-    return any(element.input_type == "password" for element in observation.elements.values())
 
 
 class Rerun(BaseModel):
@@ -61,7 +55,7 @@ class Rerun(BaseModel):
     no_sign_in: str = Field("", description="Why there is none, for the checkpoint that asks the person.")
 
 
-class RecipeRun:
+class RecipeRun(StepFlows):
     """One rerun of a recipe, made like a `Session` and ending like one."""
 
     def __init__(self, rerun: Rerun, options: RunOptions, operator: Operator, bus: Bus,
@@ -84,9 +78,7 @@ class RecipeRun:
         self.patches: list[str] = []  # what the model's patches changed, in words
         self.found_by: dict[Rung, int] = {}  # how many actions each rung of the ladder found
         self.skipped = 0  # optional actions whose interstitial did not come
-        self.values = dict(rerun.values)  # the {{variables}} in force: a block's own while it runs
-        self.signing_in = False  # the sign-in recipe runs: its pages are wherever the wall was
-        self.sign_ins = 0
+        self.values, self.row, self.signing_in, self.sign_ins = dict(rerun.values), None, False, 0
         self._patched: RecipeAction | None = None  # the action the latest patch was for
         self.patched_steps: set[int] = set()  # the steps patches changed: new ways of doing them
         self.client = self.crew.client
@@ -177,88 +169,6 @@ class RecipeRun:
                               progress_percent=100 * number // len(self.recipe.steps), confidence=1.0,
                               description=f"step {number} of {len(self.recipe.steps)} ran {how}")
         return observation
-
-    async def _step(self, step: RecipeStep, number: int, observation: Observation, recorded: bool) -> Observation:
-        """One step: its block, the way its condition picks, or its recorded actions. `recorded`:
-        a step of the recipe itself, whose actions patches and healing memory number."""
-        if step.block is not None:
-            return await self._block(step.block, number, observation)
-        done = 0
-        branch = await self._branch(step, number, observation)
-        while branch is None and done < len(step.actions):
-            position = sum(len(s.actions) for s in self.recipe.steps[:number - 1]) + done + 1 if recorded else None
-            observation, again = await self._act(step.actions[done], position, number, observation)
-            done += 0 if again else 1  # a patch changed the recipe here: run what stands here now
-        for action in branch.actions if branch is not None else []:
-            # Another way's actions have no place in the numbering patches and memory use.
-            observation, _ = await self._act(action, None, number, observation)
-        return observation
-
-    async def _block(self, block: Block, number: int, observation: Observation) -> Observation:
-        """Another recipe's steps, run as this step with its variables bound in this one's words."""
-        recipe = self.rerun.blocks.get(block.key())
-        if recipe is None:
-            raise self._ended(number, "BadRecipe", f"block {block.recipe} was not read before the rerun started")
-        values = {name: self._filled(block.values[name]) if name in block.values else self.values.get(name, "")
-                  for name in recipe.variables}
-        bound = "".join(f", {name} = {value}" for name, value in values.items())
-        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_BLOCK,
-                          message=f"step {number} runs block {recipe.name} v{recipe.version}{bound}")
-        return await self._inside(recipe, values, number, observation)
-
-    async def _inside(self, recipe: Recipe, values: dict[str, str], number: int,
-                      observation: Observation) -> Observation:
-        """`recipe`'s steps as part of step `number`, with its own variables in force."""
-        outer, self.values = self.values, values
-        try:
-            for step in recipe.steps:
-                observation = await self._step(step, number, observation, recorded=False)
-        finally:
-            self.values = outer
-        return observation
-
-    async def _signed_in_again(self, number: int, observation: Observation) -> Observation | None:
-        """A page that asks to sign in where the recipe expected the app (a session that expired
-        in a kept profile): the site's sign-in recipe runs, with no model, and the rerun carries
-        on from the page it leaves. With none, a checkpoint says so. None: the page asks nothing."""
-        if self.signing_in or self.sign_ins >= MAX_SIGN_INS or not asks_to_sign_in(observation):
-            return None
-        self.sign_ins += 1
-        login = self.rerun.sign_in
-        if login is None:
-            what = (f"recipe step {number}: the page asks to sign in again and {self.rerun.no_sign_in}. "
-                    "Sign in, then say GO to go on, or NOT GO to stop")
-            if not await self.person.checkpoint(what, number):
-                raise finish(Status.CANCELLED, f"step {number}: the page asks to sign in again and "
-                                               f"{self.rerun.no_sign_in}")
-            return await self.camera.look(number, seen=self.options.vision)
-        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_LOGIN,
-                          message=f"step {number}: the page asks to sign in again: running recipe "
-                                  f"{login.name} v{login.version}")
-        self.signing_in = True
-        try:
-            return await self._inside(login, {name: self.values.get(name, "") for name in login.variables},
-                                      number, observation)
-        finally:
-            self.signing_in = False
-
-    async def _branch(self, step: RecipeStep, number: int, observation: Observation) -> Branch | None:
-        """The first of the step's other ways whose condition holds on the page; None: the
-        recorded way (when none holds, or the step has no other)."""
-        for n, branch in enumerate(step.branches, 2):
-            if await self._holds(branch.when, observation):
-                self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_BRANCH,
-                                  message=f"step {number} done its way {n}: {self._filled(branch.when.words())}")
-                return branch
-        return None
-
-    async def _holds(self, when: When, observation: Observation) -> bool:
-        if when.url_contains and not path_fits(self._filled(when.url_contains), urlsplit(observation.url).path or "/"):
-            return False
-        if when.text and not shows(observation, self._filled(when.text)):
-            return False
-        named = self._named(when.element)
-        return named is None or await strictly(named, observation, self.operator) is not None
 
     def _fail(self, step: int, error: str, message: str, shown: dict[str, object] | None = None) -> Finish:
         self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown or {}, message=message, error=error)
@@ -376,6 +286,8 @@ class RecipeRun:
         changed, run it from here again), else the person at a checkpoint — GO once they have put
         the page right (opened the menu, say) looks again; NOT GO or silence stops."""
         assert recorded.target is not None
+        if self.row is not None:
+            return await self._in_row(recorded, step, arguments, observation), observation
         healed = self._healed(position)
         found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
                              self._exact(recorded.target))

@@ -80,9 +80,10 @@ def _authoring(events: list[Event]) -> str:
     return f"{authored['profile']} (goalbot tune)" if authored.get("profile") else "none (goalbot's own prompts)"
 
 
-# How a rerun went its way (an optional action left out, another way, a block, a sign-in again):
-# said in the recipe's section, not among the detours.
-RECIPE_WAYS = (PolicyName.RECIPE_OPTIONAL, PolicyName.RECIPE_BRANCH, PolicyName.RECIPE_BLOCK, PolicyName.RECIPE_LOGIN)
+# How a rerun went its way (an optional action left out, another way, a block, a sign-in again,
+# a loop): said in the recipe's section, not among the detours.
+RECIPE_WAYS = (PolicyName.RECIPE_OPTIONAL, PolicyName.RECIPE_BRANCH, PolicyName.RECIPE_BLOCK, PolicyName.RECIPE_LOGIN,
+               PolicyName.RECIPE_LOOP)
 
 
 def _recipe(events: list[Event], kept: Kept) -> list[str]:

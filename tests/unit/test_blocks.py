@@ -73,7 +73,7 @@ def test_blocks_that_run_in_a_circle_or_are_missing_are_refused(tmp_path: Path) 
                   steps=[RecipeStep(description="z", block=Block(recipe="z", version=3))])
     with pytest.raises(BlockError, match="runs block z v3, which is not in this store"):
         blocks_of(db, lone)
-    with pytest.raises(ValueError, match="no actions or ways of its own"):
+    with pytest.raises(ValueError, match="a step that runs a block has no actions"):
         RecipeStep(description="both", block=Block(recipe="z"), actions=_step("x", "y").actions)
     with pytest.raises(ValueError, match="bad block name"):
         Block(recipe="../etc")
