@@ -13,7 +13,7 @@ from goalbot.events import Actor, EventType
 from goalbot.operators.base import Observation
 from goalbot.payloads import PolicyName, Rung
 from goalbot.recipes.expecting import path_fits, shows
-from goalbot.recipes.locate import Found, strictly
+from goalbot.recipes.locate import Found, locate, strictly
 from goalbot.recipes.model import Block, Branch, Evidence, Loop, Recipe, RecipeAction, RecipeStep, When
 from goalbot.recipes.variables import record_values
 
@@ -164,13 +164,13 @@ class StepFlows:
         if self.signing_in or self.sign_ins >= MAX_SIGN_INS or not asks_to_sign_in(observation):
             return None
         self.sign_ins += 1
-        login = self.rerun.sign_in
+        login = await self._sign_in_here(observation)
         if login is None:
-            what = (f"recipe step {number}: the page asks to sign in again and {self.rerun.no_sign_in}. "
+            none = self.rerun.no_sign_in or "no sign-in recipe of this site finds its first field on this page"
+            what = (f"recipe step {number}: the page asks to sign in again and {none}. "
                     "Sign in, then say GO to go on, or NOT GO to stop")
             if not await self.person.checkpoint(what, number):
-                raise finish(Status.CANCELLED, f"step {number}: the page asks to sign in again and "
-                                               f"{self.rerun.no_sign_in}")
+                raise finish(Status.CANCELLED, f"step {number}: the page asks to sign in again and {none}")
             return await self.camera.look(number, seen=self.options.vision)
         self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_LOGIN,
                           message=f"step {number}: the page asks to sign in again: running recipe "
@@ -181,6 +181,15 @@ class StepFlows:
                                       number, observation)
         finally:
             self.signing_in = False
+
+    async def _sign_in_here(self, observation: Observation) -> Recipe | None:
+        """The first sign-in recipe whose first element is surely on this page: the wall it was
+        recorded on, not another app's of the same site."""
+        for login in self.rerun.sign_ins:
+            first = next((action.target for action in login.every_action if action.target is not None), None)
+            if first is not None and await locate(self._named(first), observation, self.operator) is not None:
+                return login
+        return None
 
     async def _branch(self, step: RecipeStep, number: int, observation: Observation) -> Branch | None:
         """The first of the step's other ways whose condition holds on the page; None: the

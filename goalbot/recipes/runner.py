@@ -50,8 +50,9 @@ class Rerun(BaseModel):
                                           "this rerun is dismissed as they did.")
     blocks: dict[str, Recipe] = Field(default_factory=dict, description="The recipes its steps run as blocks, "
                                       "by `Block.key()`, read from the store before the rerun starts.")
-    sign_in: Recipe | None = Field(None, description="The site's sign-in recipe: run when a page asks to sign "
-                                   "in where the recipe expected the app (a session that expired).")
+    sign_ins: list[Recipe] = Field(default_factory=list, description="The site's sign-in recipes: the one "
+                                   "whose first element is on the page runs when a page asks to sign in where "
+                                   "the recipe expected the app (a session that expired).")
     no_sign_in: str = Field("", description="Why there is none, for the checkpoint that asks the person.")
 
 

@@ -65,31 +65,32 @@ def needs(recipe: Recipe, blocks: dict[str, Recipe]) -> tuple[list[str], list[st
 
 @dataclass
 class SignIn:
-    """The recipe a rerun runs when the site asks to sign in again; or why there is none."""
+    """The recipes a rerun may run when the site asks to sign in again (the one whose first
+    element is on the wall runs); or why there is none."""
 
-    recipe: Recipe | None
+    recipes: list[Recipe]
     missing: str = ""
 
 
 def sign_in_for(db: sqlite_utils.Database, recipe: Recipe, blocks: dict[str, Recipe], values: dict[str, str],
                 secret_names: set[str] | None, recorded_here: Callable[[Recipe], bool]) -> SignIn:
-    """A recipe that types a secret on `recipe`'s site: one of its own blocks first, then one
-    recorded in this store (an imported one never: a file must not choose what a rerun types a
-    password into). Its variables and secrets must be at hand."""
+    """The recipes that type a secret on `recipe`'s site: its own blocks first, then those recorded
+    in this store (an imported one never: a file must not choose what a rerun types a password
+    into), each with its variables and secrets at hand."""
     host = host_of(recipe.start_url)
     own = [block for block in blocks.values() if block.secrets and host_of(block.start_url) == host]
     stored = [other for other in recipes.latest_starting(db, lambda url: host_of(url) == host)
               if other.secrets and not other.blocks and other.name != recipe.name and recorded_here(other)]
-    for candidate in [*own, *stored]:
-        if all(name in values for name in candidate.variables) and (
-                secret_names is None or all(name in secret_names for name in candidate.secrets)):
-            return SignIn(candidate)
+    usable = [candidate for candidate in [*own, *stored] if all(name in values for name in candidate.variables)
+              and (secret_names is None or all(name in secret_names for name in candidate.secrets))]
+    if usable:
+        return SignIn(usable)
     if own or stored:
         candidate = (own or stored)[0]
         wanted = [f"--var {n}=…" for n in candidate.variables if n not in values]
         wanted += [f"--secret {n}=…" for n in candidate.secrets if secret_names is not None and n not in secret_names]
-        return SignIn(None, f"recipe {candidate.name} signs in on {host} but needs {' '.join(wanted)}")
-    return SignIn(None, f"no recipe recorded in this store signs in on {host} (record one: goalbot run \"sign in\" "
+        return SignIn([], f"recipe {candidate.name} signs in on {host} but needs {' '.join(wanted)}")
+    return SignIn([], f"no recipe recorded in this store signs in on {host} (record one: goalbot run \"sign in\" "
                         "--url … --secret PW=… --save-recipe login)")
 
 

@@ -45,7 +45,7 @@ class PreparedRerun:
         from goalbot.recipes.runner import Rerun
 
         return Rerun(recipe=self.recipe, values=self.values, healed=self.healed, secrets_at=self.secrets_at,
-                     interstitials=self.interstitials, blocks=self.blocks, sign_in=self.sign_in.recipe,
+                     interstitials=self.interstitials, blocks=self.blocks, sign_ins=self.sign_in.recipes,
                      no_sign_in=self.sign_in.missing)
 
 
@@ -90,7 +90,7 @@ def prepare_rerun(db_path: Path, settings: Settings, name: str, values: dict[str
             seen = interstitials_seen(db, host_of(fill(recipe.start_url, values))) if recipe else []
             blocks = blocks_of(db, recipe) if recipe else {}
             sign_in = sign_in_for(db, recipe, blocks, values, secret_names,
-                                  lambda other: recorded_at(db, other) is not None) if recipe else SignIn(None)
+                                  lambda other: recorded_at(db, other) is not None) if recipe else SignIn([])
     except BlockError as exc:
         raise Refusal("bad_input", str(exc), "goalbot recipe show NAME draws its blocks") from exc
     except recipes.UnreadableRecipe as exc:

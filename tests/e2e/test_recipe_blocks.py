@@ -10,8 +10,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kit import answer, call, darkmode_script, element, finished, plan, rows, run_cli, run_goal, verdict
+from flows_kit import account_scripts
+from kit import darkmode_script, rows, run_cli, run_goal
 from hardsite.server import HardSite
+from storage import recipes
+from storage.db import connect
 
 DEAD_ENDPOINT = "http://127.0.0.1:9/v1"  # nothing listens here: a rerun must not need a model
 
@@ -84,29 +87,9 @@ def test_a_sign_in_made_a_block_is_run_by_the_recipe_with_no_model_and_drawn_as_
     assert marked.returncode == 2 and "step 1 block marks a step safe" in marked.stderr, marked.stderr
 
 
-def _account_scripts() -> tuple[dict[str, Any], dict[str, Any]]:
-    """The model's answers that record the account site's sign-in, then its preferences."""
-    login = {
-        "planner": [plan("Sign in")],
-        "navigator": [answer(call("type", index=element("Email"), text="alice@example.com")),
-                      answer(call("type", index=element("Password"), text="<secret:PW>")),
-                      answer(call("click", index=element("Sign in"))),
-                      finished(summary="signed in")],
-        "validator": [verdict(True, "signed in")],
-    }
-    prefs = {
-        "planner": [plan("Open the preferences", "Turn on dark mode and save")],
-        "navigator": [answer(call("click", index=element("Preferences"))), finished(summary="open"),
-                      answer(call("click", index=element("Dark mode"))),
-                      answer(call("click", index=element("Save"))), finished(summary="saved")],
-        "validator": [verdict(True, "the preferences are open"), verdict(True, "dark mode saved")],
-    }
-    return login, prefs
-
-
 def test_a_session_that_expires_mid_rerun_is_renewed_by_the_sites_sign_in_recipe(
         hardsite: HardSite, model_server, db_path: Path) -> None:
-    login_script, prefs_script = _account_scripts()
+    login_script, prefs_script = account_scripts()
     state = db_path.parent / "state.json"  # the kept session: cookies written at each run's end
     account = hardsite.page("account")
     hardsite.reset()
@@ -117,6 +100,19 @@ def test_a_session_that_expires_mid_rerun_is_renewed_by_the_sites_sign_in_recipe
                         "--save-recipe", "prefs", "--storage-state", str(state))
     assert prefs.returncode == 0, prefs.stderr
     assert len(hardsite.reached("/api/signin", "POST")) == 1  # the second recording was signed in already
+
+    # Another recipe of the same site types the secret too, into a field this wall does not have:
+    # it sorts first, and is not the one run.
+    store = connect(db_path)
+    login = recipes.load(store, "login")
+    assert login is not None and login.steps[0].actions[0].target is not None
+    other = login.model_copy(deep=True, update={"name": "a-search"})
+    first = other.steps[0].actions[0].target
+    assert first is not None
+    other.steps[0].actions[0].target = first.model_copy(update={"name": "Search", "label": "Search", "css": "#search",
+                                                                "xpath": "", "id": "search"})
+    recipes.save(store, other)
+    store.close()
 
     # The session ends when the preferences open: the wall stands where the recipe expects the app.
     hardsite.reset()
@@ -129,12 +125,15 @@ def test_a_session_that_expires_mid_rerun_is_renewed_by_the_sites_sign_in_recipe
     assert hardsite.reached("/api/settings", "POST") == ['{"dark":true}']
     assert "hunter2" not in json.dumps(events)
 
-    # With no sign-in recipe on the site, a checkpoint says so; unattended, the rerun stops there.
+    # With no sign-in recipe for this wall, a checkpoint says so; unattended, the rerun stops there.
     assert run_cli("--db", str(db_path), "recipe", "delete", "login").returncode == 0
-    hardsite.reset()
-    hardsite.expire_at = "/account-prefs.html"
-    stopped, events = _rerun(db_path, "prefs", account, "--storage-state", str(state))
-    assert stopped.returncode != 0
-    assert "the page asks to sign in again and no recipe recorded in this store signs in on" in stopped.stderr, \
-        stopped.stderr
-    assert hardsite.reached("/api/settings", "POST") == []
+    for left, said in ((True, "no sign-in recipe of this site finds its first field on this page"),
+                       (False, "no recipe recorded in this store signs in on 127.0.0.1")):
+        if not left:
+            assert run_cli("--db", str(db_path), "recipe", "delete", "a-search").returncode == 0
+        hardsite.reset()
+        hardsite.expire_at = "/account-prefs.html"
+        stopped, events = _rerun(db_path, "prefs", account, "--storage-state", str(state))
+        assert stopped.returncode != 0
+        assert f"the page asks to sign in again and {said}" in stopped.stderr, stopped.stderr
+        assert hardsite.reached("/api/settings", "POST") == [] and hardsite.reached("/api/signin", "POST") == []

@@ -10,36 +10,20 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kit import answer, call, element, finished, plan, rows, run_cli, run_goal, verdict
+from flows_kit import ORDERS_SCHEMA, orders, orders_script
+from kit import rows, run_cli, run_goal
 from hardsite.server import HardSite
 
 DEAD_ENDPOINT = "http://127.0.0.1:9/v1"
-ORDER = {"type": "object", "required": ["id", "total"], "additionalProperties": False,
-         "properties": {"id": {"type": "string"}, "total": {"type": "number"}}}
-ORDERS_SCHEMA = {"type": "object", "required": ["orders"], "additionalProperties": False,
-                 "properties": {"orders": {"type": "array", "minItems": 1, "items": ORDER}}}
-
-
-def _orders(first: int, count: int) -> list[dict[str, Any]]:
-    return [{"id": str(first + n), "total": 10.0 + 5 * n} for n in range(count)]
 
 
 def _record(hardsite: HardSite, model_server: Any, db_path: Path, tmp_path: Path) -> None:
     hardsite.reset()
-    hardsite.posted["orders"] = _orders(1001, 3)
+    hardsite.posted["orders"] = orders(1001, 3)
     schema = tmp_path / "orders.schema.json"
     schema.write_text(json.dumps(ORDERS_SCHEMA))
-    model = model_server({
-        "planner": [plan("Read the orders", "Download the invoice of every order")],
-        "navigator": [answer(call("extract", instruction="every order with its total", key="orders", schema="orders")),
-                      finished(summary="read"),
-                      *[answer(call("click", index=element(f"Invoice {n}"))) for n in (1001, 1002, 1003)],
-                      finished(summary="every invoice downloaded")],
-        "extractor": [answer(call("extracted", data={"orders": _orders(1001, 3)}))] * 2,
-        "validator": [verdict(True, "the orders are read"), verdict(True, "every invoice downloaded")],
-    })
-    result, _ = run_goal(db_path, model, hardsite.page("orders"), "download the invoice of every order",
-                         "--schema", f"orders={schema}", "--save-recipe", "orders")
+    result, _ = run_goal(db_path, model_server(orders_script(orders(1001, 3))), hardsite.page("orders"),
+                         "download the invoice of every order", "--schema", f"orders={schema}", "--save-recipe", "orders")
     assert result.returncode == 0, result.stderr
     assert sorted(key for key in hardsite.posted if key.startswith("invoice-")) == [
         "invoice-1001", "invoice-1002", "invoice-1003"]
@@ -68,7 +52,7 @@ def test_a_recorded_pass_over_each_order_reruns_on_three_then_seven_orders_with_
 
     for first, count in ((2001, 3), (3001, 7)):
         hardsite.reset()
-        hardsite.posted["orders"] = _orders(first, count)
+        hardsite.posted["orders"] = orders(first, count)
         result, session, events = _rerun(db_path)
         assert result.returncode == 0, result.stderr
         assert not [e for e in events if e["type"] in ("LLM_CALL", "LLM_ERROR")]
