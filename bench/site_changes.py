@@ -115,11 +115,14 @@ def main() -> None:
             raise SystemExit(f"the loop could not be made: {made.stderr.strip()}")
 
         print(f"  {'site change':<44} {'ended':<7} {'calls':>5} {'patches':>7}   elements found by (rung count)")
-        for change, variant in (("darkmode: unchanged", ""), ("darkmode: restyled and reworded", "?variant=cosmetic"),
-                                ("darkmode: restyled and reworded, again", "?variant=cosmetic"),
-                                ("darkmode: settings behind a menu (layout B)", "?variant=menu"),
-                                ("darkmode: A/B test serves layout A", ""), ("darkmode: layout B", "?variant=menu"),
-                                ("darkmode: layout A", "")):
+        for change, variant, layout in (
+                ("darkmode: unchanged", "", ""), ("darkmode: restyled and reworded", "?variant=cosmetic", ""),
+                ("darkmode: restyled and reworded, again", "?variant=cosmetic", ""),
+                ("darkmode: settings behind a menu (layout B)", "?variant=menu", ""),
+                ("darkmode: A/B test at one address, layout A", "", "v1"),
+                ("darkmode: A/B test at one address, layout B", "", "menu"),
+                ("darkmode: A/B test at one address, layout A", "", "v1")):
+            site.variant = layout
             bench.rerun(change, "darkmode", "darkmode", variant=variant)
         for change, banner in (("consent: the banner recorded", True), ("consent: no banner", False),
                                ("consent: the banner is back", True)):
@@ -147,7 +150,7 @@ def main() -> None:
         print(f"  healed within one patch                 {sum(run.ok and run.patches <= 1 for run in patched)}"
               f"/{len(patched)} of the reruns that asked the model")
         print(f"  patches per rerun                       {sum(run.patches for run in runs) / len(runs):.2f}")
-        print(f"  elements found by                       "
+        print("  elements found by                       "
               + ", ".join(f"{rung} {count}" for rung, count in rungs.most_common()))
         print("\n  goalbot stats on the same store:")
         print("    " + bench.goalbot("stats").stdout.strip().replace("\n", "\n    "))

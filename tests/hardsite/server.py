@@ -61,6 +61,7 @@ class HardSite:
         self.requests: list[tuple[int, str, str, str]] = []
         self.posted: dict[str, object] = {}
         self.expire_at: str | None = None  # a path whose page ends the session (the cookie `sid`)
+        self.variant = ""  # the layout darkmode.html serves with no ?variant: an A/B test's pick
         self.lock = threading.Lock()
 
     def port(self, which: int = 0) -> int:
@@ -78,6 +79,7 @@ class HardSite:
             self.requests.clear()
             self.posted.clear()
             self.expire_at = None
+            self.variant = ""
 
     @property
     def url(self) -> str:
@@ -147,7 +149,8 @@ class HardSite:
                     html = (PAGES / path.lstrip("/")).read_text(encoding="utf-8")
                     mime = "text/javascript" if path.endswith(".js") else "text/html"
                     ending = {"Set-Cookie": "sid=; Max-Age=0; Path=/"} if path == site.expire_at else None
-                    self._send(html.replace("{{OTHER}}", other).encode(), mime, ending)
+                    html = html.replace("{{OTHER}}", other).replace("{{VARIANT}}", site.variant)
+                    self._send(html.encode(), mime, ending)
                 else:
                     self._send(b"not here", "text/plain", status=404)
 
