@@ -152,18 +152,11 @@ class Branch(BaseModel):
 class Block(BaseModel):
     """Another recipe run as one step (a sign-in, a search): its latest version, or a pinned one."""
 
-    recipe: str
+    recipe: str = Field(pattern=f"^{NAME.pattern}$", description="The recipe's name.")
     version: int | None = Field(None, ge=1, description="Pinned to this version; None: the latest when it runs.")
     values: dict[str, str] = Field(default_factory=dict, description="The block's {{variables}}, in this recipe's "
                                    "words (a value, or one of its own {{variables}}); one left out takes the "
                                    "rerun's value of the same name.")
-
-    @field_validator("recipe")
-    @classmethod
-    def _named(cls, name: str) -> str:
-        if not NAME.fullmatch(name):
-            raise ValueError(f"bad block name {name!r}: a recipe's name")
-        return name
 
     def key(self) -> str:
         return f"{self.recipe}@{self.version or 'latest'}"
