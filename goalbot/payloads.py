@@ -27,12 +27,16 @@ class PolicyName(StrEnum):
     RECIPE_PATCH = "recipe_patch"
     RECIPE_OPTIONAL = "recipe_optional"  # an optional action left out: what it dismissed did not come
     RECIPE_BRANCH = "recipe_branch"  # a step done another way the recipe keeps: its condition held
+    RECIPE_BLOCK = "recipe_block"  # a step that is another recipe (a sign-in, a search) ran it
+    RECIPE_LOGIN = "recipe_login"  # the site asked to sign in again: its sign-in recipe ran
+    RECIPE_LOOP = "recipe_loop"  # a loop's list: how many records, each a pass
 
 
 class Rung(StrEnum):
     """How a rerun found an element: the ladder's rungs, cheapest first, then who else helped."""
 
     CACHED = "cached"
+    ROW = "row"  # a loop's pass: in its record's row, by the recorded role and name
     STRICT = "strict"
     MEMORY = "memory"
     REFIND = "refind"
@@ -46,7 +50,7 @@ class Rung(StrEnum):
         return self in AS_RECORDED
 
 
-AS_RECORDED = frozenset({Rung.CACHED, Rung.STRICT, Rung.DIRECT})
+AS_RECORDED = frozenset({Rung.CACHED, Rung.ROW, Rung.STRICT, Rung.DIRECT})
 
 
 class Command(StrEnum):

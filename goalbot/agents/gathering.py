@@ -18,6 +18,7 @@ from goalbot.agents.choosing import Choice, NoCandidate, Policy, PolicyError, ch
 from goalbot.agents.extractor import Extractor, PageText
 from goalbot.agents.outcome import Status, finish
 from goalbot.agents.person import Person
+from goalbot.agents.records import records_in
 from goalbot.events import Actor, Emitter, EventType
 from goalbot.llm.extraction import SchemaError, checked, problems
 from goalbot.operators.base import Observation, Operator
@@ -116,7 +117,7 @@ class Gatherer:
 
     def _keep(self, key: str, data: Any, reading: Reading, observation: Observation, scope: str, read_by: str,
               sections: int, positions: list[int], step: int) -> Gathered:
-        records = _records(data)
+        records = records_in(data)
         if read_by == "places":  # read in page order: each record is its own row
             positions = list(range(len(records))) if records is not None else []
         self.kept[key] = Kept(data=data, reading=reading, positions=positions)
@@ -201,7 +202,7 @@ class Gatherer:
         key, *path = source.split(".")
         if key not in self.kept:
             raise LookupError(f"nothing is kept under {key!r}: extract it first (kept: {', '.join(self.kept) or 'none'})")
-        found = _records(self.kept[key].data, path or None)
+        found = records_in(self.kept[key].data, path or None)
         if found is None:
             raise LookupError(f"{source} is not a list of records to choose from")
         return found
@@ -213,24 +214,18 @@ class Gatherer:
                           **{"from": source})
 
     async def _element_of(self, source: str, position: int) -> int | None:
+        row = self.row(source, position)
+        found = await self.operator.items(*row) if row else []
+        return found[0] if found else None
+
+    def row(self, source: str, position: int) -> tuple[str, int] | None:
+        """Where record `position` of the list `source` is on the page: the rows' selector and
+        its row among them; None when the list was not read from rows."""
         kept = self.kept[source.split(".")[0]]
         rows = _rows_of(kept.reading.place, source.split(".")[1:])
         if rows is None or position >= len(kept.positions):
             return None
-        return await self.operator.item(rows, kept.positions[position])
-
-
-def _records(data: Any, path: list[str] | None = None) -> list[dict[str, Any]] | None:
-    """The list of records at `path` in `data` (the data itself, or its only list, with no path)."""
-    node = data
-    for part in path or []:
-        node = node.get(part) if isinstance(node, dict) else None
-    if path is None and isinstance(node, dict):
-        lists = [value for value in node.values() if isinstance(value, list)]
-        node = lists[0] if len(lists) == 1 else node
-    if isinstance(node, list) and all(isinstance(item, dict) for item in node):
-        return node
-    return None
+        return rows, kept.positions[position]
 
 
 def _rows_of(place: dict[str, Any] | None, path: list[str]) -> str | None:

@@ -1,8 +1,8 @@
 """The safety policies of seed 000 §4, enforced in code: each says when it fires and why, and the
 caller turns that into a POLICY event.
 
-- the same click (same element, or within `repeat_radius_px`) `repeat_limit` times without the
-  page changing is refused;
+- the same click (the same element, or a click at a point within `repeat_radius_px` of the last)
+  `repeat_limit` times without the page changing is refused;
 - a pace between actions (a few may run back to back, then one per `min_interval_s` on
   average: a limit on what a site sees, not a delay on every action), and a cap on clicks per
   minute;
@@ -44,8 +44,9 @@ class ClickAt:
     point: tuple[float, float] | None
 
     def same_place(self, other: ClickAt, radius: float) -> bool:
-        if self.index is not None and self.index == other.index:
-            return True
+        if self.index is not None and other.index is not None:
+            # Two elements of one look are two places however close: the buttons of a table's rows.
+            return self.index == other.index
         if self.point and other.point:
             return math.dist(self.point, other.point) <= radius
         return False

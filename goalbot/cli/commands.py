@@ -190,6 +190,21 @@ def add_recipe_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     diff.add_argument("name", metavar="NAME", help="the recipe")
     diff.add_argument("old", metavar="OLD", type=int, help="a version")
     diff.add_argument("new", metavar="NEW", type=int, help="a later version")
+    block = actions.add_parser("block", help="make steps of a recipe into a block other recipes can run",
+                               description="goalbot recipe block NAME --steps 1-2 --as login | --use login")
+    block.add_argument("name", metavar="NAME", help="the recipe whose steps become one block step")
+    block.add_argument("--steps", required=True, metavar="A[-B]", help="the steps, by their numbers in recipe show")
+    made = block.add_mutually_exclusive_group(required=True)
+    made.add_argument("--as", dest="block_as", metavar="BLOCK", help="keep those steps as a new recipe BLOCK")
+    made.add_argument("--use", metavar="BLOCK", help="run the stored recipe BLOCK in their place")
+    block.add_argument("--pin", action="store_true", help="run the block's version of today, not its latest")
+    loop = actions.add_parser("loop", help="make steps that acted on each record of a list into a loop over it",
+                              description="goalbot recipe loop NAME --over orders --steps 2")
+    loop.add_argument("name", metavar="NAME", help="the recipe")
+    loop.add_argument("--over", required=True, metavar="KEY", help="the list an earlier extract kept (KEY or KEY.path)")
+    loop.add_argument("--steps", required=True, metavar="A[-B]", help="the steps that went through its records")
+    loop.add_argument("--each", type=int, metavar="N",
+                      help="actions per record (default: the steps' actions over the records recorded)")
 
     rerun = sub.add_parser("rerun", help="run a recipe again, without a model")
     rerun.add_argument("name", metavar="NAME", help="the recipe (goalbot recipe list)")

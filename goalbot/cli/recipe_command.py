@@ -1,5 +1,6 @@
-"""`goalbot recipe …` (save, import, list, show, diff, export, delete): a session that reached its
-goal kept as a recipe, and the recipes kept, shown and moved."""
+"""`goalbot recipe …` (save, import, list, show, diff, export, delete, block, loop): a session
+that reached its goal kept as a recipe, and the recipes kept, shown, moved, and made into blocks
+and loops."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from goalbot.agents.secrets import SecretError
 from goalbot.cli.terminal import fail
 from goalbot.recipes import folder
 from goalbot.recipes.build import RecipeError
-from goalbot.recipes.model import Evidence, Recipe, RecipeAction, Recorded
+from goalbot.recipes.model import Block, Evidence, Recipe, RecipeAction, Recorded
+from goalbot.service.blocks import BlockError, blocks_of, make_block
+from goalbot.service.loops import LoopError, make_loop
 from goalbot.service.recipe_keeping import save_from_session
 from goalbot.service.request import parse_variable
 from goalbot.service.settings import Settings
@@ -50,6 +53,10 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
             return 0
         if action == "diff":
             return _diff(db, args.name, args.old, args.new)
+        if action == "block":
+            return _block(db, args)
+        if action == "loop":
+            return _loop(db, args)
         recipe = recipes.load(db, args.name, getattr(args, "version", None))
         if recipe is None:
             which = f" v{args.version}" if getattr(args, "version", None) else ""
@@ -67,7 +74,7 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
             shown = {**recipe.model_dump(mode="json"), "metrics": figures.model_dump()}
             print(json.dumps(shown, ensure_ascii=True, indent=2))  # escapes stay escaped
         else:
-            print(show(recipe, recipes.heals_of(db, recipe)) + "\n" + figures.line())
+            print(show(recipe, recipes.heals_of(db, recipe), _blocks(db, recipe)) + "\n" + figures.line())
         return 0
     except recipes.UnreadableRecipe as exc:
         return fail(str(exc))
@@ -99,10 +106,52 @@ def _diff(db: sqlite_utils.Database, name: str, old: int, new: int) -> int:
     for version, recipe in zip((old, new), versions):
         if recipe is None:
             return fail(f"no recipe {name} v{version} (goalbot recipe show {name} lists the latest)")
-    before, after = (show(recipe).splitlines() for recipe in versions if recipe is not None)
+    before, after = (show(recipe, blocks=_blocks(db, recipe)).splitlines() for recipe in versions if recipe is not None)
     lines = list(difflib.unified_diff(before[1:], after[1:], f"{name} v{old}", f"{name} v{new}", lineterm=""))
     print("\n".join(lines) if lines else f"{name} v{old} and v{new} do the same")
     return 0
+
+
+def _steps(args: argparse.Namespace) -> tuple[int, int] | None:
+    first, _, last = str(args.steps).partition("-")
+    if not first.isdigit() or last and not last.isdigit():
+        return None
+    return int(first), int(last or first)
+
+
+def _block(db: sqlite_utils.Database, args: argparse.Namespace) -> int:
+    steps = _steps(args)
+    if steps is None:
+        return fail(f"--steps {args.steps}: give a step's number or two, as 2 or 1-3 (goalbot recipe show {args.name})")
+    try:
+        caller, block = make_block(db, args.name, *steps, args.block_as, args.use, args.pin)
+    except BlockError as exc:
+        return fail(str(exc))
+    kept = "kept as" if args.block_as else "run by"
+    print(f"goalbot: steps {args.steps} of {caller.name} are {kept} block {block.name} v{block.version}; "
+          f"{caller.name} v{caller.version} runs it (goalbot recipe show {caller.name})")
+    return 0
+
+
+def _loop(db: sqlite_utils.Database, args: argparse.Namespace) -> int:
+    steps = _steps(args)
+    if steps is None:
+        return fail(f"--steps {args.steps}: give a step's number or two, as 2 or 1-3 (goalbot recipe show {args.name})")
+    try:
+        caller = make_loop(db, args.name, args.over, *steps, args.each)
+    except LoopError as exc:
+        return fail(str(exc))
+    print(f"goalbot: steps {args.steps} of {caller.name} are one pass over each record of {args.over}; "
+          f"{caller.name} v{caller.version} loops (goalbot recipe show {caller.name})")
+    return 0
+
+
+def _blocks(db: sqlite_utils.Database, recipe: Recipe) -> dict[str, Recipe]:
+    """The blocks `show` draws; a missing one is drawn as missing."""
+    try:
+        return blocks_of(db, recipe)
+    except BlockError:
+        return {}
 
 
 def _list(db: sqlite_utils.Database, as_json: bool = False) -> int:
@@ -128,14 +177,17 @@ def _locators(target: Evidence) -> list[str]:
 def _readme(recipe: Recipe) -> str:
     """An exported recipe's README: the recipe in words, and how to use the folder."""
     needs = [f"--var {name}=…" for name in recipe.variables] + [f"--secret {name}=…" for name in recipe.secrets]
-    return "\n".join([show(recipe), "", "To use it:", "", "    goalbot recipe import THIS_FOLDER",
+    blocks = [f"    goalbot recipe export {block.recipe} DIR  (on this machine; then import DIR there)"
+              for block in recipe.blocks]
+    first = ["Its blocks are other recipes: export and import them too:", *blocks, ""] if blocks else []
+    return "\n".join([show(recipe), "", *first, "To use it:", "", "    goalbot recipe import THIS_FOLDER",
                       "    " + " ".join(["goalbot rerun", recipe.name, *needs, "[--url START_PAGE]"]), "",
                       "Its secrets are typed without asking only on the site of --url or of --allow-domain."])
 
 
-def show(recipe: Recipe, healed: dict[int, Evidence] | None = None) -> str:
+def show(recipe: Recipe, healed: dict[int, Evidence] | None = None, blocks: dict[str, Recipe] | None = None) -> str:
     """The recipe in plain words: each step, each action with its locators (and what reruns found
-    it by since, when it was healed), expectations and page."""
+    it by since, when it was healed), expectations and page; each block's steps drawn under it."""
     lines = [f"recipe {recipe.name} v{recipe.version}: {recipe.goal}", f"starts at {recipe.start_url}"]
     if recipe.variables:
         lines.append("variables: " + ", ".join(f"{{{{{name}}}}}" for name in recipe.variables))
@@ -147,6 +199,12 @@ def show(recipe: Recipe, healed: dict[int, Evidence] | None = None) -> str:
     position = 0  # actions are numbered across the recipe, as a patch names them
     for number, step in enumerate(recipe.steps, 1):
         lines.append(f"{number}. {step.description}")
+        if step.block is not None:
+            lines += _block_lines(step.block, blocks or {}, "   ", (recipe.name,))
+        if step.for_each is not None:
+            lines.append(f"   for each record of {step.for_each.over} ({step.for_each.most} at most), in its row:")
+            for n, action in enumerate(step.for_each.actions, 1):
+                lines += _action_lines(action, f"[each.{n}]", None)
         if step.branches:
             lines.append("   way 1, unless another way's condition holds:")
         for action in step.actions:
@@ -159,6 +217,21 @@ def show(recipe: Recipe, healed: dict[int, Evidence] | None = None) -> str:
     if recipe.result is not None:
         lines.append(f"the answer (--output-schema) reads: {_places_in_words(recipe.result)}")
     return printable("\n".join(lines))
+
+
+def _block_lines(block: Block, blocks: dict[str, Recipe], indent: str, path: tuple[str, ...]) -> list[str]:
+    """A block as a tree: its steps and their actions, nested blocks further in."""
+    inner = blocks.get(block.key())
+    if inner is None or block.recipe in path:
+        return [f"{indent}└ {block.words()}: not in this store"]
+    lines = [f"{indent}└ {block.words()}: {inner.name} v{inner.version}"]
+    for number, step in enumerate(inner.steps, 1):
+        lines.append(f"{indent}  {number}. {step.description}")
+        if step.block is not None:
+            lines += _block_lines(step.block, blocks, indent + "     ", (*path, block.recipe))
+        for action in step.actions:
+            lines.append(f"{indent}     {action.words()}")
+    return lines
 
 
 def _action_lines(action: RecipeAction, mark: str, healed: Evidence | None) -> list[str]:

@@ -286,8 +286,9 @@ class Operator(Protocol):
         """The data written now where `place` says, read with no model."""
         ...
 
-    async def item(self, each: str, nth: int) -> int | None:
-        """The index of the element a person would click to take the `nth` record of a list."""
+    async def items(self, each: str, nth: int) -> list[int]:
+        """The indexes of the listed elements in the `nth` record of a list (the record itself
+        first, when it is listed): the first is what a person clicks to take that record."""
         ...
 
     def hold_writes(self) -> None:

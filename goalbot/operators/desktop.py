@@ -143,8 +143,8 @@ class DesktopOperator:
     async def read_places(self, place: dict[str, Any]) -> ReadBack:
         return ReadBack(misses=["the desktop keeps no places to read again"])
 
-    async def item(self, each: str, nth: int) -> int | None:
-        return None
+    async def items(self, each: str, nth: int) -> list[int]:
+        return []
 
     def hold_writes(self) -> None:
         raise NotImplementedError("the desktop cannot hold back what an application sends")

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from goalbot.recipes.build import RecipeError
 from goalbot.agents.choosing import Policy, PolicyError, policies_of
-from goalbot.recipes.model import (MAX_ACTIONS, Branch, Evidence, Expect, Fingerprint, Recipe, RecipeAction,
+from goalbot.recipes.model import (MAX_ACTIONS, MAX_PASSES, Block, Branch, Loop, Evidence, Expect, Fingerprint, Recipe, RecipeAction,
                                    RecipeStep, When)
 from goalbot.text.strict_json import NotStrictJson, strict_loads
 
@@ -60,7 +60,12 @@ def export(recipe: Recipe, folder: Path, readme: str, summary: str | None = None
                      "actions": [entry(f"s{s}w{w}a{a}", action) for a, action in enumerate(branch.actions, 1)]}
                     for w, branch in enumerate(step.branches, 2)]
         workflow["steps"].append({"id": f"s{s}", "description": step.description, "actions": entries,
-                                  **({"branches": branches} if branches else {})})
+                                  **({"branches": branches} if branches else {}),
+                                  **({"block": step.block.model_dump(mode="json")} if step.block else {}),
+                                  **({"for_each": {"over": step.for_each.over, "most": step.for_each.most,
+                                                   "actions": [entry(f"s{s}e{a}", action) for a, action
+                                                               in enumerate(step.for_each.actions, 1)]}}
+                                     if step.for_each else {})})
     files = {"workflow": workflow, "actions": actions, "selectors": selectors, "fingerprints": fingerprints,
              "policies": {name: policy.model_dump(mode="json") for name, policy in recipe.policies.items()}}
     try:
@@ -127,6 +132,11 @@ def _no_gate_marks(folder: Path, workflow: dict[str, Any], policies: dict[str, A
                                             enumerate(step.get("branches") or [], 2) if isinstance(way, dict)]
             places += [(f"workflow.json {name}", way) for name, way in ways[1:]]
             places += [(f"workflow.json {name} condition", way.get("when")) for name, way in ways[1:]]
+            places.append((f"workflow.json step {s} block", step.get("block")))
+            loop = step.get("for_each")
+            if isinstance(loop, dict):
+                places.append((f"workflow.json step {s} loop", loop))
+                ways.append((f"step {s} loop", loop))
             for name, way in ways:
                 for a, entry in enumerate(way.get("actions") or [], 1):
                     if isinstance(entry, dict):
@@ -188,8 +198,12 @@ def load(folder: Path) -> Recipe:
             branches = [Branch(when=When.model_validate(_object(way, f"step {s} way {w}")["when"]),
                                actions=recorded(way["actions"], f"step {s} way {w}"))
                         for w, way in enumerate(step.get("branches") or [], 2)]
+            block = Block.model_validate(_object(step["block"], f"step {s} block")) if "block" in step else None
+            loop = _object(step["for_each"], f"step {s} loop") if "for_each" in step else None
+            for_each = Loop(over=loop["over"], most=loop.get("most", MAX_PASSES),
+                            actions=recorded(loop["actions"], f"step {s} loop")) if loop is not None else None
             steps.append(RecipeStep(description=step["description"], actions=recorded(step["actions"], f"step {s}"),
-                                    branches=branches))
+                                    branches=branches, block=block, for_each=for_each))
         header = {key: value for key, value in workflow.items() if key not in ("steps", "policies")}
         return Recipe.model_validate({**header, "steps": steps, "policies": _policies(folder, policies)})
     except (KeyError, TypeError, AttributeError) as exc:

@@ -16,6 +16,9 @@ from goalbot.agents.choosing import Policy
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")  # whole names only: fullmatch
 MAX_ACTIONS = 2_000  # far beyond any recorded flow; a bigger file is an attack on every `recipe list`
 MAX_BRANCHES = 8  # ways to do one step: a site's A/B layouts, not a program
+MAX_BLOCK_DEPTH = 4  # a block inside a block inside …: flows people name, not recursion
+MAX_PASSES = 500  # records a loop goes through: a list a person would have done by hand
+LOOP_FIELD = re.compile(r"[A-Za-z0-9_]{1,40}")  # a record's field a pass names as {{each_FIELD}}
 
 
 class Evidence(BaseModel):
@@ -146,12 +149,52 @@ class Branch(BaseModel):
     actions: list[RecipeAction] = Field(min_length=1)
 
 
+class Block(BaseModel):
+    """Another recipe run as one step (a sign-in, a search): its latest version, or a pinned one."""
+
+    recipe: str = Field(pattern=f"^{NAME.pattern}$", description="The recipe's name.")
+    version: int | None = Field(None, ge=1, description="Pinned to this version; None: the latest when it runs.")
+    values: dict[str, str] = Field(default_factory=dict, description="The block's {{variables}}, in this recipe's "
+                                   "words (a value, or one of its own {{variables}}); one left out takes the "
+                                   "rerun's value of the same name.")
+
+    def key(self) -> str:
+        return f"{self.recipe}@{self.version or 'latest'}"
+
+    def words(self) -> str:
+        pinned = f"v{self.version}, pinned" if self.version else "its latest version"
+        bound = ", ".join(f"{name} = {value}" for name, value in self.values.items())
+        return f"block {self.recipe} ({pinned})" + (f" with {bound}" if bound else "")
+
+
+class Loop(BaseModel):
+    """A sub-flow done once for every record of a list an earlier `extract` kept ("download the
+    invoice of every order"): each pass finds its elements inside its own record's row, by the
+    recorded role and name, with the record's fields in force as {{each_FIELD}}."""
+
+    over: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}(\.[A-Za-z0-9_-]{1,64}){0,4}$",
+                      description="The kept list: an extract's key, or key.path into it.")
+    actions: list[RecipeAction] = Field(min_length=1, max_length=50, description="One pass, as recorded on "
+                                        "the first record.")
+    most: int = Field(MAX_PASSES, ge=1, le=MAX_PASSES, description="A longer list stops the rerun.")
+
+
 class RecipeStep(BaseModel):
     description: str
     actions: list[RecipeAction] = Field(default_factory=list)
     branches: list[Branch] = Field(default_factory=list, max_length=MAX_BRANCHES,
                                    description="Other ways to do the step, each with the condition on the page "
                                                "that chooses it; the recorded actions when none holds.")
+    block: Block | None = Field(None, description="The step is another recipe's steps, run in its place.")
+    for_each: Loop | None = Field(None, description="The step is a loop over a kept list.")
+
+    @model_validator(mode="after")
+    def _block_alone(self) -> RecipeStep:
+        if self.block is not None and (self.actions or self.branches or self.for_each):
+            raise ValueError("a step that runs a block has no actions, ways or loop of its own")
+        if self.for_each is not None and (self.actions or self.branches):
+            raise ValueError("a step that loops has no actions or ways of its own")
+        return self
 
 
 class Recipe(BaseModel):
@@ -176,7 +219,8 @@ class Recipe(BaseModel):
     @field_validator("steps")
     @classmethod
     def _bounded(cls, steps: list[RecipeStep]) -> list[RecipeStep]:
-        count = sum(len(step.actions) + sum(len(branch.actions) for branch in step.branches) for step in steps)
+        count = sum(len(step.actions) + sum(len(branch.actions) for branch in step.branches)
+                    + len(step.for_each.actions if step.for_each else []) for step in steps)
         if count > MAX_ACTIONS:
             raise ValueError(f"{count} actions: a recipe has at most {MAX_ACTIONS}")
         return steps
@@ -187,10 +231,15 @@ class Recipe(BaseModel):
         return [action for step in self.steps for action in step.actions]
 
     @property
+    def blocks(self) -> list[Block]:
+        return [step.block for step in self.steps if step.block is not None]
+
+    @property
     def every_action(self) -> list[RecipeAction]:
         """Every action a rerun may take, its branches' too: what a check of the whole recipe reads."""
         return [action for step in self.steps
-                for action in [*step.actions, *(a for branch in step.branches for a in branch.actions)]]
+                for action in [*step.actions, *(a for branch in step.branches for a in branch.actions),
+                               *(step.for_each.actions if step.for_each else [])]]
 
 
 class Metrics(BaseModel):

@@ -5,7 +5,7 @@ each result checked against what it did the first time. The events are a run's e
 from __future__ import annotations
 
 import json
-from typing import TypeVar
+from typing import TypeVar, overload
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, ValidationError
@@ -28,9 +28,10 @@ from goalbot.llm.parsing import AnswerError
 from goalbot.operators.base import Observation, Operator, OperatorError
 from goalbot.payloads import PolicyName, Rung
 from goalbot.recipes.branching import branched
-from goalbot.recipes.expecting import announced_again, path_fits, shows, went_away
+from goalbot.recipes.expecting import announced_again, path_fits, went_away
+from goalbot.recipes.flows import StepFlows
 from goalbot.recipes.locate import Found, anything_alike, locate, strictly
-from goalbot.recipes.model import Branch, Evidence, Recipe, RecipeAction, RecipeStep, Recorded, When
+from goalbot.recipes.model import Evidence, Recipe, RecipeAction, Recorded
 from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts, steps_named
 from goalbot.recipes.variables import each_text, fill, names_in, template
 
@@ -47,9 +48,15 @@ class Rerun(BaseModel):
     interstitials: list[Evidence] = Field(default_factory=list, description="Banners and dialogs other recipes "
                                           "recorded in this store dismissed on this site: one that blocks "
                                           "this rerun is dismissed as they did.")
+    blocks: dict[str, Recipe] = Field(default_factory=dict, description="The recipes its steps run as blocks, "
+                                      "by `Block.key()`, read from the store before the rerun starts.")
+    sign_ins: list[Recipe] = Field(default_factory=list, description="The site's sign-in recipes: the one "
+                                   "whose first element is on the page runs when a page asks to sign in where "
+                                   "the recipe expected the app (a session that expired).")
+    no_sign_in: str = Field("", description="Why there is none, for the checkpoint that asks the person.")
 
 
-class RecipeRun:
+class RecipeRun(StepFlows):
     """One rerun of a recipe, made like a `Session` and ending like one."""
 
     def __init__(self, rerun: Rerun, options: RunOptions, operator: Operator, bus: Bus,
@@ -72,6 +79,7 @@ class RecipeRun:
         self.patches: list[str] = []  # what the model's patches changed, in words
         self.found_by: dict[Rung, int] = {}  # how many actions each rung of the ladder found
         self.skipped = 0  # optional actions whose interstitial did not come
+        self.values, self.row, self.signing_in, self.sign_ins = dict(rerun.values), None, False, 0
         self._patched: RecipeAction | None = None  # the action the latest patch was for
         self.patched_steps: set[int] = set()  # the steps patches changed: new ways of doing them
         self.client = self.crew.client
@@ -152,15 +160,8 @@ class RecipeRun:
             await self.person.pause_point(number)
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number,
                               description=self._filled(step.description))
-            done, before, skipped = 0, dict(self.found_by), self.skipped
-            branch = await self._branch(step, number, observation)
-            while branch is None and done < len(step.actions):
-                position = sum(len(s.actions) for s in self.recipe.steps[:number - 1]) + done + 1
-                observation, again = await self._act(step.actions[done], position, number, observation)
-                done += 0 if again else 1  # a patch changed the recipe here: run what stands here now
-            for action in branch.actions if branch is not None else []:
-                # Another way's actions have no place in the numbering patches and memory use.
-                observation, _ = await self._act(action, None, number, observation)
+            before, skipped = dict(self.found_by), self.skipped
+            observation = await self._step(step, number, observation, recorded=True)
             how = _how({rung: count - before.get(rung, 0) for rung, count in self.found_by.items()},
                        self.skipped - skipped)
             self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, number, index=number,
@@ -169,24 +170,6 @@ class RecipeRun:
                               progress_percent=100 * number // len(self.recipe.steps), confidence=1.0,
                               description=f"step {number} of {len(self.recipe.steps)} ran {how}")
         return observation
-
-    async def _branch(self, step: RecipeStep, number: int, observation: Observation) -> Branch | None:
-        """The first of the step's other ways whose condition holds on the page; None: the
-        recorded way (when none holds, or the step has no other)."""
-        for n, branch in enumerate(step.branches, 2):
-            if await self._holds(branch.when, observation):
-                self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_BRANCH,
-                                  message=f"step {number} done its way {n}: {self._filled(branch.when.words())}")
-                return branch
-        return None
-
-    async def _holds(self, when: When, observation: Observation) -> bool:
-        if when.url_contains and not path_fits(self._filled(when.url_contains), urlsplit(observation.url).path or "/"):
-            return False
-        if when.text and not shows(observation, self._filled(when.text)):
-            return False
-        named = self._named(when.element)
-        return named is None or await strictly(named, observation, self.operator) is not None
 
     def _fail(self, step: int, error: str, message: str, shown: dict[str, object] | None = None) -> Finish:
         self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown or {}, message=message, error=error)
@@ -207,8 +190,10 @@ class RecipeRun:
         arguments = {key: self._filled(value) for key, value in recorded.action.model_dump().items()}
         if recorded.action.name in ("extract", "choose"):
             return await self._gather(recorded, step, observation, arguments), False
-        page, printed = urlsplit(observation.url).path or "/", self._filled(recorded.fingerprint.url_contains)
-        if printed and not path_fits(printed, page):
+        printed = "" if self.signing_in else self._filled(recorded.fingerprint.url_contains)
+        if printed and not path_fits(printed, urlsplit(observation.url).path or "/"):
+            observation = await self._signed_in_again(step, observation) or observation
+        if printed and not path_fits(printed, urlsplit(observation.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"the page is {observation.url}, not the one the recipe "
                              f"expects ({printed})", arguments)
         if recorded.optional and await self._absent(recorded, position, observation):
@@ -232,7 +217,7 @@ class RecipeRun:
             # Remembered for the next rerun of this version, and kept in a version a patch makes,
             # with today's values written back as the recipe's {{variables}}.
             self.heals[position] = recorded.target = each_text(
-                Evidence.model_validate(target), lambda text: template(text, self.rerun.values))
+                Evidence.model_validate(target), lambda text: template(text, self.values))
         rung = Rung.PATCH if recorded is self._patched else found.rung if found else Rung.DIRECT
         acted = await self.hands.act(action, observation, step, arguments, target, bad_secret="BadRecipe",
                                      resolved_by=rung)
@@ -243,7 +228,7 @@ class RecipeRun:
             raise self._fail(step, "ExpectationFailed", f"{recorded.words()} is still on the page; the first "
                              "time the action made it go away", arguments)
         after = await self.camera.look(step, key=self._last_of_run(recorded))
-        expected = self._filled(recorded.expect.url_contains or "")
+        expected = "" if self.signing_in else self._filled(recorded.expect.url_contains or "")
         if expected and not path_fits(expected, urlsplit(after.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"after it the page is {after.url}; the recipe "
                              f"expects {expected}", arguments)
@@ -302,9 +287,16 @@ class RecipeRun:
         changed, run it from here again), else the person at a checkpoint — GO once they have put
         the page right (opened the menu, say) looks again; NOT GO or silence stops."""
         assert recorded.target is not None
+        if self.row is not None:
+            return await self._in_row(recorded, step, arguments, observation), observation
         healed = self._healed(position)
         found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
                              self._exact(recorded.target))
+        renewed = await self._signed_in_again(step, observation) if found is None else None
+        if renewed is not None:
+            observation = renewed
+            found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
+                                 self._exact(recorded.target))
         if found is None and await self._dismiss_seen(step, observation):
             observation = await self.camera.look(step, seen=self.options.vision)
             found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
@@ -359,7 +351,7 @@ class RecipeRun:
         return True
 
     def _filled(self, value: T) -> T:
-        return fill(value, self.rerun.values) if isinstance(value, str) else value  # type: ignore[return-value]
+        return fill(value, self.values) if isinstance(value, str) else value  # type: ignore[return-value]
 
     async def _dismiss_seen(self, step: int, observation: Observation) -> bool:
         """A banner or dialog that this recording never met, but another recipe on this site
@@ -399,6 +391,13 @@ class RecipeRun:
         """The element's names that hold one of today's values: matched as they are, not as alike."""
         return [self._filled(text) for text in (evidence.name, evidence.label, evidence.placeholder)
                 if names_in(text)]
+
+    @overload
+    def _named(self, evidence: Evidence) -> Evidence: ...
+    @overload
+    def _named(self, evidence: None) -> None: ...
+    @overload
+    def _named(self, evidence: Evidence | None) -> Evidence | None: ...
 
     def _named(self, evidence: Evidence | None) -> Evidence | None:
         """The evidence with today's values in it: a link named by the product is found by today's."""

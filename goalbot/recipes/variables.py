@@ -74,6 +74,14 @@ def fill(text: str, values: dict[str, str]) -> str:
     return VARIABLE.sub(filled, text)
 
 
+def record_values(record: dict[str, object]) -> dict[str, str]:
+    """A loop's record as the {{each_FIELD}} values of its pass: its plain fields, as text."""
+    from goalbot.recipes.model import LOOP_FIELD
+
+    return {f"each_{key}": str(value) for key, value in record.items()
+            if LOOP_FIELD.fullmatch(key) and isinstance(value, (str, int, float)) and not isinstance(value, bool)}
+
+
 def names_in(text: str) -> set[str]:
     return {match.group(1) for match in VARIABLE.finditer(text)}
 

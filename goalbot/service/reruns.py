@@ -13,6 +13,7 @@ from goalbot.agents.domains import host_of
 from goalbot.agents.options import RunOptions
 from goalbot.recipes.model import Evidence, Recipe
 from goalbot.recipes.variables import fill
+from goalbot.service.blocks import BlockError, SignIn, blocks_of, needs, sign_in_for
 from goalbot.service.checks import check_start_url, domains_for
 from goalbot.service.refusal import Refusal
 from goalbot.service.run_setup import run_options
@@ -37,12 +38,15 @@ class PreparedRerun:
     secrets_at: str | None
     options: RunOptions
     interstitials: list[Evidence]
+    blocks: dict[str, Recipe]
+    sign_in: SignIn
 
     def rerun(self) -> Rerun:
         from goalbot.recipes.runner import Rerun
 
         return Rerun(recipe=self.recipe, values=self.values, healed=self.healed, secrets_at=self.secrets_at,
-                     interstitials=self.interstitials)
+                     interstitials=self.interstitials, blocks=self.blocks, sign_ins=self.sign_in.recipes,
+                     no_sign_in=self.sign_in.missing)
 
 
 def interstitials_seen(db: sqlite_utils.Database, host: str) -> list[Evidence]:
@@ -84,6 +88,11 @@ def prepare_rerun(db_path: Path, settings: Settings, name: str, values: dict[str
             recorded = recorded_at(db, recipe) if recipe else None
             known = [str(row["name"]) for row in recipes.listed(db)] if recipe is None else []
             seen = interstitials_seen(db, host_of(fill(recipe.start_url, values))) if recipe else []
+            blocks = blocks_of(db, recipe) if recipe else {}
+            sign_in = sign_in_for(db, recipe, blocks, values, secret_names,
+                                  lambda other: recorded_at(db, other) is not None) if recipe else SignIn([])
+    except BlockError as exc:
+        raise Refusal("bad_input", str(exc), "goalbot recipe show NAME draws its blocks") from exc
     except recipes.UnreadableRecipe as exc:
         raise Refusal("bad_input", str(exc), "goalbot recipe delete NAME removes it") from exc
     except StoreError as exc:
@@ -94,11 +103,12 @@ def prepare_rerun(db_path: Path, settings: Settings, name: str, values: dict[str
         maybe = f"; did you mean {close[0]}?" if close else ""
         raise Refusal("not_found", f"no recipe {name}{which} in {db_path}{maybe}",
                       "goalbot recipe list names them; over MCP, list_recipes")
-    unfilled = [variable for variable in recipe.variables if variable not in values]
+    variables, secrets = needs(recipe, blocks)
+    unfilled = [variable for variable in variables if variable not in values]
     if unfilled:
         raise Refusal("bad_input", f"recipe {recipe.name} needs " + " ".join(f"--var {n}=…" for n in unfilled),
                       VARS_HINT)
-    missing = [secret for secret in recipe.secrets if secret_names is not None and secret not in secret_names]
+    missing = [secret for secret in secrets if secret_names is not None and secret not in secret_names]
     if missing:
         raise Refusal("bad_input", f"recipe {recipe.name} types secrets: pass "
                       + " ".join(f"--secret {m}=…" for m in missing), SECRETS_HINT)
@@ -107,4 +117,5 @@ def prepare_rerun(db_path: Path, settings: Settings, name: str, values: dict[str
     check_start_url(start, domains_for(settings.allow_domain, settings.allow_scheme))
     options = run_options(settings, fill(recipe.goal, values), start)
     return PreparedRerun(recipe=recipe, values=dict(values), healed=dict(healed),
-                         secrets_at=url or recorded or secrets_at, options=options, interstitials=seen)
+                         secrets_at=url or recorded or secrets_at, options=options, interstitials=seen,
+                         blocks=blocks, sign_in=sign_in)

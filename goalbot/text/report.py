@@ -80,6 +80,12 @@ def _authoring(events: list[Event]) -> str:
     return f"{authored['profile']} (goalbot tune)" if authored.get("profile") else "none (goalbot's own prompts)"
 
 
+# How a rerun went its way (an optional action left out, another way, a block, a sign-in again,
+# a loop): said in the recipe's section, not among the detours.
+RECIPE_WAYS = (PolicyName.RECIPE_OPTIONAL, PolicyName.RECIPE_BRANCH, PolicyName.RECIPE_BLOCK, PolicyName.RECIPE_LOGIN,
+               PolicyName.RECIPE_LOOP)
+
+
 def _recipe(events: list[Event], kept: Kept) -> list[str]:
     """Seed 002 §9: the recipe in and out, how each element was found, each heal and patch, and
     what the next run will do differently."""
@@ -96,6 +102,8 @@ def _recipe(events: list[Event], kept: Kept) -> list[str]:
                 target = acting.target or {}
             case T.POLICY, PolicyData(policy=PolicyName.RECIPE_PATCH) as patch:
                 heals.append(f"- step {e.step}: the model's patch — {patch.message}")
+            case T.POLICY, PolicyData(policy=policy, message=message) if policy in RECIPE_WAYS:
+                heals.append(f"- {message}" if message.startswith("step ") else f"- step {e.step}: {message}")
             case T.ACT_OK, ActionData(resolved_by=str() as rung) as done if rung:
                 rungs[rung] = rungs.get(rung, 0) + 1
                 if rung not in AS_RECORDED:
@@ -150,7 +158,7 @@ def _detours(events: list[Event]) -> list[str]:
                 out.append(f"- step {e.step}: {failed.action.name or 'answer'} failed ({failed.error}): "
                            f"{failed.message}")
             case T.POLICY, PolicyData() as policy if policy.policy not in (PolicyName.MIN_INTERVAL,
-                                                                            PolicyName.RECIPE_PATCH):
+                                                                            PolicyName.RECIPE_PATCH, *RECIPE_WAYS):
                 out.append(f"- safety policy {policy.policy}: {policy.message}")
             case T.VALIDATE_FAIL, ValidateData() as verdict:
                 out.append(f"- the validator rejected: {verdict.reason}")

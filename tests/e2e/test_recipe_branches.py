@@ -1,11 +1,12 @@
-"""A site that serves two layouts (an A/B test: the settings in view, or behind a menu): the patch
-that found the menu's way is kept beside the recorded way as a branch of the step, so the next
-reruns need no model on either layout. A branch read from a file is hostile input like any action.
+"""A site that serves two layouts at one address, picked at random (an A/B test: the settings in
+view, or behind a menu): the patch that found the menu's way is kept beside the recorded way as a
+branch of the step, so the next reruns need no model on either layout. A branch read from a file is hostile input like any action.
 Real Chromium, the test site, the scripted model over HTTP for the recording and the one patch."""
 
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -48,12 +49,17 @@ def test_a_patched_layout_is_kept_as_a_branch_and_both_layouts_rerun_with_no_mod
     shown = run_cli("--db", str(db_path), "recipe", "show", "darkmode").stdout
     assert "way 1, unless another way's condition holds:" in shown, shown
     assert "way 2, when button 'Menu' is on the page:" in shown and '[2.1] click button "Menu"' in shown, shown
-    for url, took_branch in ((plain, False), (menu, True), (plain, False), (menu, True)):
+    # The A/B test: one address, the layout picked at random for each visit.
+    layouts = random.Random(0).choices(["v1", "menu"], k=6)
+    assert layouts.count("v1") >= 2 and layouts.count("menu") >= 2, layouts
+    for layout in layouts:
+        took_branch = layout == "menu"
         hardsite.reset()
-        result, events = _rerun(db_path, url, "--base-url", DEAD_ENDPOINT)
-        assert result.returncode == 0, (url, result.stderr)
+        hardsite.variant = layout
+        result, events = _rerun(db_path, plain, "--base-url", DEAD_ENDPOINT)
+        assert result.returncode == 0, (layout, result.stderr)
         assert not [e for e in events if e["type"] == "LLM_CALL"]
-        assert hardsite.reached("/api/settings", "POST") == ['{"user":"alice","dark":true}'], url
+        assert hardsite.reached("/api/settings", "POST") == ['{"user":"alice","dark":true}'], layout
         branched = [e["message"] for e in events if e["type"] == "POLICY" and e["policy"] == "recipe_branch"]
         assert branched == (["step 2 done its way 2: button 'Menu' is on the page"] if took_branch else []), branched
         clicked = [e["action"].get("name") for e in events if e["type"] == "ACT_OK"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from flows_kit import consent_script
 from kit import answer, call, element, plan, rows, run_cli, run_goal, verdict
 from hardsite.server import HardSite
 
@@ -18,16 +19,7 @@ DEAD_ENDPOINT = "http://127.0.0.1:9/v1"
 def _record(hardsite: HardSite, model_server, db_path: Path) -> None:
     hardsite.reset()
     hardsite.posted["banner"] = True
-    model = model_server({
-        "planner": [plan("Accept the cookies", "Turn on dark mode and save")],
-        "navigator": [
-            answer(call("click", index=element("Accept all")), call("finished", success=True, summary="accepted")),
-            answer(call("click", index=element("Dark mode")), call("click", index=element("Save")),
-                   call("finished", success=True, summary="saved")),
-        ],
-        "validator": [verdict(True, "the banner is gone"), verdict(True, "dark mode saved")],
-    })
-    result, _ = run_goal(db_path, model, hardsite.page("consent"), "accept the cookies and turn on dark mode",
+    result, _ = run_goal(db_path, model_server(consent_script()), hardsite.page("consent"), "accept the cookies and turn on dark mode",
                          "--save-recipe", "prefs")
     assert result.returncode == 0, result.stderr
 

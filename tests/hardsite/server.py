@@ -3,6 +3,8 @@
 Every request is logged (port, method, path, body), and so is every message a page sends on the
 WebSocket at `/ws` (method "WS"), so a test can prove what reached the site and
 what never did; `POST /api/…` stores its JSON body under that name, `GET /api/…` reads it back.
+`expire_at` names a page that ends the session it is visited with, as a server whose session
+expired would.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ class HardSite:
         self._servers = [ThreadingHTTPServer(("127.0.0.1", 0), self._handler()) for _ in range(2)]
         self.requests: list[tuple[int, str, str, str]] = []
         self.posted: dict[str, object] = {}
+        self.expire_at: str | None = None  # a path whose page ends the session (the cookie `sid`)
+        self.variant = ""  # the layout darkmode.html serves with no ?variant: an A/B test's pick
         self.lock = threading.Lock()
 
     def port(self, which: int = 0) -> int:
@@ -74,6 +78,8 @@ class HardSite:
         with self.lock:
             self.requests.clear()
             self.posted.clear()
+            self.expire_at = None
+            self.variant = ""
 
     @property
     def url(self) -> str:
@@ -142,7 +148,9 @@ class HardSite:
                 elif (PAGES / path.lstrip("/")).is_file() and ".." not in path:
                     html = (PAGES / path.lstrip("/")).read_text(encoding="utf-8")
                     mime = "text/javascript" if path.endswith(".js") else "text/html"
-                    self._send(html.replace("{{OTHER}}", other).encode(), mime)
+                    ending = {"Set-Cookie": "sid=; Max-Age=0; Path=/"} if path == site.expire_at else None
+                    html = html.replace("{{OTHER}}", other).replace("{{VARIANT}}", site.variant)
+                    self._send(html.encode(), mime, ending)
                 else:
                     self._send(b"not here", "text/plain", status=404)
 

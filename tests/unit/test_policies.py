@@ -24,6 +24,17 @@ def test_the_third_same_click_on_an_unchanged_page_is_refused() -> None:
     assert not guard.refuses(here, "page-b")  # the page changed meanwhile
 
 
+def test_the_buttons_of_neighbouring_rows_are_two_places_and_the_same_button_is_one() -> None:
+    guard = RepeatGuard(radius=30, limit=3)
+    for index, y in ((4, 100), (5, 118)):  # a loop's pass per row: each its own button, 18 px apart
+        assert not guard.refuses(ClickAt(index, (50, y)), "page-a")
+        guard.record(ClickAt(index, (50, y)), "page-a", "page-a")
+    assert not guard.refuses(ClickAt(6, (50, 136)), "page-a")
+    guard.record(ClickAt(6, (50, 136)), "page-a", "page-a")
+    guard.record(ClickAt(6, (50, 136)), "page-a", "page-a")
+    assert guard.refuses(ClickAt(6, (50, 136)), "page-a")
+
+
 def test_clicks_that_change_the_page_never_add_up() -> None:
     guard = RepeatGuard(radius=30, limit=3)
     button = ClickAt(4, (10, 10))

@@ -296,8 +296,8 @@ class BrowserOperator:
     async def read_places(self, place: dict[str, Any]) -> ReadBack:
         return await reading.read_places(self, place)
 
-    async def item(self, each: str, nth: int) -> int | None:
-        return await reading.item(self, each, nth)
+    async def items(self, each: str, nth: int) -> list[int]:
+        return await reading.items(self, each, nth)
 
     async def is_secret_field(self, index: int | None) -> bool:
         # unsure=True: hide the text rather than risk a password in the store

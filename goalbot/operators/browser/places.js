@@ -263,11 +263,11 @@
       }
     case "item": {
       let row;
-      try { row = document.querySelectorAll(arg.each)[arg.nth]; } catch { return 0; }
-      if (!row) return 0;
-      const elements = listed();
-      const inside = elements.findIndex((e) => e === row || row.contains(e));
-      return inside + 1;
+      try { row = document.querySelectorAll(arg.each)[arg.nth]; } catch { return []; }
+      if (!row) return [];
+      const found = [];
+      listed().forEach((e, i) => { if (e === row || row.contains(e)) found.push(i + 1); });
+      return found;
     }
   }
   return null;

@@ -1,5 +1,5 @@
 """Reading a page for extraction: its text (or one element's), where extracted data sits on it,
-the data read back from those places with no model, and the element of one record in a list.
+the data read back from those places with no model, and the elements of one record in a list.
 Only the main frame is read: a place names no frame."""
 
 from __future__ import annotations
@@ -55,13 +55,13 @@ async def read_places(op: BrowserHands, place: dict[str, Any]) -> ReadBack:
         return ReadBack(data=None, misses=[f"the page could not be read: {exc.message.splitlines()[0]}"])
 
 
-async def item(op: BrowserHands, each: str, nth: int) -> int | None:
-    """The index of the first listed element in the `nth` element `each` matches (itself, or a
-    button or link inside it): what a person clicks to take that record."""
+async def items(op: BrowserHands, each: str, nth: int) -> list[int]:
+    """The indexes of the listed elements in the `nth` element `each` matches (itself, then the
+    buttons, links and fields inside it, in page order)."""
     try:
-        local = await _run(op, "item", {"each": each, "nth": nth})
+        locals_ = await _run(op, "item", {"each": each, "nth": nth})
     except PlaywrightError:
-        return None
+        return []
     main = op.page.main_frame
-    return next((n for n, t in enumerate(op.elements.targets, 1) if t.frame is main and t.local == local), None) \
-        if local else None
+    index = {t.local: n for n, t in enumerate(op.elements.targets, 1) if t.frame is main}
+    return [index[local] for local in locals_ or [] if local in index]
