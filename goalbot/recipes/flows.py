@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from goalbot.agents.person import Person
     from goalbot.events import Emitter
     from goalbot.operators.base import Operator
-    from goalbot.recipes.runner import Rerun
+    from goalbot.recipes.rerun import Rerun
 
 T = TypeVar("T")
 

@@ -8,7 +8,7 @@ import json
 from typing import TypeVar, overload
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 
 from goalbot import actions as A
 from goalbot.agents.control import SessionControl
@@ -30,30 +30,13 @@ from goalbot.payloads import PolicyName, Rung
 from goalbot.recipes.branching import branched
 from goalbot.recipes.expecting import announced_again, path_fits, went_away
 from goalbot.recipes.flows import StepFlows
+from goalbot.recipes.rerun import Rerun
 from goalbot.recipes.locate import Found, anything_alike, locate, strictly
 from goalbot.recipes.model import Evidence, Recipe, RecipeAction, Recorded
 from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts, steps_named
 from goalbot.recipes.variables import each_text, fill, names_in, template
 
 T = TypeVar("T")
-
-
-class Rerun(BaseModel):
-    recipe: Recipe
-    values: dict[str, str] = Field(default_factory=dict, description="--var: the recipe's {{variables}}.")
-    healed: dict[int, Evidence] = Field(default_factory=dict, description="Healing memory: the evidence "
-                                        "earlier reruns found each action's element by (position → evidence).")
-    secrets_at: str | None = Field(None, description="The address whose site the secrets may be typed on "
-                                   "without a GO (with no --allow-domain): never one a recipe file names.")
-    interstitials: list[Evidence] = Field(default_factory=list, description="Banners and dialogs other recipes "
-                                          "recorded in this store dismissed on this site: one that blocks "
-                                          "this rerun is dismissed as they did.")
-    blocks: dict[str, Recipe] = Field(default_factory=dict, description="The recipes its steps run as blocks, "
-                                      "by `Block.key()`, read from the store before the rerun starts.")
-    sign_ins: list[Recipe] = Field(default_factory=list, description="The site's sign-in recipes: the one "
-                                   "whose first element is on the page runs when a page asks to sign in where "
-                                   "the recipe expected the app (a session that expired).")
-    no_sign_in: str = Field("", description="Why there is none, for the checkpoint that asks the person.")
 
 
 class RecipeRun(StepFlows):
@@ -99,6 +82,8 @@ class RecipeRun(StepFlows):
         return await self.crew.live(self._announce, self._ran)
 
     async def _ran(self) -> SessionResult:
+        if self.rerun.found:
+            await self._approved()
         observation = await self._drive()
         answer = await self._result(observation) if self.recipe.result is not None else ""
         how = _how(self.found_by, self.skipped)
@@ -141,14 +126,28 @@ class RecipeRun(StepFlows):
             EventType.TASK_START, Actor.SYSTEM, None, goal=o.goal, url=o.url, model="", base_url="",
             operator=self.operator.name, max_steps=len(recipe.steps),
             options={**o.model_dump(mode="json", exclude={"goal", "url"}),
-                     "recipe": recipe.name, "recipe_version": recipe.version},
+                     "recipe": recipe.name, "recipe_version": recipe.version,
+                     **({"found": self.rerun.found} if self.rerun.found else {})},
         )
         steps = [self._filled(step.description) for step in recipe.steps]
+        found = self.rerun.found
         self.emitter.emit(EventType.PLAN_PROPOSED, Actor.PLANNER, None, steps=steps, revision=1,
-                          reasoning=f"recipe {recipe.name} v{recipe.version}", asks_approval=False)
-        # The person chose these steps by naming the recipe.
-        self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps,
-                          by=f"goalbot rerun {recipe.name} (v{recipe.version})")
+                          reasoning=found or f"recipe {recipe.name} v{recipe.version}",
+                          asks_approval=bool(found) and not self.control.auto_approve)
+        if not found:  # the person chose these steps by naming the recipe
+            self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps,
+                              by=f"goalbot rerun {recipe.name} (v{recipe.version})")
+
+    async def _approved(self) -> None:
+        """A recipe the goal found runs once the person approves its plan (or under --yes)."""
+        steps = [self._filled(step.description) for step in self.recipe.steps]
+        decision = await self.control.decide()
+        if not decision.approved:
+            self.emitter.emit(EventType.PLAN_REJECTED, Actor.USER, None, steps=steps, feedback=decision.feedback,
+                              by=decision.by)
+            raise finish(Status.CANCELLED, f"the person rejected the recipe's plan ({self.rerun.found}); "
+                                           "--no-recipes plans the goal anew")
+        self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps, by=decision.by)
 
     async def _drive(self) -> Observation:
         try:
