@@ -182,9 +182,10 @@ class RecipeRun(StepFlows):
         return finish(Status.FAILED, f"step {step}: {error}: {message}")
 
     async def _act(self, recorded: RecipeAction, position: int | None, step: int,
-                   observation: Observation) -> tuple[Observation, bool]:
+                   observation: Observation, again: bool = False) -> tuple[Observation, bool]:
         """Runs one recorded action; True with the page when a patch changed the recipe instead.
-        `position`: its number among the recorded way's actions; None for another way's."""
+        `position`: its number among the recorded way's actions; None for another way's. `again`:
+        the second try, after a banner that covered its element was dismissed."""
         await self.person.pause_point(step)
         arguments = {key: self._filled(value) for key, value in recorded.action.model_dump().items()}
         if recorded.action.name in ("extract", "choose"):
@@ -220,6 +221,11 @@ class RecipeRun(StepFlows):
         rung = Rung.PATCH if recorded is self._patched else found.rung if found else Rung.DIRECT
         acted = await self.hands.act(action, observation, step, arguments, target, bad_secret="BadRecipe",
                                      resolved_by=rung)
+        if not acted.ok and acted.error == "NotActionable" and "covered by" in acted.message and not again:
+            # A banner that came after the look its optional step read: dismissed, then once more.
+            looked = await self.camera.look(step, seen=self.options.vision)
+            if await self._dismiss_seen(step, looked, own=True):
+                return await self._act(recorded, position, step, await self.camera.look(step), again=True)
         if not acted.ok:
             raise self._ended(step, acted.error or "Failed", acted.message)
         self.found_by[rung] = self.found_by.get(rung, 0) + 1
@@ -296,7 +302,7 @@ class RecipeRun(StepFlows):
             observation = renewed
             found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
                                  self._exact(recorded.target))
-        if found is None and await self._dismiss_seen(step, observation):
+        if found is None and await self._dismiss_seen(step, observation, own=True):
             observation = await self.camera.look(step, seen=self.options.vision)
             found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
                                  self._exact(recorded.target))
@@ -352,10 +358,12 @@ class RecipeRun(StepFlows):
     def _filled(self, value: T) -> T:
         return fill(value, self.values) if isinstance(value, str) else value  # type: ignore[return-value]
 
-    async def _dismiss_seen(self, step: int, observation: Observation) -> bool:
+    async def _dismiss_seen(self, step: int, observation: Observation, own: bool = False) -> bool:
         """A banner or dialog that this recording never met, but another recipe on this site
-        dismissed: dismissed the same way, through the same gates, with no model."""
-        for seen in self.rerun.interstitials:
+        dismissed: dismissed the same way, through the same gates, with no model. `own`: this
+        recipe's own interstitials first (one that came after the look its optional step read)."""
+        mine = [self._named(a.target) for a in self.recipe.every_action if a.optional and a.target] if own else []
+        for seen in [*mine, *self.rerun.interstitials]:
             index = await strictly(seen, observation, self.operator)
             if index is None:
                 continue
@@ -365,9 +373,9 @@ class RecipeRun(StepFlows):
                                          {"role": element.role, "name": element.name} if element else None,
                                          bad_secret="BadRecipe", resolved_by=Rung.MEMORY)
             if acted.ok:
+                why = "it came late" if seen in mine else "not in this recipe, seen before on this site"
                 self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_OPTIONAL,
-                                  message=f"dismissed {seen.role} {seen.name!r} ({seen.overlay}): not in this "
-                                          "recipe, seen before on this site")
+                                  message=f"dismissed {seen.role} {seen.name!r} ({seen.overlay}): {why}")
                 return True
         return False
 
