@@ -1,6 +1,7 @@
 """The scripted model's answers that record the recipe flows of the test site beyond darkmode: the
 account site's sign-in and preferences (a session that can expire), the consent page's cookie
-banner, and the orders list a loop goes through. Shared by the tests and bench/site_changes.py."""
+banner, the store's cart (a value to vary), and the orders list a loop goes through. Shared by the
+tests and bench/site_changes.py."""
 
 from __future__ import annotations
 
@@ -50,6 +51,20 @@ def account_scripts() -> tuple[dict[str, Any], dict[str, Any]]:
         "validator": [verdict(True, "the preferences are open"), verdict(True, "dark mode saved")],
     }
     return login, prefs
+
+
+def cart_script() -> dict[str, Any]:
+    """Searches the store for Blue Kettle, opens it and adds it to the cart."""
+    return {
+        "planner": [plan("Search for Blue Kettle", "Open it and add it to the cart")],
+        "navigator": [
+            answer(call("type", index=element("Search"), text="Blue Kettle", submit=True),
+                   call("finished", success=True, summary="searched")),
+            answer(call("click", index=element("Blue Kettle"))),
+            answer(call("click", index=element("Add to cart")), call("finished", success=True, summary="added")),
+        ],
+        "validator": [verdict(True, "results shown"), verdict(True, "in the cart")],
+    }
 
 
 def consent_script() -> dict[str, Any]:

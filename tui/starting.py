@@ -11,7 +11,7 @@ from goalbot.service.ending import end_run
 from goalbot.service.refusal import say_nothing
 from goalbot.service.request import RunRequest
 from goalbot.service.settings import Settings
-from goalbot.service.starting import goal_options
+from goalbot.service.starting import goal_start
 from goalbot.service.wiring import wire_run
 from tui.screens.run import LiveRun, Starter
 
@@ -26,11 +26,11 @@ def goal_starter(settings: Settings, db_path: Path) -> Starter:
 
     def start(goal: str) -> LiveRun:
         url = URL.search(goal)
-        options = goal_options(settings, goal, url[0].rstrip(".,)") if url else None)
-        if endpoint_problem is not None:
+        start = goal_start(db_path, settings, goal, url[0].rstrip(".,)") if url else None, {}, set())
+        if endpoint_problem is not None and start.rerun is None:  # a recipe the goal found needs no model
             raise endpoint_problem
-        wiring = wire_run(RunRequest.typed_in(settings.browser_path), settings, db_path, options, can_ask=True,
-                          probe_model=False)
+        wiring = wire_run(RunRequest.typed_in(settings.browser_path), settings, db_path, start.options, can_ask=True,
+                          rerun=start.rerun, probe_model=False)
         return LiveRun(wiring.bus, wiring.session, wiring.control,
                        finished=lambda result: end_run(wiring, db_path, result))
 

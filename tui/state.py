@@ -62,6 +62,7 @@ class DashboardState:
     # what the plan panel shows, so it never shows the steps they changed.
     draft: list[str] | None = None
     proposed_policies: dict[str, Any] = field(default_factory=dict)  # the choice policies drafted with them
+    proposed_from: str = ""  # "from recipe cart v1, PRODUCT = …": the stored recipe the goal found
     consent: Event | None = None  # the open APPROVAL_REQUEST: GO / NOT GO, or the budget
     question: Event | None = None  # the open ASK_USER
 
@@ -85,6 +86,7 @@ class DashboardState:
                     self.awaiting_approval, self.status = True, Phase.AWAITING_APPROVAL
                     self.proposed = list(p.steps)
                     self.proposed_policies = dict(p.policies)
+                    self.proposed_from = p.reasoning if p.reasoning.startswith("from recipe ") else ""
             case T.PLAN_APPROVED, PlanDecisionData() as p:
                 self.draft = None
                 settled = [s for s in self.plan if s.state is not StepState.PENDING]

@@ -89,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_flags(run)
     add_result_flags(run)
     add_recipe_flags(run, saving=True)
+    run.add_argument("--no-recipes", action="store_true",
+                     help="plan the goal even when a stored recipe surely does it (default: rerun that recipe)")
 
     demo = sub.add_parser("demo", help="watch goalbot reach a goal on a bundled site, with a scripted model")
     demo.add_argument("which", nargs="?", choices=["signin", "shop"], default="signin",
@@ -180,9 +182,12 @@ def add_recipe_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser])
             command.add_argument("--version", type=int, metavar="N", help="default: the latest")
             command.add_argument("--json", action="store_true", help="the recipe as JSON")
 
-    export = actions.add_parser("export", help="write a recipe as a folder of JSON files")
+    export = actions.add_parser("export", help="write a recipe as a folder of JSON files, or as a Playwright script")
     export.add_argument("name", metavar="NAME", help="the recipe")
-    export.add_argument("folder", metavar="DIR", type=Path, help="where to write it (made if missing)")
+    export.add_argument("folder", metavar="DIR|FILE", type=Path,
+                        help="where to write it: a folder (made if missing); with --as playwright, a .py file")
+    export.add_argument("--as", dest="export_as", choices=("folder", "playwright"), default="folder",
+                        help="playwright: one standalone Python file that needs only Playwright (default: folder)")
     export.add_argument("--version", type=int, metavar="N", help="default: the latest")
     actions.add_parser("import", help="keep a recipe folder as the next version of its name").add_argument(
         "folder", metavar="DIR", type=Path, help="a folder goalbot recipe export wrote")

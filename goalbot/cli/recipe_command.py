@@ -15,6 +15,7 @@ from goalbot.cli.terminal import fail
 from goalbot.recipes import folder
 from goalbot.recipes.build import RecipeError
 from goalbot.recipes.model import Block, Evidence, Recipe, RecipeAction, Recorded
+from goalbot.recipes.scripting import ScriptWriter
 from goalbot.service.blocks import BlockError, blocks_of, make_block
 from goalbot.service.loops import LoopError, make_loop
 from goalbot.service.recipe_keeping import save_from_session
@@ -61,6 +62,8 @@ def cmd_recipe(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
         if recipe is None:
             which = f" v{args.version}" if getattr(args, "version", None) else ""
             return fail(f"no recipe {args.name}{which} in {db_path} (goalbot recipe list)")
+        if action == "export" and args.export_as == "playwright":
+            return _script(db, recipe, args.folder)
         if action == "export":
             try:
                 written = folder.export(recipe, args.folder, _readme(recipe), _summary(db_path, recipe))
@@ -117,6 +120,23 @@ def _steps(args: argparse.Namespace) -> tuple[int, int] | None:
     if not first.isdigit() or last and not last.isdigit():
         return None
     return int(first), int(last or first)
+
+
+def _script(db: sqlite_utils.Database, recipe: Recipe, path: Path) -> int:
+    """`recipe export NAME FILE --as playwright`: the recipe, its blocks inlined, as a script."""
+    target = path / f"{recipe.name}.py" if path.is_dir() else path
+    try:
+        writer = ScriptWriter(recipe, blocks_of(db, recipe))
+        target.write_text(writer.script(target.name), encoding="utf-8")
+        target.chmod(0o755)
+    except BlockError as exc:
+        return fail(str(exc))
+    except OSError as exc:
+        return fail(f"cannot write {target}: {exc.strerror or exc}")
+    needs = " ".join([f"SECRET_{name}=…" for name in writer.secrets()] + ["python", str(target)]
+                     + [f"--{name} …" for name in recipe.variables])
+    print(f"goalbot: wrote recipe {recipe.name} v{recipe.version} as a Playwright script: {needs}")
+    return 0
 
 
 def _block(db: sqlite_utils.Database, args: argparse.Namespace) -> int:

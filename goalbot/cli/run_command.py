@@ -18,26 +18,31 @@ from goalbot.cli.terminal import fail, has_terminal, refused, say
 from goalbot.events import EventType
 from goalbot.llm.extraction import SchemaError, load_schema
 from goalbot.payloads import ExtractedData
-from goalbot.recipes.runner import Rerun
+from goalbot.recipes.rerun import Rerun
 from goalbot.service.ending import end_run
 from goalbot.service.refusal import Refusal
 from goalbot.service.request import RunRequest
 from goalbot.service.settings import Settings
-from goalbot.service.starting import goal_options
+from goalbot.service.starting import goal_start
 from goalbot.service.wiring import wire_run
 from goalbot.text.eventfmt import printable
 
 
 def cmd_run(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     try:
-        options = goal_options(settings, args.goal, args.url)
         request = RunRequest.from_flags(args, settings.browser_path)
-        read_data_rules(args, options, request.variables)
+        start = goal_start(db_path, settings, args.goal, args.url, request.variables, set(request.secrets),
+                           use_recipes=not (args.no_recipes or args.save_recipe or args.output_schema
+                                            or args.schema or args.policies))
+        if start.rerun is None:
+            read_data_rules(args, start.options, request.variables)
     except Refusal as refusal:
         return refused(refusal, args.json)
     except (SecretError, SchemaError, PolicyError) as exc:
         return fail(str(exc))
-    return run_goal(request, settings, db_path, options)
+    if start.rerun is not None:
+        say(f"goalbot: {start.found}: it reruns with no model (--no-recipes plans the goal instead)")
+    return run_goal(request, settings, db_path, start.options, rerun=start.rerun)
 
 
 def read_data_rules(args: argparse.Namespace, options: RunOptions, variables: dict[str, str]) -> None:
@@ -71,7 +76,8 @@ def run_goal(
         use_tui = False
     await_attach = request.await_attach
     # A rerun's plan is the recipe the person named: only its risky actions ask.
-    if not use_tui and not request.auto_approve and not sys.stdin.isatty() and not await_attach and rerun is None:
+    if not use_tui and not request.auto_approve and not sys.stdin.isatty() and not await_attach and (
+            rerun is None or rerun.found):
         return fail("nobody can approve the plan here: pass --yes, or --await-attach and approve it "
                     "with goalbot attach, or run in a terminal")
     # Someone watching every moment (here or through attach) sees every look; else the pictures

@@ -27,14 +27,14 @@ from goalbot.mcp.access import STDIO
 from goalbot.mcp.models import HostRunStatus, Problem, RunLine, RunView, Waiting
 from goalbot.operators.browser.launch import BrowserOptions
 from goalbot.payloads import ApprovalData, ExtractedData, GoalStatusData, PlanData, QuestionData, StepData
-from goalbot.recipes.runner import Rerun
+from goalbot.recipes.rerun import Rerun
 from goalbot.service.checks import endpoint_refusal
 from goalbot.service.ending import end_run
 from goalbot.service.refusal import Refusal, say_nothing
 from goalbot.service.request import RunRequest
 from goalbot.service.reruns import prepare_rerun
 from goalbot.service.settings import Settings
-from goalbot.service.starting import goal_options
+from goalbot.service.starting import goal_start
 from goalbot.service.wiring import Wiring, wire_run
 from goalbot.text.eventfmt import printable, summary
 from storage import queries
@@ -156,9 +156,14 @@ class RunBook:
 
     async def start_goal(self, goal: str, url: str | None, output_schema: dict[str, Any] | None, owner: str) -> Live:
         try:
-            options = goal_options(self.settings, goal, url)
+            start = await anyio.to_thread.run_sync(
+                lambda: goal_start(self.db_path, self.settings, goal, url, {}, set(self.rules.secrets),
+                                   use_recipes=output_schema is None))
         except Refusal as refusal:
             raise ProblemError.of(refusal) from refusal
+        if start.rerun is not None:  # the goal's recipe: no model to ask, no endpoint to check
+            return self._start(goal, start.options, start.rerun, owner)
+        options = start.options
         if output_schema is not None:
             try:
                 options.output_schema = checked(output_schema, "output_schema")

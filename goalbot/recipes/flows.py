@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from goalbot.agents.person import Person
     from goalbot.events import Emitter
     from goalbot.operators.base import Operator
-    from goalbot.recipes.runner import Rerun
+    from goalbot.recipes.rerun import Rerun
 
 T = TypeVar("T")
 
@@ -53,7 +53,7 @@ class StepFlows:
     sign_ins: int
 
     async def _act(self, recorded: RecipeAction, position: int | None, step: int,
-                   observation: Observation) -> tuple[Observation, bool]:
+                   observation: Observation, again: bool = False) -> tuple[Observation, bool]:
         raise NotImplementedError
 
     def _fail(self, step: int, error: str, message: str, shown: dict[str, object] | None = None) -> Finish:

@@ -8,7 +8,7 @@ import json
 from typing import TypeVar, overload
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 
 from goalbot import actions as A
 from goalbot.agents.control import SessionControl
@@ -30,30 +30,13 @@ from goalbot.payloads import PolicyName, Rung
 from goalbot.recipes.branching import branched
 from goalbot.recipes.expecting import announced_again, path_fits, went_away
 from goalbot.recipes.flows import StepFlows
+from goalbot.recipes.rerun import Rerun
 from goalbot.recipes.locate import Found, anything_alike, locate, strictly
 from goalbot.recipes.model import Evidence, Recipe, RecipeAction, Recorded
 from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts, steps_named
 from goalbot.recipes.variables import each_text, fill, names_in, template
 
 T = TypeVar("T")
-
-
-class Rerun(BaseModel):
-    recipe: Recipe
-    values: dict[str, str] = Field(default_factory=dict, description="--var: the recipe's {{variables}}.")
-    healed: dict[int, Evidence] = Field(default_factory=dict, description="Healing memory: the evidence "
-                                        "earlier reruns found each action's element by (position → evidence).")
-    secrets_at: str | None = Field(None, description="The address whose site the secrets may be typed on "
-                                   "without a GO (with no --allow-domain): never one a recipe file names.")
-    interstitials: list[Evidence] = Field(default_factory=list, description="Banners and dialogs other recipes "
-                                          "recorded in this store dismissed on this site: one that blocks "
-                                          "this rerun is dismissed as they did.")
-    blocks: dict[str, Recipe] = Field(default_factory=dict, description="The recipes its steps run as blocks, "
-                                      "by `Block.key()`, read from the store before the rerun starts.")
-    sign_ins: list[Recipe] = Field(default_factory=list, description="The site's sign-in recipes: the one "
-                                   "whose first element is on the page runs when a page asks to sign in where "
-                                   "the recipe expected the app (a session that expired).")
-    no_sign_in: str = Field("", description="Why there is none, for the checkpoint that asks the person.")
 
 
 class RecipeRun(StepFlows):
@@ -99,6 +82,8 @@ class RecipeRun(StepFlows):
         return await self.crew.live(self._announce, self._ran)
 
     async def _ran(self) -> SessionResult:
+        if self.rerun.found:
+            await self._approved()
         observation = await self._drive()
         answer = await self._result(observation) if self.recipe.result is not None else ""
         how = _how(self.found_by, self.skipped)
@@ -141,14 +126,28 @@ class RecipeRun(StepFlows):
             EventType.TASK_START, Actor.SYSTEM, None, goal=o.goal, url=o.url, model="", base_url="",
             operator=self.operator.name, max_steps=len(recipe.steps),
             options={**o.model_dump(mode="json", exclude={"goal", "url"}),
-                     "recipe": recipe.name, "recipe_version": recipe.version},
+                     "recipe": recipe.name, "recipe_version": recipe.version,
+                     **({"found": self.rerun.found} if self.rerun.found else {})},
         )
         steps = [self._filled(step.description) for step in recipe.steps]
+        found = self.rerun.found
         self.emitter.emit(EventType.PLAN_PROPOSED, Actor.PLANNER, None, steps=steps, revision=1,
-                          reasoning=f"recipe {recipe.name} v{recipe.version}", asks_approval=False)
-        # The person chose these steps by naming the recipe.
-        self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps,
-                          by=f"goalbot rerun {recipe.name} (v{recipe.version})")
+                          reasoning=found or f"recipe {recipe.name} v{recipe.version}",
+                          asks_approval=bool(found) and not self.control.auto_approve)
+        if not found:  # the person chose these steps by naming the recipe
+            self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps,
+                              by=f"goalbot rerun {recipe.name} (v{recipe.version})")
+
+    async def _approved(self) -> None:
+        """A recipe the goal found runs once the person approves its plan (or under --yes)."""
+        steps = [self._filled(step.description) for step in self.recipe.steps]
+        decision = await self.control.decide()
+        if not decision.approved:
+            self.emitter.emit(EventType.PLAN_REJECTED, Actor.USER, None, steps=steps, feedback=decision.feedback,
+                              by=decision.by)
+            raise finish(Status.CANCELLED, f"the person rejected the recipe's plan ({self.rerun.found}); "
+                                           "--no-recipes plans the goal anew")
+        self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps, by=decision.by)
 
     async def _drive(self) -> Observation:
         try:
@@ -183,9 +182,10 @@ class RecipeRun(StepFlows):
         return finish(Status.FAILED, f"step {step}: {error}: {message}")
 
     async def _act(self, recorded: RecipeAction, position: int | None, step: int,
-                   observation: Observation) -> tuple[Observation, bool]:
+                   observation: Observation, again: bool = False) -> tuple[Observation, bool]:
         """Runs one recorded action; True with the page when a patch changed the recipe instead.
-        `position`: its number among the recorded way's actions; None for another way's."""
+        `position`: its number among the recorded way's actions; None for another way's. `again`:
+        the second try, after a banner that covered its element was dismissed."""
         await self.person.pause_point(step)
         arguments = {key: self._filled(value) for key, value in recorded.action.model_dump().items()}
         if recorded.action.name in ("extract", "choose"):
@@ -221,6 +221,11 @@ class RecipeRun(StepFlows):
         rung = Rung.PATCH if recorded is self._patched else found.rung if found else Rung.DIRECT
         acted = await self.hands.act(action, observation, step, arguments, target, bad_secret="BadRecipe",
                                      resolved_by=rung)
+        if not acted.ok and acted.error == "NotActionable" and "covered by" in acted.message and not again:
+            # A banner that came after the look its optional step read: dismissed, then once more.
+            looked = await self.camera.look(step, seen=self.options.vision)
+            if await self._dismiss_seen(step, looked, own=True):
+                return await self._act(recorded, position, step, await self.camera.look(step), again=True)
         if not acted.ok:
             raise self._ended(step, acted.error or "Failed", acted.message)
         self.found_by[rung] = self.found_by.get(rung, 0) + 1
@@ -297,7 +302,7 @@ class RecipeRun(StepFlows):
             observation = renewed
             found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
                                  self._exact(recorded.target))
-        if found is None and await self._dismiss_seen(step, observation):
+        if found is None and await self._dismiss_seen(step, observation, own=True):
             observation = await self.camera.look(step, seen=self.options.vision)
             found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
                                  self._exact(recorded.target))
@@ -353,10 +358,12 @@ class RecipeRun(StepFlows):
     def _filled(self, value: T) -> T:
         return fill(value, self.values) if isinstance(value, str) else value  # type: ignore[return-value]
 
-    async def _dismiss_seen(self, step: int, observation: Observation) -> bool:
+    async def _dismiss_seen(self, step: int, observation: Observation, own: bool = False) -> bool:
         """A banner or dialog that this recording never met, but another recipe on this site
-        dismissed: dismissed the same way, through the same gates, with no model."""
-        for seen in self.rerun.interstitials:
+        dismissed: dismissed the same way, through the same gates, with no model. `own`: this
+        recipe's own interstitials first (one that came after the look its optional step read)."""
+        mine = [self._named(a.target) for a in self.recipe.every_action if a.optional and a.target] if own else []
+        for seen in [*mine, *self.rerun.interstitials]:
             index = await strictly(seen, observation, self.operator)
             if index is None:
                 continue
@@ -366,9 +373,9 @@ class RecipeRun(StepFlows):
                                          {"role": element.role, "name": element.name} if element else None,
                                          bad_secret="BadRecipe", resolved_by=Rung.MEMORY)
             if acted.ok:
+                why = "it came late" if seen in mine else "not in this recipe, seen before on this site"
                 self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_OPTIONAL,
-                                  message=f"dismissed {seen.role} {seen.name!r} ({seen.overlay}): not in this "
-                                          "recipe, seen before on this site")
+                                  message=f"dismissed {seen.role} {seen.name!r} ({seen.overlay}): {why}")
                 return True
         return False
 

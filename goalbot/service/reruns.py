@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from goalbot.agents.domains import host_of
 from goalbot.agents.options import RunOptions
 from goalbot.recipes.model import Evidence, Recipe
+from goalbot.recipes.rerun import Rerun
 from goalbot.recipes.variables import fill
 from goalbot.service.blocks import BlockError, SignIn, blocks_of, needs, sign_in_for
 from goalbot.service.checks import check_start_url, domains_for
@@ -21,10 +22,8 @@ from goalbot.service.settings import Settings
 from storage import recipes
 from storage.db import StoreError, opened
 
-if TYPE_CHECKING:  # sqlite_utils loads when a store is opened; the runner (the browser's modules)
-    import sqlite_utils  # when a run starts
-
-    from goalbot.recipes.runner import Rerun
+if TYPE_CHECKING:  # sqlite_utils loads when a store is opened
+    import sqlite_utils
 
 VARS_HINT = 'over MCP or in a batch job: "vars": {"NAME": "VALUE"}'
 SECRETS_HINT = "a batch takes them from --secrets-file; an MCP server from its own --secret flags"
@@ -42,8 +41,6 @@ class PreparedRerun:
     sign_in: SignIn
 
     def rerun(self) -> Rerun:
-        from goalbot.recipes.runner import Rerun
-
         return Rerun(recipe=self.recipe, values=self.values, healed=self.healed, secrets_at=self.secrets_at,
                      interstitials=self.interstitials, blocks=self.blocks, sign_ins=self.sign_in.recipes,
                      no_sign_in=self.sign_in.missing)

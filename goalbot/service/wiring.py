@@ -31,7 +31,8 @@ from goalbot.operators.browser.operator import BrowserOperator
 from goalbot.operators.browser.locate import BrowserNotFound, find_browser
 from goalbot.operators.desktop_screen import check_display
 from goalbot.operators.display import display_problem
-from goalbot.recipes.runner import RecipeRun, Rerun
+from goalbot.recipes.rerun import Rerun
+from goalbot.recipes.runner import RecipeRun
 from storage.db import mark_interrupted
 from storage.pace import StorePace
 from storage.recorder import Recorder

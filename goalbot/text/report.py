@@ -118,7 +118,9 @@ def _recipe(events: list[Event], kept: Kept) -> list[str]:
     if kept.heals:
         notes.append(f"- {kept.heals} healed element{'s' * (kept.heals != 1)} remembered: the next rerun "
                      "finds them by healing memory, with no model call.")
-    return (["", "## Recipe", "", f"- Input recipe: {recipe}", f"- Output recipe: {out}",
+    finding = [f"- Found by the goal typed, {options['found']} (--no-recipes plans it instead)"] \
+        if options.get("found") else []
+    return (["", "## Recipe", "", f"- Input recipe: {recipe}", *finding, f"- Output recipe: {out}",
              f"- Run with {model}", f"- Elements found by: {found}"] + heals
             + (["", "## Operator notes", ""] + notes if notes else []))
 

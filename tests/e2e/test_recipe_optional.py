@@ -95,3 +95,27 @@ def test_an_imported_recipe_teaches_no_banner_to_dismiss(hardsite: HardSite, mod
     again = run_cli("--db", str(ours), "rerun", "dark", "--no-tui", "--yes", "--base-url", DEAD_ENDPOINT)
     assert again.returncode != 0 and "Traceback" not in again.stderr
     assert "seen before" not in again.stderr and hardsite.reached("/api/prefs", "POST") == []
+
+
+def test_a_banner_that_comes_after_the_first_look_is_dismissed_when_it_covers_the_next_element(
+        hardsite: HardSite, model_server, db_path: Path) -> None:
+    """Recorded with the banner there from the start and a pause before the switch; rerun where the
+    banner comes 1.2 s after the page, after the look that left its optional step out: the switch
+    it then covers is clicked once the banner is dismissed, with no model."""
+    hardsite.reset()
+    hardsite.posted["banner"] = True
+    script = consent_script()
+    script["navigator"][1]["tool_calls"].insert(0, call("wait", seconds=1.5))
+    recorded, _ = run_goal(db_path, model_server(script), hardsite.page("consent"),
+                           "accept the cookies and turn on dark mode", "--save-recipe", "prefs")
+    assert recorded.returncode == 0, recorded.stderr
+    hardsite.reset()
+    hardsite.posted["banner"] = "late"
+    again = run_cli("--db", str(db_path), "rerun", "prefs", "--no-tui", "--yes", "--base-url", DEAD_ENDPOINT)
+    assert again.returncode == 0, again.stderr
+    session = rows(db_path, "select id from sessions order by started_at desc limit 1")[0]["id"]
+    said = [json.loads(r["data"])["message"] for r in rows(
+        db_path, "select data from events where session_id = ? and type = 'POLICY'", session)]
+    assert any(m.startswith("skipped click button \"Accept all\"") for m in said), said
+    assert "dismissed button 'Accept all' (Cookie consent): it came late" in said, said
+    assert hardsite.reached("/api/prefs", "POST") == ['{"dark":true}']

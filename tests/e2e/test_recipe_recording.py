@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from flows_kit import cart_script
 from kit import answer, call, element, plan, rows, run_cli, run_goal, verdict
 from hardsite.server import HardSite
 
@@ -45,24 +46,11 @@ def test_an_answer_ending_with_finished_records_its_action_once_and_reruns_with_
     assert hardsite.reached("/api/settings", "POST") == ['{"user":"alice","dark":true}']
 
 
-def _cart_script() -> dict[str, object]:
-    return {
-        "planner": [plan("Search for Blue Kettle", "Open it and add it to the cart")],
-        "navigator": [
-            answer(call("type", index=element("Search"), text="Blue Kettle", submit=True),
-                   call("finished", success=True, summary="searched")),
-            answer(call("click", index=element("Blue Kettle"))),
-            answer(call("click", index=element("Add to cart")), call("finished", success=True, summary="added")),
-        ],
-        "validator": [verdict(True, "results shown"), verdict(True, "in the cart")],
-    }
-
-
 @pytest.mark.parametrize("product", ["Blue Kettle", "Copper Teapot"])
 def test_a_variable_reaches_every_place_its_value_did_and_reruns_with_another_value(
         hardsite: HardSite, model_server, db_path: Path, product: str) -> None:
     """The value is typed, names the link, is the next address as a slug and is announced."""
-    result, _ = run_goal(db_path, model_server(_cart_script()), hardsite.page("store"), "put Blue Kettle in the cart",
+    result, _ = run_goal(db_path, model_server(cart_script()), hardsite.page("store"), "put Blue Kettle in the cart",
                          "--save-recipe", "cart", "--var", "PRODUCT=Blue Kettle")
     assert result.returncode == 0, result.stderr
     shown = run_cli("--db", str(db_path), "recipe", "show", "cart").stdout
@@ -81,7 +69,7 @@ def test_a_value_picks_its_own_product_not_a_look_alike_listed_before_it(
         hardsite: HardSite, model_server, db_path: Path) -> None:
     """Recorded on the first search result; rerun with a value whose look-alike (its lid) is the
     first result now. The link, the address and the announcement must each be the value's own."""
-    result, _ = run_goal(db_path, model_server(_cart_script()), hardsite.page("catalogue"),
+    result, _ = run_goal(db_path, model_server(cart_script()), hardsite.page("catalogue"),
                          "put Blue Kettle in the cart", "--save-recipe", "cart", "--var", "PRODUCT=Blue Kettle")
     assert result.returncode == 0, result.stderr
     hardsite.reset()

@@ -69,10 +69,12 @@ class PlanReviewScreen(ModalScreen[Review | None]):
     ]
 
     def __init__(self, steps: list[str], draft: list[str] | None = None,
-                 policies: dict[str, Any] | None = None) -> None:
+                 policies: dict[str, Any] | None = None, found: str = "") -> None:
         """`draft`: the steps as the person left them when they put the plan off; `policies`:
-        the choice policies the planner drafted with them, which the person may edit too."""
+        the choice policies the planner drafted with them, which the person may edit too; `found`:
+        the stored recipe the goal found, when the plan is its steps."""
         super().__init__()
+        self.found = found
         self.drafted = dict(policies or {})
         self.policies = dict(self.drafted)
         self.proposed = list(steps)
@@ -81,7 +83,7 @@ class PlanReviewScreen(ModalScreen[Review | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="review-dialog"):
-            yield Label("The plan waits for your approval", id="review-title")
+            yield Label("The plan waits for your approval", id="review-title", markup=False)
             yield OptionList(id="review-steps")
             yield Label("", id="review-removed", markup=False)
             yield Label("", id="review-policies", markup=False)
@@ -105,7 +107,8 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         if self.steps:
             steps.highlighted = min(max(current or 0, 0), len(self.steps) - 1)
         edited = f" (edited: {summary(lines, removed)})" if self.steps != self.proposed else ""
-        self.query_one("#review-title", Label).update(f"The plan waits for your approval{edited}")
+        found = f", {self.found}" if self.found else ""  # "…, from recipe cart v1, PRODUCT = Copper Teapot"
+        self.query_one("#review-title", Label).update(f"The plan waits for your approval{found}{edited}")
         self.query_one("#review-removed", Label).update(
             "\n".join(f"- {text}" for text in removed) if removed else "")
         edited_rules = " (edited)" if self.policies != self.drafted else ""

@@ -276,7 +276,8 @@ class RunScreen(Screen[None]):
             else:
                 self._send(Command.REJECT, feedback=review.feedback)
 
-        self.app.push_screen(PlanReviewScreen(state.proposed, self._draft_now(), state.proposed_policies), send)
+        self.app.push_screen(PlanReviewScreen(state.proposed, self._draft_now(), state.proposed_policies,
+                                                state.proposed_from), send)
 
     def _keep_draft(self, steps: list[str] | None) -> None:
         """The person's edits to a plan they put off are theirs: kept for this plan until they

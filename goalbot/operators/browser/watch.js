@@ -48,6 +48,22 @@
       return answer;
     };
   }
+  // A response's body is read after it came, and what it says drawn in the handlers of that read:
+  // the read counts as work in flight until those handlers (microtasks) have run, however long a
+  // loaded machine takes to parse it.
+  if (window.Response) {
+    for (const name of ["json", "text", "arrayBuffer", "blob", "formData"]) {
+      const read = Response.prototype[name];
+      if (typeof read !== "function") continue;
+      Response.prototype[name] = function (...args) {
+        const body = read.apply(this, args);
+        watch.requests += 1;
+        const done = () => watch.sleep(() => { watch.requests -= 1; watch.answered = performance.now(); }, 0);
+        body.then(done, done);
+        return body;
+      };
+    }
+  }
   const open = XMLHttpRequest.prototype.open;
   XMLHttpRequest.prototype.open = function (method, ...rest) {
     this.__goalbotMethod = method;

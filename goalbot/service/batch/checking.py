@@ -11,7 +11,7 @@ from goalbot.service.checks import endpoint_refusal
 from goalbot.service.refusal import Refusal, Say
 from goalbot.service.reruns import prepare_rerun
 from goalbot.service.settings import Settings
-from goalbot.service.starting import goal_options
+from goalbot.service.starting import goal_start
 
 
 @dataclass
@@ -25,16 +25,17 @@ def check_jobs(jobs: list[tuple[int, Job]], settings: Settings, db_path: Path, s
     """Every job that would be refused, with why. `secret_names` None and `endpoint` off for jobs
     that run on workers, which have their own secrets and model endpoint."""
     bad: list[BadJob] = []
+    planned: list[int] = []  # goal jobs no stored recipe does: these need the model
     for n, job in jobs:
         try:
             if job.recipe is not None:
                 prepare_rerun(db_path, settings, job.recipe, job.vars, secret_names)
-            else:
-                goal_options(settings, str(job.goal), job.url)
+            elif goal_start(db_path, settings, str(job.goal), job.url, dict(job.vars), secret_names).rerun is None:
+                planned.append(n)
         except Refusal as refused:
             bad.append(BadJob(n, refused))
-    if endpoint and not bad and any(job.goal is not None for _, job in jobs):
+    if endpoint and not bad and planned:
         dead = endpoint_refusal(settings, say)  # asked once for the batch, not once a job
         if dead is not None:
-            bad.extend(BadJob(n, dead) for n, job in jobs if job.goal is not None)
+            bad.extend(BadJob(n, dead) for n in planned)
     return bad

@@ -14,14 +14,14 @@ from pydantic import SecretStr
 from goalbot.agents.outcome import SessionResult
 from goalbot.agents.secrets import read_secrets_file
 from goalbot.operators.browser.launch import BrowserOptions, SharedBrowser
-from goalbot.recipes.runner import Rerun
+from goalbot.recipes.rerun import Rerun
 from goalbot.service.batch.jobs import Job
 from goalbot.service.ending import end_run
 from goalbot.service.refusal import Refusal
 from goalbot.service.request import RunRequest
 from goalbot.service.reruns import prepare_rerun
 from goalbot.service.settings import Settings
-from goalbot.service.starting import goal_options
+from goalbot.service.starting import goal_start
 from goalbot.service.wiring import Wiring, wire_run
 from goalbot.text.eventfmt import printable
 
@@ -84,6 +84,8 @@ def _wire(job: Job, settings: Settings, db_path: Path, setup: JobSetup, secrets_
         prepared = prepare_rerun(db_path, settings, job.recipe, job.vars, set(setup.secrets), secrets_at=secrets_at)
         rerun, options = prepared.rerun(), prepared.options
     else:
-        options = goal_options(settings, str(job.goal), job.url)
-        options.variables = dict(job.vars)
+        start = goal_start(db_path, settings, str(job.goal), job.url, dict(job.vars), set(setup.secrets))
+        rerun, options = start.rerun, start.options
+        if rerun is None:
+            options.variables = dict(job.vars)
     return wire_run(request, settings, db_path, options, can_ask=setup.ask, rerun=rerun, shared_browser=shared)

@@ -1,0 +1,361 @@
+"""A recipe as code a person owns: one standalone Python file that uses Playwright only. Each
+recorded action becomes a statement that finds its element by the recorded locators (role and
+name first, then the test id, id, label, placeholder, CSS path and XPath) and checks what the
+action changed the first time; variables are command-line arguments, secrets come from the
+environment, and an action goalbot would have asked a GO for carries a comment saying so.
+
+What it cannot carry (healing, gates, the store) its header says. An `extract` or a `choose`
+reads data by a model or by a policy over it, which a plain script has neither of: exported as a
+stop that names `goalbot rerun`, so the script never goes on without the data."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from goalbot.agents.risk import words_risk
+from goalbot.recipes.model import Evidence, Recipe, RecipeAction, RecipeStep, When
+
+PLAYWRIGHT_ROLES = {  # the observation's roles Playwright's get_by_role knows
+    "button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox", "menuitemradio", "option",
+    "radio", "searchbox", "slider", "spinbutton", "switch", "tab", "textbox", "treeitem", "heading", "cell", "row",
+}
+SECRET = re.compile(r"<secret:([A-Za-z0-9_]+)>")
+ACTIVATES = {"click", "double_click", "key", "hotkey"}
+
+RUNTIME = r'''
+import argparse
+import os
+import re
+import shutil
+import sys
+import time
+from urllib.parse import quote, quote_plus, urlsplit
+
+from playwright.sync_api import Error, Locator, Page, expect, sync_playwright
+
+PATIENCE_S = 10  # how long an element, an address or a text may take to come
+
+
+def slug(value: str) -> str:
+    return re.sub(r"[\W_]+", "-", value.lower()).strip("-")
+
+
+FORMS = {"": lambda v: v, "lower": str.lower, "upper": str.upper, "slug": slug,
+         "url": lambda v: quote(v, safe=""), "form": quote_plus}
+
+
+def fill(text: str, values: dict[str, str]) -> str:
+    """The recorded text with today's values in place of its {{NAME}} and {{NAME|form}}."""
+    def one(match: re.Match[str]) -> str:
+        name, form = match.group(1), match.group(2) or ""
+        return FORMS[form](values[name]) if name in values else match.group(0)
+    return re.sub(r"\{\{([A-Za-z_][A-Za-z0-9_]*)(?:\|([a-z]+))?\}\}", one, text)
+
+
+def candidates(page: Page, ways: list[tuple[str, str]]) -> list[Locator]:
+    made = []
+    for kind, value in ways:
+        if kind == "role":
+            role, _, name = value.partition("\n")
+            made.append(page.get_by_role(role, name=name, exact=True))  # type: ignore[arg-type]
+        elif kind == "test_id":
+            made.append(page.get_by_test_id(value))
+        elif kind == "label":
+            made.append(page.get_by_label(value, exact=True))
+        elif kind == "placeholder":
+            made.append(page.get_by_placeholder(value, exact=True))
+        else:  # css, or xpath=…
+            made.append(page.locator(value))
+    return made
+
+
+def present(page: Page, ways: list[tuple[str, str]]) -> Locator | None:
+    """The first locator that names exactly one visible element now; None when none does."""
+    for locator in candidates(page, ways):
+        try:
+            if locator.count() == 1 and locator.is_visible():
+                return locator
+        except Error:
+            continue
+    return None
+
+
+def find(page: Page, what: str, ways: list[tuple[str, str]]) -> Locator:
+    """The element, by the first recorded locator that names exactly one, within PATIENCE_S."""
+    deadline = time.monotonic() + PATIENCE_S
+    while True:
+        found = present(page, ways)
+        if found is not None:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no recorded locator finds {what} on {page.url}")
+        page.wait_for_timeout(200)
+
+
+def on_path(page: Page, path: str) -> None:
+    """The address's path holds `path`, compared by whole segments, within PATIENCE_S."""
+    want = [part for part in path.split("/") if part]
+    deadline = time.monotonic() + PATIENCE_S
+    while True:
+        have = [part for part in urlsplit(page.url).path.split("/") if part]
+        if not want or any(have[i:i + len(want)] == want for i in range(len(have) - len(want) + 1)):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the page is {page.url}, not at {path}")
+        page.wait_for_timeout(200)
+
+
+def says(page: Page, text: str) -> None:
+    expect(page.get_by_text(text).first).to_be_visible(timeout=PATIENCE_S * 1000)
+
+
+def launch(playwright, headed: bool):  # type: ignore[no-untyped-def]
+    """Chromium: $CHROMIUM, else a system Chromium, else Playwright's own (playwright install chromium)."""
+    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    flags = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", "--no-first-run"] if path else []
+    return playwright.chromium.launch(executable_path=path, headless=not headed, args=flags)
+'''
+
+MAIN = r'''
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", help="start here instead of the recorded page")
+    parser.add_argument("--headed", action="store_true", help="show the browser window")
+    for name in VARIABLES:
+        parser.add_argument(f"--{name}", required=True, metavar="VALUE", help=f"the recipe's {{{{{name}}}}}")
+    arguments = parser.parse_args()
+    values = {name: getattr(arguments, name) for name in VARIABLES}
+    missing = [f"SECRET_{name}" for name in SECRETS if f"SECRET_{name}" not in os.environ]
+    if missing:
+        print(f"set {', '.join(missing)} in the environment: the secrets this flow types", file=sys.stderr)
+        return 2
+    secrets = {name: os.environ[f"SECRET_{name}"] for name in SECRETS}
+    with sync_playwright() as playwright:
+        browser = launch(playwright, arguments.headed)
+        page = browser.new_page()
+        try:
+            page.goto(arguments.url or fill(START_URL, values))
+            run(page, values, secrets)
+        except (AssertionError, Error) as exc:
+            print(f"{NAME}: stopped: {str(exc).splitlines()[0]}", file=sys.stderr)
+            return 1
+        finally:
+            browser.close()
+    print(f"{NAME}: every step ran")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''
+
+
+class ScriptWriter:
+    """Writes one recipe, with the blocks it runs, as the body of a Playwright script."""
+
+    def __init__(self, recipe: Recipe, blocks: dict[str, Recipe]) -> None:
+        self.recipe, self.blocks = recipe, blocks
+        self.functions: dict[str, list[str]] = {}  # block functions, by name
+
+    def script(self, file_name: str) -> str:
+        recipe = self.recipe
+        body = self._steps(recipe.steps, "    ")  # first: the blocks it runs become functions on the way
+        usage = " ".join([f"--{name} …" for name in recipe.variables] + ["[--url START] [--headed]"])
+        secrets = "".join(f"SECRET_{name}=… " for name in self.secrets())
+        header = f'''#!/usr/bin/env python3
+"""{_line(recipe.name)} v{recipe.version}: {_line(recipe.goal)}
+
+Written by `goalbot recipe export {recipe.name} --as playwright` from the recipe's recorded
+steps. It needs Python and Playwright only (pip install playwright), not goalbot:
+
+    {secrets}python {file_name} {usage}
+
+What it leaves out that `goalbot rerun {recipe.name}` does: no healing (an element none of whose
+recorded locators names exactly one thing stops it, where a rerun finds it again or asks a model
+or you); no GO / NOT GO (the actions goalbot asks about are marked GO below and run without
+asking); no allowed domains, held writes or secret guard; no store, events, report or replay.
+"""
+'''
+        constants = [f"NAME = {json.dumps(recipe.name)}", f"START_URL = {json.dumps(recipe.start_url)}",
+                     f"VARIABLES = {json.dumps(recipe.variables)}", f"SECRETS = {json.dumps(self.secrets())}"]
+        run = ["def run(page: Page, values: dict[str, str], secrets: dict[str, str]) -> None:", *_body(body, "    ")]
+        sections = [header + RUNTIME.strip(), "\n".join(constants),
+                    *("\n".join(lines) for lines in self.functions.values()), "\n".join(run), MAIN.strip()]
+        return "\n\n\n".join(sections) + "\n"
+
+    def secrets(self) -> list[str]:
+        """The secrets it types, its blocks' too: each read from SECRET_NAME."""
+        names = list(self.recipe.secrets)
+        for block in self.blocks.values():
+            names += [name for name in block.secrets if name not in names]
+        return names
+
+    def _steps(self, steps: list[RecipeStep], pad: str) -> list[str]:
+        lines: list[str] = []
+        for number, step in enumerate(steps, 1):
+            lines.append(f"{pad}# {number}. {_line(step.description)}")
+            if step.block is not None:
+                lines += self._block(step, pad)
+            elif step.for_each is not None:
+                lines.append(f"{pad}raise AssertionError({_text(f'step {number} goes through a list an extract read: run goalbot rerun {self.recipe.name}')})")
+            elif step.branches:
+                for way, branch in enumerate(step.branches):
+                    lines.append(f"{pad}{'if' if way == 0 else 'elif'} {_condition(branch.when)}:  # way {way + 2}")
+                    lines += _body(self._actions(branch.actions, pad + "    "), pad + "    ")
+                lines.append(f"{pad}else:  # way 1, as recorded")
+                lines += _body(self._actions(step.actions, pad + "    "), pad + "    ")
+            else:
+                lines += self._actions(step.actions, pad)
+        return lines
+
+    def _block(self, step: RecipeStep, pad: str) -> list[str]:
+        assert step.block is not None
+        block = self.blocks.get(step.block.key())
+        if block is None:
+            return [f"{pad}raise AssertionError({_text(f'block {step.block.recipe} was not in the store when exported')})"]
+        function = "block_" + re.sub(r"\W", "_", block.name)
+        if function not in self.functions:
+            self.functions[function] = [  # reserved first: a block that runs itself is refused before export
+                f"def {function}(page: Page, values: dict[str, str], secrets: dict[str, str]) -> None:",
+                f'    """Block {_line(block.name)} v{block.version}: {_line(block.goal)}"""']
+            self.functions[function] += _body(self._steps(block.steps, "    "), "    ")
+        bound = ", ".join(f"{json.dumps(name)}: fill({json.dumps(step.block.values[name])}, values)"
+                          if name in step.block.values else f"{json.dumps(name)}: values[{json.dumps(name)}]"
+                          for name in block.variables)
+        return [f"{pad}{function}(page, {{{bound}}}, secrets)  # {step.block.words()}"]
+
+    def _actions(self, actions: list[RecipeAction], pad: str) -> list[str]:
+        lines: list[str] = []
+        for action in actions:
+            lines += [pad + line for line in _action(action)]
+        return lines
+
+
+def _action(recorded: RecipeAction) -> list[str]:
+    name, args = recorded.action.name, recorded.action.args()
+    target = recorded.target
+    lines = [f"# {_line(recorded.words())}"]
+    if recorded.fingerprint.url_contains:
+        lines.append(f"on_path(page, fill({_text(recorded.fingerprint.url_contains)}, values))")
+    risk = words_risk(" ".join([target.name, target.label, target.nearby] if target else [])) \
+        if name in ACTIVATES or args.get("submit") else None
+    if risk is not None:
+        lines.append(f"# GO: goalbot asks before this ({risk.value}); this script does it without asking")
+    if name in ("extract", "choose"):
+        return lines + [f"raise AssertionError({_text(f'this step reads data ({name}): run goalbot rerun')})"]
+    element = ""
+    if target is not None:
+        what = _text(f"{target.role} {target.name!r}".strip())
+        ways = _ways(target)
+        if recorded.optional:
+            lines.append(f"element = present(page, {ways})  # it dismissed a {_line(target.overlay)}: only when it came")
+            lines.append("if element is not None:")
+            return lines + ["    " + line for line in _do(name, args, "element") + _expect(recorded, "element")]
+        lines.append(f"element = find(page, {what}, {ways})")
+        element = "element"
+    return lines + _do(name, args, element) + _expect(recorded, element)
+
+
+def _do(name: str, args: dict[str, Any], element: str) -> list[str]:
+    on = element or "page"
+    match name:
+        case "click":
+            return [f"{on}.click()"] if element else [f"page.mouse.click({float(args.get('x') or 0)}, "
+                                                      f"{float(args.get('y') or 0)})"]
+        case "double_click":
+            return [f"{element}.dblclick()"]
+        case "right_click":
+            return [f"{element}.click(button=\"right\")"]
+        case "hover":
+            return [f"{element}.hover()"]
+        case "type":
+            text = _value(str(args.get("text", "")))
+            target = element or "page.locator(':focus')"
+            typed = [f"{target}.fill({text})" if args.get("clear", True) else f"{target}.press_sequentially({text})"]
+            return typed + ([f"{target}.press(\"Enter\")"] if args.get("submit") else [])
+        case "select_option":
+            return [f"{element}.select_option(label=fill({_text(str(args.get('option', '')))}, values))"]
+        case "key":
+            return [f"page.keyboard.press({_text(str(args.get('key', '')))})"]
+        case "hotkey":
+            return [f"page.keyboard.press({_text('+'.join(str(k) for k in args.get('keys', [])))})"]
+        case "navigate":
+            return [f"page.goto(fill({_text(str(args.get('url', '')))}, values))"]
+        case "go_back":
+            return ["page.go_back()"]
+        case "scroll":
+            sign = -1 if str(args.get("direction", "down")) in ("up", "left") else 1
+            return [f"page.mouse.wheel(0, {sign * int(args.get('amount') or 600)})"]
+        case "wait":
+            return [f"page.wait_for_timeout({int(float(args.get('seconds') or 1) * 1000)})"]
+    return [f"raise AssertionError({_text(f'{name} is not exported: run goalbot rerun')})"]
+
+
+def _expect(recorded: RecipeAction, element: str) -> list[str]:
+    expect_ = recorded.expect
+    lines = []
+    if expect_.url_contains:
+        lines.append(f"on_path(page, fill({_text(expect_.url_contains)}, values))")
+    for text in expect_.text_appeared:
+        lines.append(f"says(page, fill({_text(text)}, values))")
+    if expect_.element_gone and element:
+        lines.append(f"expect({element}).to_be_hidden(timeout=PATIENCE_S * 1000)")
+    return lines
+
+
+def _ways(target: Evidence) -> str:
+    """The element's recorded locators, as (kind, value) pairs: role and name first."""
+    ways: list[tuple[str, str]] = []
+    if target.role in PLAYWRIGHT_ROLES and target.name:
+        ways.append(("role", f"{target.role}\n{target.name}"))
+    if target.test_id:
+        ways.append(("test_id", target.test_id))
+    if target.id:
+        ways.append(("css", f"[id={json.dumps(target.id)}]"))
+    if target.label:
+        ways.append(("label", target.label))
+    if target.placeholder:
+        ways.append(("placeholder", target.placeholder))
+    if target.css:
+        ways.append(("css", target.css))
+    if target.xpath:
+        ways.append(("css", f"xpath={target.xpath}"))
+    pairs = ", ".join(f"({_text(kind)}, {_value(value) if kind != 'css' else _text(value)})" for kind, value in ways)
+    return f"[{pairs}]"
+
+
+def _condition(when: When) -> str:
+    parts = []
+    if when.element is not None:
+        parts.append(f"present(page, {_ways(when.element)}) is not None")
+    if when.text:
+        parts.append(f"page.get_by_text(fill({_text(when.text)}, values)).count() > 0")
+    if when.url_contains:
+        parts.append(f"fill({_text(when.url_contains)}, values).strip('/') in urlsplit(page.url).path")
+    return " and ".join(parts) or "False"
+
+
+def _body(lines: list[str], pad: str) -> list[str]:
+    """A block of statements: one that holds only comments gets a `pass`."""
+    return lines if any(not line.strip().startswith("#") for line in lines) else [*lines, f"{pad}pass"]
+
+
+def _value(text: str) -> str:
+    """A recorded text as an expression: its secrets from `secrets`, its {{variables}} filled."""
+    pieces = SECRET.split(text)
+    parts = [f"secrets[{json.dumps(piece)}]" if n % 2 else f"fill({_text(piece)}, values)"
+             for n, piece in enumerate(pieces) if piece or n % 2]
+    return " + ".join(parts) or '""'
+
+
+def _text(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _line(text: str) -> str:
+    """Text from a recipe, safe inside a comment or a docstring: one line, no quotes that end it."""
+    return " ".join(str(text).split()).replace('"""', "'''").replace("\\", "/")[:200]
