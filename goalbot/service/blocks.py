@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 from urllib.parse import urlsplit, urlunsplit
 
+from pydantic import ValidationError
+
 from goalbot.agents.domains import host_of
 from goalbot.recipes.model import MAX_BLOCK_DEPTH, Block, Recipe, RecipeStep
 from goalbot.recipes.variables import names_in
@@ -112,11 +114,15 @@ def make_block(db: sqlite_utils.Database, name: str, first: int, last: int, new:
         assert new is not None
         if recipes.latest_version(db, new):
             raise BlockError(f"there is a recipe {new} already: --use {new} runs it, or pick another name")
-        texts = " ".join(str(value) for step in taken for action in step.actions for value in action.action.args().values())
-        block = recipes.save(db, Recipe(
-            name=new, goal="; ".join(step.description for step in taken), start_url=_start_of(caller, first),
-            steps=taken, variables=[v for v in caller.variables if v in names_in(texts)],
-            secrets=[s for s in caller.secrets if f"<secret:{s}>" in texts], source_session=caller.source_session))
+        texts = " ".join(step.model_dump_json() for step in taken)  # typed text, names, addresses, expectations
+        try:
+            made = Recipe(name=new, goal="; ".join(step.description for step in taken), start_url=_start_of(caller, first),
+                          steps=taken, variables=[v for v in caller.variables if v in names_in(texts)],
+                          secrets=[s for s in caller.secrets if f"<secret:{s}>" in texts],
+                          source_session=caller.source_session)
+        except ValidationError as exc:
+            raise BlockError(f"--as {new}: {exc.errors()[0]['msg']}") from exc
+        block = recipes.save(db, made)
     step = RecipeStep(description="; ".join(s.description for s in taken) if use is None else block.goal,
                       block=Block(recipe=block.name, version=block.version if pin else None))
     changed = caller.model_copy(update={"steps": [*caller.steps[:first - 1], step, *caller.steps[last:]]})

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pydantic import ValidationError
+
 from goalbot.agents.records import records_in
 from goalbot.events import EventType
 from goalbot.payloads import ExtractedData, ShownAction
@@ -50,8 +52,12 @@ def make_loop(db: sqlite_utils.Database, name: str, over: str, first: int, last:
                                 "the actions each record took")
     values = record_values(records[0]) if records else {}
     body = [_per_record(action, values) for action in passes[0]]
+    try:
+        loop = Loop(over=over, actions=body)
+    except ValidationError as exc:
+        raise LoopError(f"--over {over}: {exc.errors()[0]['msg']}") from exc
     step = RecipeStep(description=f"for each of {over}: " + "; ".join(s.description for s in taken if s.description),
-                      for_each=Loop(over=over, actions=body))
+                      for_each=loop)
     return recipes.save(db, caller.model_copy(update={"steps": [*caller.steps[:first - 1], step, *caller.steps[last:]]}))
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from goalbot.recipes.model import Block, Recipe, RecipeAction, RecipeStep
+from goalbot.recipes.model import Block, Evidence, Recipe, RecipeAction, RecipeStep
 from goalbot.service.blocks import BlockError, blocks_of, make_block, needs
 from storage import recipes
 from storage.db import connect
@@ -77,3 +77,15 @@ def test_blocks_that_run_in_a_circle_or_are_missing_are_refused(tmp_path: Path) 
         RecipeStep(description="both", block=Block(recipe="z"), actions=_step("x", "y").actions)
     with pytest.raises(ValueError, match="should match pattern"):
         Block(recipe="../etc")
+
+
+def test_a_block_keeps_the_variables_its_names_hold_and_a_bad_name_is_one_line(tmp_path: Path) -> None:
+    db = connect(tmp_path / "goalbot.db")
+    linked = RecipeAction(action={"name": "click"}, target=Evidence(role="link", name="{{PRODUCT}}"))
+    recipes.save(db, Recipe(name="cart", goal="add {{PRODUCT}}", start_url="http://shop.test/", variables=["PRODUCT"],
+                            steps=[RecipeStep(description="Open it", actions=[linked]), _step("Pay", "<secret:PW>")],
+                            secrets=["PW"]))
+    _, block = make_block(db, "cart", 1, 1, "open", None, pin=False)
+    assert block.variables == ["PRODUCT"] and block.secrets == []  # the link is named by the value
+    with pytest.raises(BlockError, match="--as ../x: Value error, bad recipe name"):
+        make_block(db, "cart", 2, 2, "../x", None, pin=False)

@@ -48,3 +48,6 @@ def test_a_loop_needs_a_list_read_before_it(tmp_path: Path) -> None:
         make_loop(db, "orders", "orders", 2, 2, each=None)
     with pytest.raises(LoopError, match="--steps 2-3 is not among them"):
         make_loop(db, "orders", "orders", 2, 3, each=None)
+    recipes.save(db, _recipe(_click("button", "Invoice 1")))
+    with pytest.raises(LoopError, match="--over orders.a b: String should match pattern"):
+        make_loop(db, "orders", "orders.a b", 2, 2, each=None)
