@@ -134,7 +134,7 @@ def _script(db: sqlite_utils.Database, recipe: Recipe, path: Path) -> int:
     except OSError as exc:
         return fail(f"cannot write {target}: {exc.strerror or exc}")
     needs = " ".join([f"SECRET_{name}=…" for name in writer.secrets()] + ["python", str(target)]
-                     + [f"--{name} …" for name in recipe.variables])
+                     + [f"--{name} …" for name in writer.variables])
     print(f"goalbot: wrote recipe {recipe.name} v{recipe.version} as a Playwright script: {needs}")
     return 0
 

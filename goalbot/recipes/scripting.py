@@ -160,11 +160,12 @@ class ScriptWriter:
     def __init__(self, recipe: Recipe, blocks: dict[str, Recipe]) -> None:
         self.recipe, self.blocks = recipe, blocks
         self.functions: dict[str, list[str]] = {}  # block functions, by name
+        self.variables = list(recipe.variables)  # and a block's own, when its step does not bind them
 
     def script(self, file_name: str) -> str:
         recipe = self.recipe
         body = self._steps(recipe.steps, "    ")  # first: the blocks it runs become functions on the way
-        usage = " ".join([f"--{name} …" for name in recipe.variables] + ["[--url START] [--headed]"])
+        usage = " ".join([f"--{name} …" for name in self.variables] + ["[--url START] [--headed]"])
         secrets = "".join(f"SECRET_{name}=… " for name in self.secrets())
         header = f'''#!/usr/bin/env python3
 """{_line(recipe.name)} v{recipe.version}: {_line(recipe.goal)}
@@ -181,7 +182,7 @@ asking); no allowed domains, held writes or secret guard; no store, events, repo
 """
 '''
         constants = [f"NAME = {json.dumps(recipe.name)}", f"START_URL = {json.dumps(recipe.start_url)}",
-                     f"VARIABLES = {json.dumps(recipe.variables)}", f"SECRETS = {json.dumps(self.secrets())}"]
+                     f"VARIABLES = {json.dumps(self.variables)}", f"SECRETS = {json.dumps(self.secrets())}"]
         run = ["def run(page: Page, values: dict[str, str], secrets: dict[str, str]) -> None:", *_body(body, "    ")]
         sections = [header + RUNTIME.strip(), "\n".join(constants),
                     *("\n".join(lines) for lines in self.functions.values()), "\n".join(run), MAIN.strip()]
@@ -223,6 +224,8 @@ asking); no allowed domains, held writes or secret guard; no store, events, repo
                 f"def {function}(page: Page, values: dict[str, str], secrets: dict[str, str]) -> None:",
                 f'    """Block {_line(block.name)} v{block.version}: {_line(block.goal)}"""']
             self.functions[function] += _body(self._steps(block.steps, "    "), "    ")
+        self.variables += [name for name in block.variables if name not in step.block.values
+                           and name not in self.variables]
         bound = ", ".join(f"{json.dumps(name)}: fill({json.dumps(step.block.values[name])}, values)"
                           if name in step.block.values else f"{json.dumps(name)}: values[{json.dumps(name)}]"
                           for name in block.variables)

@@ -45,3 +45,15 @@ def test_every_kind_of_step_is_written_as_python_that_compiles() -> None:
     assert "element = present(page, " in text and "only when it came" in text
     assert "goes through a list an extract read: run goalbot rerun shop" in text
     assert not [node for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "system"]
+
+
+def test_a_blocks_variable_left_to_the_rerun_is_a_flag_of_the_script() -> None:
+    login = Recipe(name="login", goal="sign in", start_url="http://x.test/", variables=["EMAIL"],
+                   steps=[RecipeStep(description="Sign in", actions=[RecipeAction(
+                       action={"name": "type", "text": "{{EMAIL}}"}, target=Evidence(role="textbox", name="Email"))])])
+    recipe = Recipe(name="shop", goal="sign in", start_url="http://x.test/",
+                    steps=[RecipeStep(description="sign in", block=Block(recipe="login"))])
+    text = ScriptWriter(recipe, {"login@latest": login}).script("shop.py")
+    ast.parse(text)
+    assert 'VARIABLES = ["EMAIL"]' in text and "--EMAIL …" in text
+    assert 'block_login(page, {"EMAIL": values["EMAIL"]}, secrets)' in text
