@@ -30,6 +30,11 @@ class PolicyName(StrEnum):
     RECIPE_BLOCK = "recipe_block"  # a step that is another recipe (a sign-in, a search) ran it
     RECIPE_LOGIN = "recipe_login"  # the site asked to sign in again: its sign-in recipe ran
     RECIPE_LOOP = "recipe_loop"  # a loop's list: how many records, each a pass
+    # a recipe the typed goal found: the matcher's binding, or why the goal is planned instead
+    RECIPE_FOUND = "recipe_found"
+
+
+PLANNED_INSTEAD = "the goal is planned instead, from this page"  # how a RECIPE_FOUND that hands over ends
 
 
 class Rung(StrEnum):

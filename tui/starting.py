@@ -26,8 +26,10 @@ def goal_starter(settings: Settings, db_path: Path) -> Starter:
 
     def start(goal: str) -> LiveRun:
         url = URL.search(goal)
-        start = goal_start(db_path, settings, goal, url[0].rstrip(".,)") if url else None, {}, set())
-        if endpoint_problem is not None and start.rerun is None:  # a recipe the goal found needs no model
+        start = goal_start(db_path, settings, goal, url[0].rstrip(".,)") if url else None, {}, set(),
+                           person_chooses=True)
+        # A recipe the goal surely found needs no model; one it only may be asks the matcher.
+        if endpoint_problem is not None and (start.rerun is None or start.rerun.unsure):
             raise endpoint_problem
         wiring = wire_run(RunRequest.typed_in(settings.browser_path), settings, db_path, start.options, can_ask=True,
                           rerun=start.rerun, probe_model=False)

@@ -44,11 +44,13 @@ class Session:
     it is made, and the secrets' scrubber sits in front of the events and the prompts from the start."""
 
     def __init__(
-        self, options: RunOptions, operator: Operator, model: ModelSetup, bus: Bus,
+        self, options: RunOptions, operator: Operator, model: ModelSetup | None, bus: Bus,
         control: SessionControl, secrets: Secrets | None = None, domains: Domains | None = None,
-        resume: ResumePoint | None = None, pace: SitePace | None = None,
+        resume: ResumePoint | None = None, pace: SitePace | None = None, crew: Crew | None = None,
     ) -> None:
-        self.crew = Crew(options, operator, bus, control, secrets, domains, model, resume, pace)
+        """`crew`: the one a recipe's rerun began with, when the goal is planned from where it
+        stopped (`take_over`): the same browser, events and secrets."""
+        self.crew = crew or Crew(options, operator, bus, control, secrets, domains, model, resume, pace)
         self.options, self.operator, self.control = options, operator, control
         self.secrets, self.emitter, self.camera, self.person = (self.crew.secrets, self.crew.emitter,
                                                                 self.crew.camera, self.crew.person)
@@ -103,11 +105,15 @@ class Session:
 
     # -- the loop ----------------------------------------------------------------------------
 
-    async def _drive(self) -> SessionResult:
+    async def start(self) -> None:
+        """The browser (or the screen) at the start page; a failed run that could not start else."""
         try:
             await self.operator.start(self.options.url)
         except OperatorError as exc:
             raise Finish(SessionResult(status=Status.FAILED, reason=str(exc), could_not_start=True)) from exc
+
+    async def _drive(self) -> SessionResult:
+        await self.start()
         self.client.load_package()
         observation = await self._look()
         feedback: str | None = None
@@ -115,6 +121,15 @@ class Session:
             observation, feedback = await self._run_steps(observation)
             if feedback is None:
                 observation, feedback = await self._check_goal("", "every step passed")
+        return await self._planned(observation, feedback)
+
+    async def take_over(self, why: str) -> SessionResult:
+        """The goal planned from the page a recipe's rerun left (`why`: where and how it stopped),
+        in its session: the browser is already where the rerun got to."""
+        self.client.load_package()
+        return await self._planned(await self._look(), why)
+
+    async def _planned(self, observation: Observation, feedback: str | None) -> SessionResult:
         while True:
             await self.person.pause_point(self.state.steps_run or None)
             plan = await self._plan(observation, feedback)

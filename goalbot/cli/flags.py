@@ -56,7 +56,8 @@ def add_image_flag(p: argparse._ActionsContainer) -> None:
 
 
 def add_model_flags(p: argparse.ArgumentParser,
-                    roles: tuple[str, ...] = ("planner", "navigator", "validator", "patcher", "extractor")) -> None:
+                    roles: tuple[str, ...] = ("planner", "navigator", "validator", "patcher", "extractor",
+                                              "matcher")) -> None:
     """The endpoint and model flags, with a model flag for each of `roles` the command asks."""
     add_settings(p.add_argument_group("model"), "base_url", "model", "api_key", *(f"{role}_model" for role in roles),
                  "dialect", "coords", "vision", "model_timeout_s", "model_retries")

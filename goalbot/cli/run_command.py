@@ -33,15 +33,19 @@ def cmd_run(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
         request = RunRequest.from_flags(args, settings.browser_path)
         start = goal_start(db_path, settings, args.goal, args.url, request.variables, set(request.secrets),
                            use_recipes=not (args.no_recipes or args.save_recipe or args.output_schema
-                                            or args.schema or args.policies))
+                                            or args.schema or args.policies),
+                           person_chooses=not request.auto_approve)
         if start.rerun is None:
             read_data_rules(args, start.options, request.variables)
     except Refusal as refusal:
         return refused(refusal, args.json)
     except (SecretError, SchemaError, PolicyError) as exc:
         return fail(str(exc))
-    if start.rerun is not None:
-        say(f"goalbot: {start.found}: it reruns with no model (--no-recipes plans the goal instead)")
+    if start.rerun is not None and start.rerun.unsure:
+        say(f"{start.found}: the goal's words did not surely fit ({start.rerun.unsure}); the matcher "
+            "binds its values, and you choose (--no-recipes plans the goal instead)")
+    elif start.rerun is not None:
+        say(f"{start.found}: it reruns with no model (--no-recipes plans the goal instead)")
     return run_goal(request, settings, db_path, start.options, rerun=start.rerun)
 
 

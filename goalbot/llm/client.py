@@ -23,10 +23,11 @@ from goalbot.tally import Tally
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-# The patcher: a recipe's rerun only; the extractor: a run with --output-schema only.
-ROLES = ("planner", "navigator", "validator", "patcher", "extractor")
+# The patcher: a recipe's rerun only; the extractor: a run with --output-schema only; the
+# matcher: a typed goal whose words do not surely fit the recipe it may be.
+ROLES = ("planner", "navigator", "validator", "patcher", "extractor", "matcher")
 ROLE_ACTORS = {"planner": Actor.PLANNER, "navigator": Actor.NAVIGATOR, "validator": Actor.VALIDATOR,
-               "patcher": Actor.PLANNER, "extractor": Actor.NAVIGATOR,
+               "patcher": Actor.PLANNER, "extractor": Actor.NAVIGATOR, "matcher": Actor.PLANNER,
                # `goalbot tune` only: the task model its programs ask, and GEPA's reflection model
                "author": Actor.PLANNER, "reflector": Actor.SYSTEM}
 

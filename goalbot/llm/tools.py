@@ -74,6 +74,14 @@ class PatchAnswer(BaseModel):
     reason: str = ""
 
 
+class MatchAnswer(BaseModel):
+    """Whether the recipe does the goal, only with other values; and those values."""
+
+    same: bool = Field(description="true when the recipe does what the goal asks, with other values at most")
+    values: dict[str, str] = Field(default_factory=dict, description="each variable's value, as the goal says it")
+    reason: str = ""
+
+
 class VerdictAnswer(BaseModel):
     """Judge, from the evidence, whether the step (or the whole goal) was achieved."""
 

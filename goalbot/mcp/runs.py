@@ -158,10 +158,10 @@ class RunBook:
         try:
             start = await anyio.to_thread.run_sync(
                 lambda: goal_start(self.db_path, self.settings, goal, url, {}, set(self.rules.secrets),
-                                   use_recipes=output_schema is None))
+                                   use_recipes=output_schema is None, person_chooses=not self.rules.approve_plans))
         except Refusal as refusal:
             raise ProblemError.of(refusal) from refusal
-        if start.rerun is not None:  # the goal's recipe: no model to ask, no endpoint to check
+        if start.rerun is not None and not start.rerun.unsure:  # the goal's recipe: no model to ask
             return self._start(goal, start.options, start.rerun, owner)
         options = start.options
         if output_schema is not None:
@@ -173,7 +173,7 @@ class RunBook:
         dead = await anyio.to_thread.run_sync(endpoint_refusal, self.settings, say_nothing)
         if dead is not None:
             raise ProblemError.of(dead)
-        return self._start(goal, options, None, owner)
+        return self._start(goal, options, start.rerun, owner)  # an unsure recipe's matcher asks the model too
 
     async def start_rerun(self, name: str, values: dict[str, str], owner: str) -> Live:
         try:

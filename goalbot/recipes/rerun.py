@@ -26,3 +26,5 @@ class Rerun(BaseModel):
     no_sign_in: str = Field("", description="Why there is none, for the checkpoint that asks the person.")
     found: str = Field("", description="The goal typed found this recipe (\"from recipe cart v1, PRODUCT = …\"): "
                                        "its plan is the person's to approve, as a planned one is.")
+    unsure: str = Field("", description="Why the goal's words did not surely fit the found recipe's: the "
+                                        "matcher binds its variables first, and the person chooses.")

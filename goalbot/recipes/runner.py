@@ -30,6 +30,7 @@ from goalbot.payloads import PolicyName, Rung
 from goalbot.recipes.branching import branched
 from goalbot.recipes.expecting import announced_again, path_fits, went_away
 from goalbot.recipes.flows import StepFlows
+from goalbot.recipes.found import FoundFlow
 from goalbot.recipes.rerun import Rerun
 from goalbot.recipes.locate import Found, anything_alike, locate, strictly
 from goalbot.recipes.model import Evidence, Recipe, RecipeAction, Recorded
@@ -39,7 +40,7 @@ from goalbot.recipes.variables import each_text, fill, names_in, template
 T = TypeVar("T")
 
 
-class RecipeRun(StepFlows):
+class RecipeRun(StepFlows, FoundFlow):
     """One rerun of a recipe, made like a `Session` and ending like one."""
 
     def __init__(self, rerun: Rerun, options: RunOptions, operator: Operator, bus: Bus,
@@ -62,6 +63,7 @@ class RecipeRun(StepFlows):
         self.patches: list[str] = []  # what the model's patches changed, in words
         self.found_by: dict[Rung, int] = {}  # how many actions each rung of the ladder found
         self.skipped = 0  # optional actions whose interstitial did not come
+        self.steps_done = 0  # the steps that ran: a planned run that takes over numbers its own after them
         self.values, self.row, self.signing_in, self.sign_ins = dict(rerun.values), None, False, 0
         self._patched: RecipeAction | None = None  # the action the latest patch was for
         self.patched_steps: set[int] = set()  # the steps patches changed: new ways of doing them
@@ -82,10 +84,20 @@ class RecipeRun(StepFlows):
         return await self.crew.live(self._announce, self._ran)
 
     async def _ran(self) -> SessionResult:
+        if self.rerun.unsure and self.control.auto_approve:  # a recipe that only may do the goal: the person's call
+            return await self._planned_instead(f"{self.rerun.found} might do the goal ({self.rerun.unsure}), but "
+                                               "--yes takes only a recipe the goal surely names", started=False)
         if self.rerun.found:
-            await self._approved()
-        observation = await self._drive()
-        answer = await self._result(observation) if self.recipe.result is not None else ""
+            declined = await self._approved()
+            if declined:
+                return await self._planned_instead(declined, started=False)
+        try:
+            observation = await self._drive()
+            answer = await self._result(observation) if self.recipe.result is not None else ""
+        except Finish as ended:
+            if not self._hands_over(ended.result):
+                raise
+            return await self._planned_instead(f"{self._name} stopped: {ended.result.reason}", started=True)
         how = _how(self.found_by, self.skipped)
         return SessionResult(status=Status.OK, reason=f"every step of recipe {self.recipe.name} "
                                                       f"v{self.recipe.version} ran {how}",
@@ -129,25 +141,14 @@ class RecipeRun(StepFlows):
                      "recipe": recipe.name, "recipe_version": recipe.version,
                      **({"found": self.rerun.found} if self.rerun.found else {})},
         )
+        if self.rerun.found:
+            return  # its plan is proposed once it is known to be the one (`FoundFlow`)
+        # the person chose these steps by naming the recipe
         steps = [self._filled(step.description) for step in recipe.steps]
-        found = self.rerun.found
         self.emitter.emit(EventType.PLAN_PROPOSED, Actor.PLANNER, None, steps=steps, revision=1,
-                          reasoning=found or f"recipe {recipe.name} v{recipe.version}",
-                          asks_approval=bool(found) and not self.control.auto_approve)
-        if not found:  # the person chose these steps by naming the recipe
-            self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps,
-                              by=f"goalbot rerun {recipe.name} (v{recipe.version})")
-
-    async def _approved(self) -> None:
-        """A recipe the goal found runs once the person approves its plan (or under --yes)."""
-        steps = [self._filled(step.description) for step in self.recipe.steps]
-        decision = await self.control.decide()
-        if not decision.approved:
-            self.emitter.emit(EventType.PLAN_REJECTED, Actor.USER, None, steps=steps, feedback=decision.feedback,
-                              by=decision.by)
-            raise finish(Status.CANCELLED, f"the person rejected the recipe's plan ({self.rerun.found}); "
-                                           "--no-recipes plans the goal anew")
-        self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps, by=decision.by)
+                          reasoning=f"recipe {recipe.name} v{recipe.version}", asks_approval=False)
+        self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps,
+                          by=f"goalbot rerun {recipe.name} (v{recipe.version})")
 
     async def _drive(self) -> Observation:
         try:
@@ -165,6 +166,7 @@ class RecipeRun(StepFlows):
                        self.skipped - skipped)
             self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, number, index=number,
                               description=self._filled(step.description), reason=how)
+            self.steps_done = number
             self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, number, achieved=number == len(self.recipe.steps),
                               progress_percent=100 * number // len(self.recipe.steps), confidence=1.0,
                               description=f"step {number} of {len(self.recipe.steps)} ran {how}")
@@ -310,6 +312,8 @@ class RecipeRun(StepFlows):
             return found, observation
         if position is not None and await self._patch(recorded, position, step, observation):
             return None, observation
+        if self.rerun.found and self.client is not None:  # the planner takes over, not the person
+            raise self._fail(step, "TargetNotFound", f"no element on the page is surely {recorded.words()}", arguments)
         what = (f"recipe step {step}: no element on the page is surely {recorded.words()}. Put the page "
                 "right and say GO to look again, or NOT GO to stop")
         if not await self.person.checkpoint(what, step):

@@ -2,7 +2,8 @@
 
 It answers `POST /v1/chat/completions` from a script of canned answers, one queue per role. The
 role is recognised the way any model would: from the tools offered (`plan` → planner, `verdict` →
-validator, `patch` → patcher, `extracted` → extractor, anything else → navigator). goalbot talks to it like to any endpoint.
+validator, `patch` → patcher, `extracted` → extractor, `match` → matcher, anything else →
+navigator). goalbot talks to it like to any endpoint.
 
 Script (JSON):
 
@@ -68,8 +69,8 @@ class ScriptError(Exception):
     pass
 
 
-_ROLE_IN_PROMPT = re.compile(r"You are the (Planner|Navigator|Validator|Patcher|Extractor)\b")
-ROLES = ("planner", "navigator", "validator", "patcher", "extractor", "reflector")
+_ROLE_IN_PROMPT = re.compile(r"You are the (Planner|Navigator|Validator|Patcher|Extractor|Matcher)\b")
+ROLES = ("planner", "navigator", "validator", "patcher", "extractor", "matcher", "reflector")
 
 
 def role_of(request: dict[str, Any]) -> str:
@@ -82,6 +83,8 @@ def role_of(request: dict[str, Any]) -> str:
         return "patcher"
     if "extracted" in names:
         return "extractor"
+    if "match" in names:
+        return "matcher"
     if not names:
         for message in request.get("messages", []):
             if message.get("role") == "system" and "`new_instruction`" in str(message.get("content") or ""):

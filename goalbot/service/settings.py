@@ -84,6 +84,8 @@ class Settings(BaseModel):
     patcher_model: str | None = _declared(M, "a different model for the patcher", metavar="MODEL")
     extractor_model: str | None = _declared(M, "a different model for the extractor (--output-schema)",
                                             metavar="MODEL")
+    matcher_model: str | None = _declared(M, "a different (small) model for the matcher, which binds a recipe's "
+                                             "variables when a goal's words do not surely fit it", metavar="MODEL")
     dialect: list[str] = _declared(
         M, "how the model answers: auto (tool calls if the endpoint takes them, else JSON text), tools, uitars "
            "or json; for every role, or one role with navigator=uitars (repeatable)", [], metavar="[ROLE=]DIALECT")
@@ -160,7 +162,7 @@ class Settings(BaseModel):
     def role_models(self) -> dict[str, str]:
         chosen = {"planner": self.planner_model, "navigator": self.navigator_model,
                   "validator": self.validator_model, "patcher": self.patcher_model,
-                  "extractor": self.extractor_model}
+                  "extractor": self.extractor_model, "matcher": self.matcher_model}
         return {role: model for role, model in chosen.items() if model}
 
 

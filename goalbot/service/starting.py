@@ -40,16 +40,18 @@ class GoalStart:
 
 
 def goal_start(db_path: Path, settings: Settings, goal: str, url: str | None, given: dict[str, str],
-               secret_names: set[str] | None, use_recipes: bool = True) -> GoalStart:
-    """`goal_options`, then the recipe that surely does the goal (`--no-recipes`: none is looked for)."""
+               secret_names: set[str] | None, use_recipes: bool = True, person_chooses: bool = False) -> GoalStart:
+    """`goal_options`, then the recipe that surely does the goal (`--no-recipes`: none is looked
+    for). `person_chooses`: a person approves the plan, so a recipe that only may do the goal is
+    offered too, its values bound by the matcher in the run."""
     options = goal_options(settings, goal, url)
     if not use_recipes:
         return GoalStart(options)
     from goalbot.service.recipe_finding import find_recipe  # the store's modules, only when a goal starts
 
-    found = find_recipe(db_path, settings, goal, url, given, secret_names)
+    found = find_recipe(db_path, settings, goal, url, given, secret_names, unsure_ok=person_chooses)
     if found is None:
         return GoalStart(options)
     rerun = found.prepared.rerun()
-    rerun.found = found.said
+    rerun.found, rerun.unsure = found.said, found.unsure
     return GoalStart(found.prepared.options.model_copy(update={"goal": goal}), rerun, found.said)

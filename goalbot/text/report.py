@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field
 
 from goalbot.events import ENDINGS, Actor, Event, EventType as T
 from goalbot.payloads import (
-    AS_RECORDED, ActionData, ApprovalData, ChosenData, ExtractedData, PlanDecisionData, PolicyData, PolicyName, ReplyData,
-    ResumeData, StepData, TaskEndData, TaskStartData, ValidateData,
+    AS_RECORDED, PLANNED_INSTEAD, ActionData, ApprovalData, ChosenData, ExtractedData, PlanDecisionData, PolicyData,
+    PolicyName, ReplyData, ResumeData, StepData, TaskEndData, TaskStartData, ValidateData,
 )
 from goalbot.tally import Tally
 from goalbot.text.eventfmt import choice_table, choice_words
@@ -83,7 +83,7 @@ def _authoring(events: list[Event]) -> str:
 # How a rerun went its way (an optional action left out, another way, a block, a sign-in again,
 # a loop): said in the recipe's section, not among the detours.
 RECIPE_WAYS = (PolicyName.RECIPE_OPTIONAL, PolicyName.RECIPE_BRANCH, PolicyName.RECIPE_BLOCK, PolicyName.RECIPE_LOGIN,
-               PolicyName.RECIPE_LOOP)
+               PolicyName.RECIPE_LOOP, PolicyName.RECIPE_FOUND)
 
 
 def _recipe(events: list[Event], kept: Kept) -> list[str]:
@@ -103,7 +103,8 @@ def _recipe(events: list[Event], kept: Kept) -> list[str]:
             case T.POLICY, PolicyData(policy=PolicyName.RECIPE_PATCH) as patch:
                 heals.append(f"- step {e.step}: the model's patch — {patch.message}")
             case T.POLICY, PolicyData(policy=policy, message=message) if policy in RECIPE_WAYS:
-                heals.append(f"- {message}" if message.startswith("step ") else f"- step {e.step}: {message}")
+                heals.append(f"- {message}" if message.startswith("step ") or e.step is None
+                             else f"- step {e.step}: {message}")
             case T.ACT_OK, ActionData(resolved_by=str() as rung) as done if rung:
                 rungs[rung] = rungs.get(rung, 0) + 1
                 if rung not in AS_RECORDED:
@@ -111,10 +112,17 @@ def _recipe(events: list[Event], kept: Kept) -> list[str]:
                                  f"{target.get('role', '')} \"{target.get('name', '')}\"{_locator(target)}")
     found = ", ".join(f"{rung} {count}" for rung, count in rungs.items()) or "none"
     calls = sum(1 for e in events if e.type is T.LLM_CALL)
-    model = f"{calls} model call{'s' * (calls != 1)}, for patches" if calls else "no model"
+    matched = [e.data_of(PolicyData).message for e in events
+               if e.type is T.POLICY and e.data_of(PolicyData).policy == PolicyName.RECIPE_FOUND]
+    why = ": the matcher's, a patch's or the planned run's" if matched else ", for patches"
+    model = f"{calls} model call{'s' * (calls != 1)}{why}" if calls else "no model"
     recipe = f"{options['recipe']} v{options.get('recipe_version')}"
     out = ", ".join(kept.versions) or f"unchanged ({recipe})"
     notes = [f"- The next rerun runs {kept.versions[-1]}, patched here."] if kept.versions else []
+    if any(m.endswith(PLANNED_INSTEAD) for m in matched) and events[-1].type is T.TASK_OK:
+        given = "".join(f" --var {name}=…" for name in options.get("variables") or {})
+        notes.append(f"- The planner reached the goal after the recipe: `goalbot recipe save {events[0].session_id} "
+                     f"{options['recipe']}{given}` keeps this run as its next version.")
     if kept.heals:
         notes.append(f"- {kept.heals} healed element{'s' * (kept.heals != 1)} remembered: the next rerun "
                      "finds them by healing memory, with no model call.")

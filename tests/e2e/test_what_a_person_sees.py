@@ -86,6 +86,16 @@ async def test_a_page_that_draws_after_loading_is_looked_at_when_done(browser: B
         assert f'button "{name}"' in text, text
 
 
+async def test_a_look_waits_for_the_data_the_page_is_fetching(browser: BrowserOperator, hardsite: HardSite) -> None:
+    # The banner is drawn from a read the server answers late, as a busy server does: a look
+    # taken while the read is in flight would show a page without it.
+    hardsite.reset()
+    hardsite.posted["banner"] = True
+    hardsite.slow["/api/banner"] = 0.8
+    text = await open_page(browser, hardsite.page("consent"))
+    assert 'button "Accept all"' in text, text
+
+
 def test_a_start_screen_drawn_late_needs_no_second_plan(hardsite: HardSite, model_server, db_path: Path) -> None:
     model = model_server({
         "planner": [plan("Press Start writing")],

@@ -62,6 +62,7 @@ class HardSite:
         self.posted: dict[str, object] = {}
         self.expire_at: str | None = None  # a path whose page ends the session (the cookie `sid`)
         self.variant = ""  # the layout darkmode.html serves with no ?variant: an A/B test's pick
+        self.slow: dict[str, float] = {}  # seconds an /api/ path takes to answer, as a busy server's do
         self.lock = threading.Lock()
 
     def port(self, which: int = 0) -> int:
@@ -80,6 +81,7 @@ class HardSite:
             self.posted.clear()
             self.expire_at = None
             self.variant = ""
+            self.slow.clear()
 
     @property
     def url(self) -> str:
@@ -129,7 +131,8 @@ class HardSite:
                     site.requests.append((port, "GET", path, ""))
                 if path.startswith("/api/"):
                     with site.lock:
-                        stored = site.posted.get(path[5:])
+                        stored, late = site.posted.get(path[5:]), site.slow.get(path, 0.0)
+                    time.sleep(late)
                     self._send(json.dumps(stored).encode(), "application/json")
                     return
                 other = site.other if port == site._servers[0].server_address[1] else site.url

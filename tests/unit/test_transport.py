@@ -137,8 +137,8 @@ def test_limits_ask_before_the_call_that_would_go_over() -> None:
 
 
 def test_dialect_flags() -> None:
-    assert parse_dialects(["json"]) == dict.fromkeys(("planner", "navigator", "validator", "patcher", "extractor"),
-                                                     Dialect.JSON)
+    assert parse_dialects(["json"]) == dict.fromkeys(("planner", "navigator", "validator", "patcher", "extractor",
+                                                      "matcher"), Dialect.JSON)
     chosen = parse_dialects(["tools", "navigator=uitars"])
     assert chosen["navigator"] is Dialect.UITARS and chosen["planner"] is Dialect.TOOLS
     with pytest.raises(DialectError, match="choose auto|tools|uitars|json"):

@@ -91,11 +91,11 @@ FOCUSED_SECRET_JS = """() => {
   return (""" + _SECRET + """)(el);
 }"""
 
-# Resolves once the page has not changed for `quiet` ms and the images in view have arrived, or
-# after `most` ms whatever happens: a page that draws after its load event (a start screen, icons
-# sized when their pictures come) is looked at when it is done; one that never stops (a clock, a
-# carousel) after the bound. It answers the page's change count then (as CHANGES_JS), which saves
-# the look that follows a call.
+# Resolves once the page has not changed for `quiet` ms, the images in view and the data it reads
+# have arrived, or after `most` ms whatever happens: a page that draws after its load event (a
+# start screen, icons sized when their pictures come, a list drawn from a slow API) is looked at
+# when it is done; one that never stops (a clock, a carousel) after the bound. It answers the
+# page's change count then (as CHANGES_JS), which saves the look that follows a call.
 SETTLED_JS = """async ([quiet, idle, most, loading]) => {
   const watch = window.__goalbotWatch;
   const sleep = (watch && watch.sleep) || setTimeout;
@@ -119,7 +119,9 @@ SETTLED_JS = """async ([quiet, idle, most, loading]) => {
     const needed = watch && watch.busy && !watch.busy() ? idle : quiet;
     // A response that just came is read and drawn by handlers no count sees (its body, then the DOM).
     const answering = !!watch && performance.now() - (watch.answered || 0) < ANSWER_MS;
-    if (still >= needed && !answering && Array.from(document.images).every((i) => i.complete || !inView(i))) break;
+    // Data the page is still fetching is drawn when it comes: a look before it shows half a page.
+    const fetching = !!watch && !!watch.fetching && watch.fetching(most);
+    if (still >= needed && !answering && !fetching && Array.from(document.images).every((i) => i.complete || !inView(i))) break;
     // Look again when the page could be calm, not a fixed tick later: every look waits this.
     await new Promise((r) => sleep(r, Math.min(25, Math.max(4, needed - still))));
   }

@@ -32,12 +32,26 @@
   pending(timers, "setTimeout", "clearTimeout");
   pending(frames, "requestAnimationFrame", "cancelAnimationFrame");
   const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+  // Reads in flight, by when they began: what a page fetches to draw, which a look waits for.
+  const reading = new Map();
+  let reads = 0;
+  const began = () => { const id = ++reads; reading.set(id, performance.now()); return id; };
   const track = (method) => {
     const writes = !READS.has(String(method || "GET").toUpperCase());
+    const read = writes ? 0 : began();
     watch.requests += 1;
     if (writes) watch.writes += 1;
     // answered: when the latest response came, whose handlers (its body read, then drawn) a look waits for.
-    return () => { watch.requests -= 1; if (writes) watch.writes -= 1; watch.answered = performance.now(); };
+    return () => {
+      watch.requests -= 1; if (writes) watch.writes -= 1; reading.delete(read); watch.answered = performance.now();
+    };
+  };
+  // Whether a read begun within `age` ms is in flight: an older one is a long poll, not drawing. A
+  // write is not waited for (a hold may keep it back on purpose), nor a query sent as a POST.
+  watch.fetching = (age) => {
+    const since = performance.now() - age;
+    for (const start of reading.values()) if (start >= since) return true;
+    return false;
   };
   const fetch = window.fetch;
   if (fetch) {
@@ -57,8 +71,11 @@
       if (typeof read !== "function") continue;
       Response.prototype[name] = function (...args) {
         const body = read.apply(this, args);
+        const id = began();
         watch.requests += 1;
-        const done = () => watch.sleep(() => { watch.requests -= 1; watch.answered = performance.now(); }, 0);
+        const done = () => watch.sleep(() => {
+          watch.requests -= 1; reading.delete(id); watch.answered = performance.now();
+        }, 0);
         body.then(done, done);
         return body;
       };

@@ -1,0 +1,123 @@
+"""A rerun the typed goal found (`service.recipe_finding`) rather than one the person named: its plan
+is proposed for approval like a planned one; a recipe that only may do the goal asks the matcher
+once to bind its variables, and the person sees both choices — rerun it, or plan the goal; and a
+found rerun that stops (an element no rung finds, a page it did not expect) hands the goal to the
+planner in the same session, from the page where it stopped."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeVar
+
+from goalbot.agents.outcome import Finish, SessionResult, Status, finish
+from goalbot.events import Actor, EventType
+from goalbot.llm.client import ModelError
+from goalbot.llm.dialogue import Dialogue
+from goalbot.llm.parsing import AnswerError
+from goalbot.payloads import PLANNED_INSTEAD, PolicyName
+from goalbot.recipes.binding import bind
+from goalbot.recipes.variables import VARIABLE
+
+if TYPE_CHECKING:
+    from goalbot.agents.control import SessionControl
+    from goalbot.agents.crew import Crew
+    from goalbot.agents.options import RunOptions
+    from goalbot.events import Emitter
+    from goalbot.llm.client import ModelClient
+    from goalbot.recipes.model import Recipe
+    from goalbot.recipes.rerun import Rerun
+
+T = TypeVar("T")
+
+
+class FoundFlow:
+    """The found rerun's approval and hand-over; `RecipeRun` supplies the rest."""
+
+    rerun: Rerun
+    recipe: Recipe
+    options: RunOptions
+    crew: Crew
+    control: SessionControl
+    emitter: Emitter
+    client: ModelClient | None
+    values: dict[str, str]
+    steps_done: int
+
+    def _filled(self, value: T) -> T:
+        raise NotImplementedError
+
+    @property
+    def _name(self) -> str:
+        return f"recipe {self.recipe.name} v{self.recipe.version}"
+
+    async def _approved(self) -> str:
+        """"" once the person approves the found recipe's plan (or --yes does); else why the goal
+        is planned instead (turned down, or the matcher said it is not the same goal)."""
+        said = self.rerun.found
+        if self.rerun.unsure:
+            bound, why_not = await self._bound()
+            if why_not:
+                return f"{self._name} may not do the goal: {why_not}"
+            said = f"{bound} — the matcher bound it, as the goal's words did not surely fit ({self.rerun.unsure})"
+        steps = [self._filled(step.description) for step in self.recipe.steps]
+        choice = "; approve to rerun it, or turn it down to plan the goal" if self.client else ""
+        self.emitter.emit(EventType.PLAN_PROPOSED, Actor.PLANNER, None, steps=steps, revision=1, reasoning=said + choice,
+                          asks_approval=not self.control.auto_approve)
+        decision = await self.control.decide()
+        if decision.approved:
+            self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps, by=decision.by)
+            return ""
+        self.emitter.emit(EventType.PLAN_REJECTED, Actor.USER, None, steps=steps, feedback=decision.feedback,
+                          by=decision.by)
+        if self.client is None:
+            raise finish(Status.CANCELLED, f"the person rejected the recipe's plan ({said}); "
+                                           "--no-recipes plans the goal anew")
+        told = f": {decision.feedback}" if decision.feedback else ""
+        return f"the person turned down {self._name}{told}"
+
+    async def _bound(self) -> tuple[str, str]:
+        """The matcher's one call: ("from recipe … , NAME = value", "") once bound, else ("", why not)."""
+        if self.client is None:
+            raise finish(Status.FAILED, f"{self.rerun.found} might do the goal ({self.rerun.unsure}), but no model "
+                                        "can be asked to bind its values: pass --var NAME=…, or --no-recipes")
+        slots = list(dict.fromkeys(found.group(1) for found in VARIABLE.finditer(self.recipe.goal)))
+        given = {name: value for name, value in self.rerun.values.items() if value}
+        # One call: an answer that cannot be used is not asked again, the goal is planned instead.
+        matcher = Dialogue(self.client, self.crew.dialects, retries=0, kept=self.crew.requests)
+        try:
+            answer = await bind(matcher, self.options.goal, self.recipe.goal, slots, given,
+                                self.rerun.unsure)
+        except (AnswerError, ModelError) as exc:
+            return "", f"the matcher's answer could not be used: {exc}"
+        if not answer.same:
+            return "", answer.reason or "the matcher says it is another goal"
+        self.values.update(answer.values)
+        self.rerun.values.update(answer.values)
+        bound = "".join(f", {name} = {value}" for name, value in answer.values.items())
+        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, None, policy=PolicyName.RECIPE_FOUND,
+                          message=f"the matcher bound {self._name}{bound}: {answer.reason}")
+        return f"from {self._name}{bound}", ""
+
+    def _hands_over(self, result: SessionResult) -> bool:
+        """A found rerun that failed on the page (not one stopped, or whose browser never came up)
+        goes on planned, when there is a model to plan with."""
+        return (bool(self.rerun.found) and self.client is not None and result.status is Status.FAILED
+                and not result.could_not_start and not self.control.stop_requested)
+
+    async def _planned_instead(self, why: str, started: bool) -> SessionResult:
+        """The goal planned from where the rerun is (its start page, when it never began)."""
+        from goalbot.agents.session import Session  # the planning loop, only when a found rerun hands over
+
+        if self.client is None:
+            raise finish(Status.FAILED, f"{why}; and no model can be asked to plan the goal")
+        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, None, policy=PolicyName.RECIPE_FOUND,
+                          message=f"{why}: {PLANNED_INSTEAD}")
+        session = Session(self.options, self.crew.operator, None, self.emitter.bus, self.control, crew=self.crew)
+        session.state.plan_revision = 1  # the recipe's plan was the first: viewers open the planner's as new
+        session.state.steps_run = self.steps_done  # its steps come after the recipe's that ran
+        try:
+            if not started:
+                await session.start()
+            return await session.take_over(f"{why}. Plan the goal from the page as it is now")
+        except Finish as ended:
+            ended.result.reason = f"{why}; planned instead: {ended.result.reason}"
+            raise
