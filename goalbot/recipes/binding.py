@@ -26,7 +26,7 @@ async def bind(dialogue: Dialogue, goal: str, template: str, variables: list[str
         return [user_message(asked, None)]
 
     answer = await dialogue.ask("matcher", compose, MATCH, None)
-    values = {name: str(answer.values.get(name, "")).strip() for name in variables}
+    values = {name: answer.values.get(name, "").strip() for name in variables}
     values.update(given)  # what the person gave wins over what the model read
     if answer.same and not all(values.values()):
         unbound = ", ".join(name for name, value in values.items() if not value)

@@ -63,6 +63,12 @@ class GoalMatch:
     why: str = ""
 
 
+def found_line(name: str, version: int, values: dict[str, str]) -> str:
+    """What the plan dialog and the log say of a recipe the goal found: "from recipe cart v1,
+    PRODUCT = Copper Teapot"."""
+    return f"from recipe {name} v{version}" + "".join(f", {key} = {value}" for key, value in values.items())
+
+
 def words(text: str) -> list[Word]:
     """The goal as words of a kind, phrases joined: "log in" is one act."""
     raw = [(m.group(0), m.start(), m.end()) for m in WORD.finditer(text)]

@@ -15,6 +15,7 @@ from goalbot.llm.dialogue import Dialogue
 from goalbot.llm.parsing import AnswerError
 from goalbot.payloads import PLANNED_INSTEAD, PolicyName
 from goalbot.recipes.binding import bind
+from goalbot.recipes.finding import found_line
 from goalbot.recipes.variables import VARIABLE
 
 if TYPE_CHECKING:
@@ -60,8 +61,8 @@ class FoundFlow:
             said = f"{bound} — the matcher bound it, as the goal's words did not surely fit ({self.rerun.unsure})"
         steps = [self._filled(step.description) for step in self.recipe.steps]
         choice = "; approve to rerun it, or turn it down to plan the goal" if self.client else ""
-        self.emitter.emit(EventType.PLAN_PROPOSED, Actor.PLANNER, None, steps=steps, revision=1, reasoning=said + choice,
-                          asks_approval=not self.control.auto_approve)
+        self.emitter.emit(EventType.PLAN_PROPOSED, Actor.PLANNER, None, steps=steps, revision=1,
+                          reasoning=said + choice, asks_approval=not self.control.auto_approve)
         decision = await self.control.decide()
         if decision.approved:
             self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps, by=decision.by)
@@ -92,10 +93,10 @@ class FoundFlow:
             return "", answer.reason or "the matcher says it is another goal"
         self.values.update(answer.values)
         self.rerun.values.update(answer.values)
-        bound = "".join(f", {name} = {value}" for name, value in answer.values.items())
+        said = found_line(self.recipe.name, self.recipe.version, answer.values)
         self.emitter.emit(EventType.POLICY, Actor.SYSTEM, None, policy=PolicyName.RECIPE_FOUND,
-                          message=f"the matcher bound {self._name}{bound}: {answer.reason}")
-        return f"from {self._name}{bound}", ""
+                          message=f"the matcher bound {said.removeprefix('from ')}: {answer.reason}")
+        return said, ""
 
     def _hands_over(self, result: SessionResult) -> bool:
         """A found rerun that failed on the page (not one stopped, or whose browser never came up)

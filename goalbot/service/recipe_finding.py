@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from goalbot.agents.domains import host_of
-from goalbot.recipes.finding import match
+from goalbot.recipes.finding import found_line, match
 from goalbot.recipes.model import Recipe
 from goalbot.recipes.variables import VARIABLE, fill
 from goalbot.service.refusal import Refusal
@@ -60,8 +60,8 @@ def find_recipe(db_path: Path, settings: Settings, goal: str, url: str | None, g
     if len(sure) == 1:
         recipe, values = sure[0]
         prepared = _prepared(db_path, settings, recipe, values, secret_names, url)
-        bound = "".join(f", {name} = {value}" for name, value in values.items() if name in recipe.variables)
-        return Found(prepared, f"from recipe {recipe.name} v{recipe.version}{bound}") if prepared else None
+        bound = {name: value for name, value in values.items() if name in recipe.variables}
+        return Found(prepared, found_line(recipe.name, recipe.version, bound)) if prepared else None
     if sure or not unsure_ok or len(unsure) != 1:
         return None  # two recipes that both fit, or an unsure one nobody chooses: the planner decides
     recipe, why = unsure[0]

@@ -95,6 +95,7 @@ def _recipe(events: list[Event], kept: Kept) -> list[str]:
                 "`goalbot rerun` repeats it with no model"] if kept.versions else []
     rungs: dict[str, int] = {}
     heals: list[str] = []
+    matched: list[str] = []  # what the goal's find said: the matcher's binding, a hand-over to the planner
     target: dict[str, Any] = {}
     for e in events:
         match e.type, e.payload:
@@ -103,6 +104,8 @@ def _recipe(events: list[Event], kept: Kept) -> list[str]:
             case T.POLICY, PolicyData(policy=PolicyName.RECIPE_PATCH) as patch:
                 heals.append(f"- step {e.step}: the model's patch — {patch.message}")
             case T.POLICY, PolicyData(policy=policy, message=message) if policy in RECIPE_WAYS:
+                if policy == PolicyName.RECIPE_FOUND:
+                    matched.append(message)
                 heals.append(f"- {message}" if message.startswith("step ") or e.step is None
                              else f"- step {e.step}: {message}")
             case T.ACT_OK, ActionData(resolved_by=str() as rung) as done if rung:
@@ -112,8 +115,6 @@ def _recipe(events: list[Event], kept: Kept) -> list[str]:
                                  f"{target.get('role', '')} \"{target.get('name', '')}\"{_locator(target)}")
     found = ", ".join(f"{rung} {count}" for rung, count in rungs.items()) or "none"
     calls = sum(1 for e in events if e.type is T.LLM_CALL)
-    matched = [e.data_of(PolicyData).message for e in events
-               if e.type is T.POLICY and e.data_of(PolicyData).policy == PolicyName.RECIPE_FOUND]
     why = ": the matcher's, a patch's or the planned run's" if matched else ", for patches"
     model = f"{calls} model call{'s' * (calls != 1)}{why}" if calls else "no model"
     recipe = f"{options['recipe']} v{options.get('recipe_version')}"

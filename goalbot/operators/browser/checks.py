@@ -121,7 +121,8 @@ SETTLED_JS = """async ([quiet, idle, most, loading]) => {
     const answering = !!watch && performance.now() - (watch.answered || 0) < ANSWER_MS;
     // Data the page is still fetching is drawn when it comes: a look before it shows half a page.
     const fetching = !!watch && !!watch.fetching && watch.fetching(most);
-    if (still >= needed && !answering && !fetching && Array.from(document.images).every((i) => i.complete || !inView(i))) break;
+    const pictured = Array.from(document.images).every((i) => i.complete || !inView(i));
+    if (still >= needed && !answering && !fetching && pictured) break;
     // Look again when the page could be calm, not a fixed tick later: every look waits this.
     await new Promise((r) => sleep(r, Math.min(25, Math.max(4, needed - still))));
   }
