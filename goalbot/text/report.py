@@ -202,7 +202,9 @@ def _extracted(events: list[Event]) -> list[str]:
         match e.type, e.payload:
             case T.EXTRACTED, ExtractedData() as read:
                 fit = "fits its schema" if read.valid else "does NOT fit its schema"
-                out += [f"- `{read.key}`, read on {read.url}, {fit}:", "", "```json",
+                by = {"network": "from the page's own JSON, no model", "places": "at the recorded places, no model",
+                      "model": "by the model"}[read.read_by]
+                out += [f"- `{read.key}`, read on {read.url} {by}, {fit}:", "", "```json",
                         json.dumps(read.data, ensure_ascii=False, indent=2), "```"]
                 out += [f"  - {error}" for error in read.errors]
             case T.CHOSEN, ChosenData() as chosen:

@@ -63,6 +63,7 @@ class HardSite:
         self.expire_at: str | None = None  # a path whose page ends the session (the cookie `sid`)
         self.variant = ""  # the layout darkmode.html serves with no ?variant: an A/B test's pick
         self.slow: dict[str, float] = {}  # seconds an /api/ path takes to answer, as a busy server's do
+        self.post_answers: dict[str, object] = {}  # what a POST to an /api/ path answers, instead of ok
         self.lock = threading.Lock()
 
     def port(self, which: int = 0) -> int:
@@ -82,6 +83,7 @@ class HardSite:
             self.expire_at = None
             self.variant = ""
             self.slow.clear()
+            self.post_answers.clear()
 
     @property
     def url(self) -> str:
@@ -111,7 +113,9 @@ class HardSite:
                 if path == "/bounce":
                     self._bounce(303)
                     return
-                self._send(b'{"ok": true}', "application/json")
+                with site.lock:
+                    answer = site.post_answers.get(path, {"ok": True})
+                self._send(json.dumps(answer).encode(), "application/json")
 
             def _bounce(self, status: int) -> None:
                 """`/bounce?to=URL`: a redirect, to anywhere the query says."""
