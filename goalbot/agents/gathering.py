@@ -7,7 +7,9 @@ one was taken, and an `ACT_OK` or an `ACT_FAIL` with a typed error (`ExtractionI
 
 from __future__ import annotations
 
+import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -15,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from goalbot import actions as A
 from goalbot.agents.acting import Hands
 from goalbot.agents.choosing import Choice, NoCandidate, Policy, PolicyError, choose, policies_of
-from goalbot.agents.extractor import Extractor, PageText
+from goalbot.agents.documents import pdf_text, read_text_places, text_places
+from goalbot.agents.extractor import Extracted, Extractor, PageText
 from goalbot.agents.outcome import Status, finish
 from goalbot.agents.person import Person
 from goalbot.agents.records import records_in
@@ -89,6 +92,8 @@ class Gatherer:
         """Reads `key` and keeps it; the EXTRACTED event says how, with no action around it. The
         ladder: the page's own JSON where a place in it was recorded, then the recorded places on
         the page, then the extractor, last."""
+        if self.hands.fresh_pdf is not None:
+            return await self._read_document(key, reading, observation, step, self.hands.fresh_pdf)
         schema = reading.schema_
         scope = f"[{reading.scope}] {observation.elements[reading.scope].line()}" \
             if reading.scope is not None and reading.scope in observation.elements else ""
@@ -117,12 +122,7 @@ class Gatherer:
         page = PageText(url=observation.url, title=observation.title, text=text, scope=scope)
         extracted = await self.extractor.extract(reading.instruction, schema, page, step)
         if not extracted.valid:
-            self._emit_read(key, extracted.data, False, extracted.errors, observation, scope, "model",
-                            extracted.sections, None, step)
-            empty = extracted.data in (None, [], {})
-            return Gathered(ok=False, error="ExtractionEmpty" if empty else "ExtractionInvalid", by_model=True,
-                            errors=extracted.errors,
-                            message=f"{key}: the data does not fit its schema: " + "; ".join(extracted.errors))
+            return self._unfit(key, extracted, observation, scope, step)
         data = extracted.data
         located = await self.operator.places_of(data, reading.scope)
         found = find_place(data, await self.operator.fetched())
@@ -135,6 +135,43 @@ class Gatherer:
         kept = self._keep(key, data, reread, observation, scope, "model", extracted.sections,
                           located.positions if located else [], step)
         return kept.model_copy(update={"by_model": True})
+
+    async def _read_document(self, key: str, reading: Reading, observation: Observation, step: int,
+                             path: Path) -> Gathered:
+        """The PDF the action before downloaded, by its text layer: where the recipe read it,
+        else by the model, whose values are then found on the document's lines for next time."""
+        text = await asyncio.to_thread(pdf_text, path)
+        scope = f"the downloaded {path.name}"
+        place = reading.place if reading.place and reading.place.get("document") == "pdf" else None
+        if place is not None:
+            data, wrong = read_text_places(place, text, reading.schema_)
+            wrong = wrong or problems(data, reading.schema_)
+            if not wrong:
+                return self._keep(key, data, reading, observation, scope, "document", 1, [], step)
+            if self.extractor is None:
+                self._emit_read(key, data, False, wrong, observation, scope, "document", 1, reading, step)
+                return Gathered(ok=False, error="ExtractionInvalid", errors=wrong,
+                                message=f"{key}: {path.name} no longer reads as recorded: " + "; ".join(wrong))
+        if self.extractor is None:
+            return Gathered(ok=False, error="ExtractionInvalid", message=f"{key}: no model to read {path.name} with")
+        if not text.strip():
+            return Gathered(ok=False, error="ExtractionEmpty",
+                            message=f"{key}: {path.name} has no text to read (a scanned document has only pictures)")
+        page = PageText(url=path.name, title=path.name, text=text, scope=scope)
+        extracted = await self.extractor.extract(reading.instruction, reading.schema_, page, step)
+        if not extracted.valid:
+            return self._unfit(key, extracted, observation, scope, step)
+        reread = reading.model_copy(update={"place": text_places(extracted.data, text), "network": None})
+        kept = self._keep(key, extracted.data, reread, observation, scope, "model", extracted.sections, [], step)
+        return kept.model_copy(update={"by_model": True})
+
+    def _unfit(self, key: str, extracted: Extracted, observation: Observation, scope: str, step: int) -> Gathered:
+        self._emit_read(key, extracted.data, False, extracted.errors, observation, scope, "model",
+                        extracted.sections, None, step)
+        empty = extracted.data in (None, [], {})
+        return Gathered(ok=False, error="ExtractionEmpty" if empty else "ExtractionInvalid", by_model=True,
+                        errors=extracted.errors,
+                        message=f"{key}: the data does not fit its schema: " + "; ".join(extracted.errors))
 
     async def _drawn(self, data: Any, reading: Reading) -> tuple[Reading, list[int]]:
         """Where the records read from the page's JSON are drawn on the page now (a choice clicks

@@ -281,6 +281,9 @@ def _places_in_words(recorded: Recorded) -> str:
         return network or "no places kept: the extractor reads the page each time"
 
     def words(place: dict[str, Any], name: str) -> list[str]:
+        if place.get("document") == "pdf":
+            return [f"the downloaded PDF's line {str(spot.get('after'))!r} for {field}"
+                    for field, spot in (place.get("fields") or {}).items() if isinstance(spot, dict)]
         if "each" in place:
             fields = ", ".join(place.get("fields", {})) or "each value"
             return [f"{name or 'the list'} from rows {place['each']!r} ({fields})"]

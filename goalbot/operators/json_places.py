@@ -146,7 +146,7 @@ def _node(data: Any, body: Any) -> JsonNode | None:
         return JsonNode(fields=fields) if fields else None
     if isinstance(data, list):
         return _list_node(data, body)
-    paths = [path for path, value in _walk(body, MAX_DEPTH) if _same(value, data)]
+    paths = [path for path, value in _walk(body, MAX_DEPTH) if same_value(value, data)]
     # One place only: a value found in two places could be read from the wrong one next time.
     return JsonNode(at=paths[0]) if len(paths) == 1 else None
 
@@ -162,7 +162,7 @@ def _list_node(data: list[Any], body: Any) -> JsonNode | None:
             each = _record_node(data, value)
             if each is not None:
                 return JsonNode(at=path, each=each)
-        elif all(_same(item, wanted) for item, wanted in zip(value, data)):
+        elif all(same_value(item, wanted) for item, wanted in zip(value, data)):
             return JsonNode(at=path, each=JsonNode())
     return None
 
@@ -175,7 +175,7 @@ def _record_node(records: list[dict[str, Any]], items: list[Any]) -> JsonNode | 
     for name in records[0]:
         first = items[0]
         for at, _ in _walk(first, MAX_FIELD_DEPTH):
-            if all(_same(_follow(item, at), record.get(name, _MISSING)) for item, record in zip(items, records)):
+            if all(same_value(_follow(item, at), record.get(name, _MISSING)) for item, record in zip(items, records)):
                 fields[name] = JsonNode(at=at)
                 break
         else:
@@ -196,7 +196,7 @@ def _walk(value: Any, depth: int, at: tuple[Key, ...] = ()) -> Iterator[tuple[li
             yield from _walk(sub, depth, (*at, n))
 
 
-def _same(found: Any, wanted: Any) -> bool:
+def same_value(found: Any, wanted: Any) -> bool:
     """Equal after the normalisation a page's drawing undoes: numbers by value ("$1,234.50" is
     1234.5), words by their letters and spaces, case aside."""
     if found is _MISSING or wanted is _MISSING:
@@ -207,7 +207,7 @@ def _same(found: Any, wanted: Any) -> bool:
         return found is wanted
     if isinstance(found, (dict, list)) or isinstance(wanted, (dict, list)):
         return json.dumps(found, sort_keys=True) == json.dumps(wanted, sort_keys=True)
-    left, right = _number(found), _number(wanted)
+    left, right = to_number(found), to_number(wanted)
     if left is not None and right is not None:
         return math.isclose(left, right, rel_tol=1e-9, abs_tol=1e-9)
     if isinstance(found, str) and isinstance(wanted, str):
@@ -215,7 +215,7 @@ def _same(found: Any, wanted: Any) -> bool:
     return False
 
 
-def _number(value: Any) -> float | None:
+def to_number(value: Any) -> float | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value) if math.isfinite(value) else None
     if isinstance(value, str):

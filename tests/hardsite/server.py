@@ -22,6 +22,8 @@ from pathlib import Path
 from types import TracebackType
 from urllib.parse import parse_qs, urlsplit
 
+from hardsite.pdf import text_pdf
+
 PAGES = Path(__file__).parent / "pages"
 REPORT_CSV = "item,qty\nkimchi,1\ntofu,2\n"
 
@@ -149,6 +151,14 @@ class HardSite:
                     self._send((PAGES / "product.html").read_bytes(), "text/html")
                 elif path == "/table.html":
                     self._send(table_page().encode(), "text/html")
+                elif path == "/files/invoice.pdf":  # today's invoice (a test sets it), as a PDF with a text layer
+                    with site.lock:
+                        invoice = dict(site.posted.get("invoice") or {})  # type: ignore[call-overload]
+                    lines = ["ACME Supplies", f"Invoice no. {invoice.get('number', '')}",
+                             f"Date: {invoice.get('date', '')}"]
+                    lines += [f"Total due: ${invoice['total']:,.2f} USD"] if "total" in invoice else []
+                    self._send(text_pdf(lines), "application/pdf",
+                               {"Content-Disposition": 'attachment; filename="invoice.pdf"'})
                 elif path == "/files/report.csv":
                     self._send(REPORT_CSV.encode(), "text/csv",
                                {"Content-Disposition": 'attachment; filename="report.csv"'})
