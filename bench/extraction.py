@@ -1,7 +1,8 @@
-"""What an extraction costs, per extraction: model calls, prompt characters sent, and wall time from
-the `extract` action's start to its data — in a recorded run (an answer that fits at once, and
-one that needs its repair) and in the reruns of the recipe made from it (the recorded places read
-with no model, and, after the site's redesign, the extractor's one re-read). Every figure comes
+"""What an extraction costs, per extraction and by the rung that read it: model calls, prompt
+characters sent, and wall time from the `extract` action's start to its data — in a recorded run
+(an answer that fits at once, and one that needs its repair) and in the reruns of the recipe made
+from it (the recorded places read with no model, and, after the site's redesign, the extractor's
+one re-read); and for a chart drawn on a canvas, read again from the JSON the page fetched. Every figure comes
 from the real command line against the test site's seat-picker page and the scripted model, whose
 every answer takes `--latency` seconds as a real model's does.
 
@@ -49,7 +50,7 @@ def goalbot(db: Path, *args: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def measured(db: Path, server: ScriptedModelServer | None) -> dict[str, float]:
+def measured(db: Path, server: ScriptedModelServer | None) -> dict[str, Any]:
     """The latest session's extraction: the extractor's requests, and the time it took."""
     session = rows(db, "select id from sessions order by started_at desc limit 1")[0]["id"]
     events = rows(db, "select type, ts, data from events where session_id = ? order by seq", session)
@@ -58,10 +59,10 @@ def measured(db: Path, server: ScriptedModelServer | None) -> dict[str, float]:
     asked = [r for r in (server.requests if server else []) if r.get("role") == "extractor"]
     took = datetime.fromisoformat(read["ts"]) - datetime.fromisoformat(start["ts"])
     return {"calls": len(asked), "chars": sum(len(json.dumps(r["messages"], ensure_ascii=False)) for r in asked),
-            "seconds": took.total_seconds()}
+            "seconds": took.total_seconds(), "rung": json.loads(read["data"])["read_by"]}
 
 
-def one_round(site: HardSite, latency: float, repair: bool) -> dict[str, dict[str, float]]:
+def one_round(site: HardSite, latency: float, repair: bool) -> dict[str, dict[str, Any]]:
     """A recorded run, a rerun on the next day's seats, and a rerun after the site's redesign."""
     figures = {}
     wrong = {"seats": [dict(as_data(FRIDAY)["seats"][0], price="$62.00")]}
@@ -88,20 +89,55 @@ def one_round(site: HardSite, latency: float, repair: bool) -> dict[str, dict[st
     return figures
 
 
+def chart_round(site: HardSite, latency: float) -> dict[str, dict[str, Any]]:
+    """A price chart drawn on a canvas from /api/prices: recorded (the model reads it), then rerun
+    on the next day's prices and after a redesign that keeps the JSON (read from it, no model)."""
+    figures = {}
+    series = [{"day": f"2026-11-{n:02d}", "close": 40 + n} for n in range(1, 8)]
+    schema_text = {"type": "object", "required": ["prices"], "properties": {"prices": {"type": "array", "items": {
+        "type": "object", "required": ["day", "close"],
+        "properties": {"day": {"type": "string"}, "close": {"type": "number"}}}}}}
+    with tempfile.TemporaryDirectory() as folder:
+        db, schema = Path(folder) / "goalbot.db", Path(folder) / "prices.json"
+        schema.write_text(json.dumps(schema_text))
+        site.variant = ""
+        site.posted.update(prices={"series": series})
+        script = {"planner": [plan("Read the prices")],
+                  "navigator": [answer(call("extract", instruction="every day's closing price", key="prices",
+                                            schema="prices")), finished(summary="read")],
+                  "extractor": [answer(call("extracted", data={"prices": series}))],
+                  "validator": [verdict(True, "read")] * 2, "server": {"latency_s": latency}}
+        with ScriptedModelServer(Script(script)) as model:
+            goalbot(db, "run", "read the prices", "--url", site.page("chart"), "--base-url", model.base_url,
+                    "--model", "scripted", "--schema", f"prices={schema}", "--save-recipe", "prices")
+            figures["chart on a canvas, recorded run"] = measured(db, model)
+        site.posted.update(prices={"series": [dict(p, close=p["close"] + 3) for p in series]})
+        goalbot(db, "rerun", "prices", "--base-url", DEAD_ENDPOINT)
+        figures["chart on a canvas, rerun"] = measured(db, None)
+        site.variant = "new"
+        goalbot(db, "rerun", "prices", "--base-url", DEAD_ENDPOINT)
+        figures["chart on a canvas, rerun after a redesign"] = measured(db, None)
+        site.variant = ""
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--latency", type=float, default=0.5)
     args = parser.parse_args()
-    print(f"| extraction (median of {args.runs}, model latency {args.latency:g} s) | calls | prompt chars | wall time |")
-    print("|---|---:|---:|---:|")
+    print(f"| extraction (median of {args.runs}, model latency {args.latency:g} s) | read by | calls | prompt chars "
+          "| wall time |")
+    print("|---|---|---:|---:|---:|")
     with HardSite() as site:
         rounds = [one_round(site, args.latency, repair) for repair in (False, True) for _ in range(args.runs)]
+        rounds += [chart_round(site, args.latency) for _ in range(args.runs)]
     names = list(dict.fromkeys(name for figures in rounds for name in figures))
     for name in names:
         runs = [figures[name] for figures in rounds if name in figures]
-        figure = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
-        print(f"| {name} | {figure['calls']:.0f} | {figure['chars']:,.0f} | {figure['seconds']:.2f} s |")
+        figure = {key: statistics.median(run[key] for run in runs) for key in runs[0] if key != "rung"}
+        rung = "/".join(sorted({str(run["rung"]) for run in runs}))
+        print(f"| {name} | {rung} | {figure['calls']:.0f} | {figure['chars']:,.0f} | {figure['seconds']:.2f} s |")
 
 
 if __name__ == "__main__":

@@ -45,6 +45,9 @@ class Stats(BaseModel):
                                                             "ended well after a single patch.")
     rungs: dict[str, float] = Field(default_factory=dict, description="How the reruns' elements were found: "
                                     "the share each rung of the ladder found, the recorded evidence first.")
+    extraction_rungs: dict[str, float] = Field(
+        default_factory=dict, description="How the data that fit its schema was read: the share each rung read "
+        "(network: the page's JSON; places: the page; document: a downloaded PDF's lines; model: the extractor).")
     checkpoint_wait_seconds: float = Field(0.0, description="Mean wait of a checkpoint for its person's answer.")
     slos: list[Slo] = Field(default_factory=list)
 
@@ -89,6 +92,9 @@ def stats(db: sqlite_utils.Database, recipe: str | None = None, since: str | Non
         "and type = 'ACT_OK' and json_extract(data, '$.resolved_by') is not null group by 1", ids).fetchall())
     healing = sum(rungs.get(rung.value, 0) for rung in Rung if not rung.as_recorded)
     found = sum(rungs.values())
+    reads = dict(db.execute(
+        f"select coalesce(json_extract(data, '$.read_by'), 'model'), count(*) from events where session_id in "
+        f"({marks}) and type = 'EXTRACTED' and json_extract(data, '$.valid') group by 1", ids).fetchall())
     return Stats(
         runs=len(rows),
         succeeded=_share(row[1] == "ok" for row in rows),
@@ -103,6 +109,8 @@ def stats(db: sqlite_utils.Database, recipe: str | None = None, since: str | Non
         patches_per_rerun=sum(patches.get(row[0], 0) for row in reruns) / len(reruns) if reruns else 0.0,
         healed_within_one_patch=_share(row[1] == "ok" and patches[row[0]] == 1 for row in patched_reruns),
         rungs={rung.value: rungs[rung.value] / found for rung in Rung if rungs.get(rung.value)},
+        extraction_rungs={rung: reads[rung] / sum(reads.values()) for rung in ("network", "places", "document", "model")
+                          if reads.get(rung)},
         checkpoint_wait_seconds=_checkpoint_wait(db, ids, marks),
         slos=_slos(reruns),
     )

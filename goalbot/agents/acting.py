@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from goalbot import actions as A
 from goalbot.actions import Action, Outcome, SavedFile
+from goalbot.agents.documents import is_pdf
 from goalbot.agents.control import SessionControl
 from goalbot.agents.guards import ActionGuards
 from goalbot.agents.secrets import SecretError, Secrets
@@ -53,6 +54,8 @@ class Hands:
         self.control = control
         self.secrets = secrets
         self.emitter = emitter
+        # The PDF the latest action downloaded, which an `extract` right after it reads.
+        self.fresh_pdf: Path | None = None
 
     async def act(self, action: Action, observation: Observation, step: int, shown: dict[str, Any],
                   target: dict[str, Any] | None, bad_secret: str = "BadAnswer", **said: Any) -> Acted:
@@ -74,6 +77,8 @@ class Hands:
         result = await self.control.carry_out(self.operator.execute(revealed), cuttable=isinstance(action, A.Wait))
         result = await self.guards.held(result, observation, step)
         files = [self._keep(saved) for saved in result.files]
+        self.fresh_pdf = next((Path(saved.path) for saved in reversed(result.files) if is_pdf(saved.name, saved.mime)),
+                              None)
         gone = result.ok and target is not None and await self.operator.gone(getattr(action, "index", 0))
         error = None if result.ok else result.outcome.value
         self.emitter.emit(EventType.ACT_OK if result.ok else EventType.ACT_FAIL, Actor.NAVIGATOR, step,

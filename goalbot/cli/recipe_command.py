@@ -274,11 +274,16 @@ def _action_lines(action: RecipeAction, mark: str, healed: Evidence | None) -> l
 
 
 def _places_in_words(recorded: Recorded) -> str:
-    """Where an extraction reads, in a line: each list's rows and fields, or that the model must."""
+    """Where an extraction reads, in a line: the page's JSON first, then each list's rows and
+    fields, or that the model must."""
+    network = f"the page's own data from {recorded.network.words()}" if recorded.network else ""
     if recorded.place is None:
-        return "no places kept: the extractor reads the page each time"
+        return network or "no places kept: the extractor reads the page each time"
 
     def words(place: dict[str, Any], name: str) -> list[str]:
+        if place.get("document") == "pdf":
+            return [f"the downloaded PDF's line {str(spot.get('after'))!r} for {field}"
+                    for field, spot in (place.get("fields") or {}).items() if isinstance(spot, dict)]
         if "each" in place:
             fields = ", ".join(place.get("fields", {})) or "each value"
             return [f"{name or 'the list'} from rows {place['each']!r} ({fields})"]
@@ -286,4 +291,5 @@ def _places_in_words(recorded: Recorded) -> str:
             return [f"{name} at {place['at']!r}"]
         return [part for key, sub in place.get("fields", {}).items() for part in words(sub, key)]
 
-    return "; ".join(words(recorded.place, ""))  # a recipe file may carry terminal escapes
+    drawn = "; ".join(words(recorded.place, ""))
+    return f"{network}, else {drawn}" if network else drawn

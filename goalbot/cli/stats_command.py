@@ -47,6 +47,10 @@ def cmd_stats(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
     if figures.rungs:
         found = " · ".join(f"{rung} {share:.0%}" for rung, share in figures.rungs.items())
         print(f"  {'elements found by':<28} {found}")
+    if figures.extraction_rungs:
+        read = " · ".join(f"{rung} {share:.0%}" for rung, share in figures.extraction_rungs.items())
+        no_model = 1 - figures.extraction_rungs.get("model", 0.0)
+        print(f"  {'extractions read by':<28} {read} (no model {no_model:.0%})")
     for slo in figures.slos:
         verdict = "no reruns yet" if slo.met is None else ("met" if slo.met else "NOT met")
         shown = "" if slo.value is None else f"{slo.value:.2f} " if "calls" in slo.name else f"{slo.value:.0%} "

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal, Protocol
 from pydantic import BaseModel, Field
 
 from goalbot.actions import Action, ActionResult, Outcome
+from goalbot.operators.json_places import Fetched
 
 
 class Hidden(BaseModel):
@@ -284,6 +285,11 @@ class Operator(Protocol):
 
     async def read_places(self, place: dict[str, Any]) -> ReadBack:
         """The data written now where `place` says, read with no model."""
+        ...
+
+    async def fetched(self) -> list[Fetched]:
+        """The JSON the pages fetched that may be kept (same site, no credentials), oldest first;
+        empty where there is no such thing (a desktop)."""
         ...
 
     async def items(self, each: str, nth: int) -> list[int]:

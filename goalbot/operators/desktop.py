@@ -17,6 +17,7 @@ from goalbot.actions import Action, ActionResult, Outcome
 from goalbot.operators.base import (
     SECRET_WORDS, ActionFailed, Landing, Located, Observation, OperatorError, ReadBack, Text,
 )
+from goalbot.operators.json_places import Fetched
 from goalbot.operators import desktop_unicode as unicode_keys
 from goalbot.operators.desktop_read import crop_around, read_words
 from goalbot.operators.desktop_screen import (
@@ -142,6 +143,9 @@ class DesktopOperator:
 
     async def read_places(self, place: dict[str, Any]) -> ReadBack:
         return ReadBack(misses=["the desktop keeps no places to read again"])
+
+    async def fetched(self) -> list[Fetched]:
+        return []
 
     async def items(self, each: str, nth: int) -> list[int]:
         return []

@@ -13,6 +13,7 @@ from goalbot.agents.choosing import Policy, policies_of
 from goalbot.payloads import (
     ActionData, ExtractedData, ObservationData, PlanDecisionData, ShownAction, StepData, TaskStartData,
 )
+from goalbot.operators.json_places import NetworkPlace
 from goalbot.recipes.model import NAME, Evidence, Fingerprint, Recipe, RecipeAction, RecipeStep, Recorded
 from goalbot.recipes.variables import each_text, loosen, names_in, template
 
@@ -150,7 +151,7 @@ class _DataRules:
             action.action = action.action.without("schema")
             if key in read and isinstance(schema, dict):
                 action.reads = Recorded(instruction=str(shown.arg("instruction", "")), schema_=schema,
-                                        place=read[key].place)
+                                        place=read[key].place, network=_network(read[key]))
         elif shown.name == "choose":
             policy = shown.arg("policy")
             if isinstance(policy, dict):  # written inline: kept under a name of its own
@@ -163,4 +164,8 @@ class _DataRules:
     def result(self, goal: str, read: ExtractedData | None) -> Recorded | None:
         if self.output_schema is None or read is None:
             return None
-        return Recorded(instruction=goal, schema_=self.output_schema, place=read.place)
+        return Recorded(instruction=goal, schema_=self.output_schema, place=read.place, network=_network(read))
+
+
+def _network(read: ExtractedData) -> NetworkPlace | None:
+    return NetworkPlace.model_validate(read.network) if read.network else None

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from goalbot.llm.extraction import SchemaError, checked
+from goalbot.operators.json_places import NetworkPlace
 from goalbot.payloads import ShownAction
 from goalbot.agents.choosing import Policy
 
@@ -72,6 +73,8 @@ class Recorded(BaseModel):
     schema_: dict[str, Any] = Field(alias="schema")
     place: dict[str, Any] | None = Field(None, description="None: the page showed no place to read again; "
                                          "a rerun asks the extractor.")
+    network: NetworkPlace | None = Field(None, description="Where the data was in the JSON the page fetched: "
+                                         "read there first, with no model.")
 
     model_config = ConfigDict(validate_by_name=True, serialize_by_alias=True)
 

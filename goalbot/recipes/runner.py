@@ -108,7 +108,8 @@ class RecipeRun(StepFlows, FoundFlow):
         recorded = self.recipe.result
         assert recorded is not None
         last = len(self.recipe.steps)
-        reading = Reading(instruction=recorded.instruction, schema_=recorded.schema_, place=recorded.place)
+        reading = Reading(instruction=recorded.instruction, schema_=recorded.schema_, place=recorded.place,
+                          network=recorded.network)
         read = await self.gatherer.read("result", reading, observation, last)
         self._reread(read, "result", recorded, last)
         if not read.ok:
@@ -120,12 +121,12 @@ class RecipeRun(StepFlows, FoundFlow):
         the new places kept in the next version."""
         if not (read.ok and read.by_model):
             return
-        found = self.gatherer.kept[key].reading.place
-        if found is None:  # nothing better to keep: no new version for the same re-read tomorrow
+        reading = self.gatherer.kept[key].reading
+        if reading.place is None and reading.network is None:  # no new version for the same re-read tomorrow
             self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_PATCH,
                               message=f"{key} read by the model: this page shows no place to read it again")
             return
-        recorded.place = found
+        recorded.place, recorded.network = reading.place, reading.network
         change = f"{key} read again by the model, at new places"
         self.patches.append(change)
         # Said as a patch is said: the recipe's metrics count it in its patch rate.
@@ -257,7 +258,7 @@ class RecipeRun(StepFlows, FoundFlow):
             if recorded.reads is None:
                 raise self._fail(step, "BadRecipe", f"the recipe's extract of {key!r} keeps no schema", arguments)
             reading = Reading(instruction=recorded.reads.instruction, schema_=recorded.reads.schema_,
-                              place=recorded.reads.place)
+                              place=recorded.reads.place, network=recorded.reads.network)
             read = await self.gatherer.extract(key, reading, observation, step, arguments)
             self._reread(read, key, recorded.reads, step)
             if not read.ok:

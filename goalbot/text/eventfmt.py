@@ -112,7 +112,9 @@ def summary(event: Event) -> str:
         case T.EXTRACTED, ExtractedData() as p:
             data = json.dumps(p.data, ensure_ascii=False)
             fit = "fits its schema" if p.valid else f"does NOT fit its schema: {'; '.join(p.errors)}"
-            how = " (read where the recipe read it, no model)" if p.read_by == "places" else ""
+            how = {"places": " (read where the recipe read it, no model)",
+                   "network": " (read from the page's own data, no model)",
+                   "document": " (read where the recipe read the document, no model)"}.get(p.read_by, "")
             return f"{p.key} {fit}{how}: {data[:200]}{'…' if len(data) > 200 else ''}"
         case T.CHOSEN, ChosenData() as p:
             return f"{p.policy} {choice_words(p)}"

@@ -195,6 +195,10 @@ def _decisions(events: list[Event]) -> list[str]:
     return out
 
 
+READ_BY = {"network": "from the page's own JSON, no model", "places": "at the recorded places, no model",
+           "document": "on the recorded lines of the document, no model", "model": "by the model"}
+
+
 def _extracted(events: list[Event]) -> list[str]:
     """What was read off pages for a schema, and whether it fit."""
     out: list[str] = []
@@ -202,7 +206,7 @@ def _extracted(events: list[Event]) -> list[str]:
         match e.type, e.payload:
             case T.EXTRACTED, ExtractedData() as read:
                 fit = "fits its schema" if read.valid else "does NOT fit its schema"
-                out += [f"- `{read.key}`, read on {read.url}, {fit}:", "", "```json",
+                out += [f"- `{read.key}`, read on {read.url} {READ_BY[read.read_by]}, {fit}:", "", "```json",
                         json.dumps(read.data, ensure_ascii=False, indent=2), "```"]
                 out += [f"  - {error}" for error in read.errors]
             case T.CHOSEN, ChosenData() as chosen:

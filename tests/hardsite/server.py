@@ -22,6 +22,8 @@ from pathlib import Path
 from types import TracebackType
 from urllib.parse import parse_qs, urlsplit
 
+from hardsite.pdf import text_pdf
+
 PAGES = Path(__file__).parent / "pages"
 REPORT_CSV = "item,qty\nkimchi,1\ntofu,2\n"
 
@@ -63,6 +65,7 @@ class HardSite:
         self.expire_at: str | None = None  # a path whose page ends the session (the cookie `sid`)
         self.variant = ""  # the layout darkmode.html serves with no ?variant: an A/B test's pick
         self.slow: dict[str, float] = {}  # seconds an /api/ path takes to answer, as a busy server's do
+        self.post_answers: dict[str, object] = {}  # what a POST to an /api/ path answers, instead of ok
         self.lock = threading.Lock()
 
     def port(self, which: int = 0) -> int:
@@ -82,6 +85,7 @@ class HardSite:
             self.expire_at = None
             self.variant = ""
             self.slow.clear()
+            self.post_answers.clear()
 
     @property
     def url(self) -> str:
@@ -111,7 +115,9 @@ class HardSite:
                 if path == "/bounce":
                     self._bounce(303)
                     return
-                self._send(b'{"ok": true}', "application/json")
+                with site.lock:
+                    answer = site.post_answers.get(path, {"ok": True})
+                self._send(json.dumps(answer).encode(), "application/json")
 
             def _bounce(self, status: int) -> None:
                 """`/bounce?to=URL`: a redirect, to anywhere the query says."""
@@ -145,6 +151,14 @@ class HardSite:
                     self._send((PAGES / "product.html").read_bytes(), "text/html")
                 elif path == "/table.html":
                     self._send(table_page().encode(), "text/html")
+                elif path == "/files/invoice.pdf":  # today's invoice (a test sets it), as a PDF with a text layer
+                    with site.lock:
+                        invoice = dict(site.posted.get("invoice") or {})  # type: ignore[call-overload]
+                    lines = ["ACME Supplies", f"Invoice no. {invoice.get('number', '')}",
+                             f"Date: {invoice.get('date', '')}"]
+                    lines += [f"Total due: ${invoice['total']:,.2f} USD"] if "total" in invoice else []
+                    self._send(text_pdf(lines), "application/pdf",
+                               {"Content-Disposition": 'attachment; filename="invoice.pdf"'})
                 elif path == "/files/report.csv":
                     self._send(REPORT_CSV.encode(), "text/csv",
                                {"Content-Disposition": 'attachment; filename="report.csv"'})

@@ -27,6 +27,7 @@ from goalbot.operators.browser import checks as js
 from goalbot.operators.browser import scroll as scrolling
 from goalbot.operators.browser.effects import EffectProbe, classify, first_line
 from goalbot.operators.browser.elements import Elements
+from goalbot.operators.browser.fetched import FetchedLog
 from goalbot.operators.browser.early import take_driver
 from goalbot.operators.browser.guard import DomainGuard
 from goalbot.operators.browser.launch import BrowserOptions, Launched, SharedBrowser, in_shared, launch, shut
@@ -34,6 +35,7 @@ from goalbot.operators.browser.observe import PageObserver, PageView
 from goalbot.operators.browser.pages import NAVIGATION_TIMEOUT_MS
 from goalbot.operators.browser.watch import BrowserWatcher
 from goalbot.operators.browser.writes import WriteHold, held_back
+from goalbot.operators.json_places import Fetched
 
 # One piece of page text keeps its end; the whole observation's budget drops plain text first.
 TEXT_BUDGET = 2_000
@@ -64,6 +66,7 @@ class BrowserOperator:
         self.elements = Elements()
         self._observer = PageObserver(TEXT_BUDGET)
         self._watcher = BrowserWatcher(self.download_dir, self._adopt_page)
+        self._fetched = FetchedLog()
         self.probe = EffectProbe(lambda: self.page, self._watcher, self._settle)
         self._guard = DomainGuard(allows) if allows else None
         self._held_words = held_words
@@ -93,6 +96,7 @@ class BrowserOperator:
             await context.tracing.start(snapshots=self.options.trace_snapshots,
                                         screenshots=self.options.trace_screenshots, sources=False)
         self._watcher.attach_context(context)
+        self._fetched.attach(context)
         if self._held_words:
             await context.add_init_script(activation.gate_script(self._held_words, self._gate_token))
         if self._guard is not None:
@@ -295,6 +299,9 @@ class BrowserOperator:
 
     async def read_places(self, place: dict[str, Any]) -> ReadBack:
         return await reading.read_places(self, place)
+
+    async def fetched(self) -> list[Fetched]:
+        return await self._fetched.fetched()
 
     async def items(self, each: str, nth: int) -> list[int]:
         return await reading.items(self, each, nth)

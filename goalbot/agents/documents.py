@@ -1,0 +1,93 @@
+"""A PDF the run downloaded (an invoice, a statement), read by its text layer: what `extract` reads
+when the action before it downloaded one. Each value the model read is kept as the words written
+before it on its line (its label) and after it, so a rerun reads the next document's values there
+with no model."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from goalbot.operators.json_places import same_value, to_number
+
+MOST_PAGES = 50
+MOST_CHARS = 200_000
+NUMBER_TOKEN = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
+
+
+def is_pdf(name: str, mime: str) -> bool:
+    return mime.startswith("application/pdf") or name.lower().endswith(".pdf")
+
+
+def pdf_text(path: Path) -> str:
+    """The PDF's text, line by line (its first pages, bounded); "" for one with no text layer or
+    one that cannot be read."""
+    from pypdf import PdfReader  # only a run that downloaded a PDF pays for it
+    from pypdf.errors import PyPdfError
+
+    try:
+        reader = PdfReader(path)
+        text = "\n".join(page.extract_text() or "" for page in reader.pages[:MOST_PAGES])
+    except (PyPdfError, OSError, ValueError, KeyError, TypeError):
+        return ""
+    return text[:MOST_CHARS]
+
+
+def _lines(text: str) -> list[str]:
+    return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+
+
+def text_places(data: Any, text: str) -> dict[str, Any] | None:
+    """Where each of `data`'s values is written in `text`: the words before it on its one line
+    and after it. None unless `data` is an object of single values each found on exactly one line
+    with a label before it."""
+    if not isinstance(data, dict) or not data:
+        return None
+    lines, fields = _lines(text), {}
+    for name, value in data.items():
+        if isinstance(value, (dict, list)) or value is None or isinstance(value, bool):
+            return None
+        spots = [(line, match) for line in lines for match in _candidates(line, value)]
+        if len(spots) != 1:
+            return None  # nowhere, or in two places: either could be the wrong one next time
+        line, (start, end) = spots[0]
+        before, after = line[:start].strip(), line[end:].strip()
+        if not before:
+            return None
+        fields[name] = {"after": before, "before": after}
+    return {"document": "pdf", "fields": fields}
+
+
+def _candidates(line: str, value: Any) -> list[tuple[int, int]]:
+    if isinstance(value, (int, float)):
+        return [m.span() for m in NUMBER_TOKEN.finditer(line) if same_value(m.group(), value)]
+    wanted = " ".join(str(value).split())
+    if not wanted:
+        return []
+    at = line.casefold().find(wanted.casefold())
+    return [(at, at + len(wanted))] if at >= 0 and line.casefold().count(wanted.casefold()) == 1 else []
+
+
+def read_text_places(place: dict[str, Any], text: str, schema: dict[str, Any]) -> tuple[Any, list[str]]:
+    """The values written where `place` says in `text`, typed as the schema says; what is missing."""
+    lines, data, misses = _lines(text), {}, []
+    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    for name, spot in (place.get("fields") or {}).items():
+        label, end = str(spot.get("after", "")), str(spot.get("before", ""))
+        found = next((line[len(label):] for line in lines if label and line.startswith(label)), None)
+        if found is not None and end:
+            found = found[:found.rfind(end)] if found.rstrip().endswith(end) else None
+        if found is None or not found.strip():
+            misses.append(f"{name}: no line begins {label!r}")
+            continue
+        kind = (properties.get(name) or {}).get("type")
+        value: Any = found.strip()
+        if kind in ("number", "integer"):
+            value = to_number(value)
+            if value is None:
+                misses.append(f"{name}: {found.strip()!r} after {label!r} is not a number")
+                continue
+            value = int(value) if kind == "integer" and float(value).is_integer() else value
+        data[name] = value
+    return data, misses
