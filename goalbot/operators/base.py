@@ -287,6 +287,11 @@ class Operator(Protocol):
         """The data written now where `place` says, read with no model."""
         ...
 
+    async def pictures_text(self, scope: int | None) -> str:
+        """The words drawn in the page's pictures (canvases, large images), or element
+        `[scope]`'s, by OCR; "" for none, or where the page is all pictures (a desktop)."""
+        ...
+
     async def fetched(self) -> list[Fetched]:
         """The JSON the pages fetched that may be kept (same site, no credentials), oldest first;
         empty where there is no such thing (a desktop)."""
