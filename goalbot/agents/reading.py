@@ -62,8 +62,9 @@ class Reader:
 
     async def read(self, key: str, reading: Reading, observation: Observation, step: int) -> Gathered:
         """Reads `key` and keeps it; the EXTRACTED event says how, with no action around it. The
-        ladder: the page's own JSON where a place in it was recorded, then the recorded places on
-        the page, then the extractor, last."""
+        ladder: a PDF the action before downloaded; else the page's own JSON where a place in it
+        was recorded, then the recorded places (on the page, or in its pictures' words), then the
+        extractor, last."""
         if self.hands.fresh_pdf is not None:
             return await self._read_document(key, reading, observation, step, self.hands.fresh_pdf)
         schema = reading.schema_
@@ -105,7 +106,7 @@ class Reader:
         if found is not None and problems(found[1], schema):
             found = None  # the JSON holds it in another form (a number the page writes as a price)
         if found is not None:
-            data = found[1]  # the same, or every row of a list the page draws only in part
+            data = found[1]  # the same data, typed as the page's JSON has it
         place = located.place if located else text_places(data, pictured, "ocr") if pictured else None
         reread = reading.model_copy(update={"place": place, "network": found[0] if found is not None else None})
         kept = self._keep(key, data, reread, observation, scope, "model", extracted.sections,
@@ -165,7 +166,9 @@ class Reader:
         scrolling its box through), when the rows the model saw are the first of them."""
         back = await self.operator.read_places(place)
         seen, whole = records_in(data), records_in(back.data)
-        if back.misses or seen is None or whole is None or len(whole) <= len(seen) or problems(back.data, schema):
+        # Only a list drawn in part: "the first two" of a table drawn whole stays two.
+        if not back.scrolled or back.misses or seen is None or whole is None or len(whole) <= len(seen) \
+                or problems(back.data, schema):
             return data
         return back.data if whole[:len(seen)] == seen else data
 

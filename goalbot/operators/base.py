@@ -220,6 +220,7 @@ class ReadBack(BaseModel):
 
     data: Any = None
     misses: list[str] = Field(default_factory=list)
+    scrolled: bool = Field(False, description="A list drawn only in part was read by scrolling its box through.")
 
 
 class OperatorError(Exception):

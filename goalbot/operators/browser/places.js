@@ -247,7 +247,9 @@
       return [row, record];
     });
   };
+  let scrolled = false;
   const gathered = async (p, where, box) => {
+    scrolled = true;
     const start = box.scrollTop, byOffset = new Map();
     const offset = (row) => Math.round(row.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop);
     box.scrollTop = 0;
@@ -300,7 +302,7 @@
       try { return locate(owners(rootOf(arg.scope)), arg.data); } catch { return null; }
     case "read":
       return read(arg, "").then(
-        (data) => ({ data: data === undefined ? null : data, misses }),
+        (data) => ({ data: data === undefined ? null : data, misses, scrolled }),
         (e) => ({ data: null, misses: [`the recorded place cannot be read: ${e.message}`] }));
     case "item": {
       let row;
