@@ -5,6 +5,7 @@ only what shows, and only a few pictures: each costs a screenshot and a tesserac
 from __future__ import annotations
 
 import io
+import re
 from typing import TYPE_CHECKING
 
 from PIL import Image
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from goalbot.operators.browser.hands import BrowserHands
 
 MOST_PICTURES = 4
+WORDED = re.compile(r"[^\W\d_]{3,}|\d")
 # Canvases and images big enough to hold words, on screen, inside the scope (element [scope]).
 _PICTURES_JS = """([scope, most]) => {
   const listed = (window.__goalbot && window.__goalbot.elements) || [];
@@ -46,5 +48,10 @@ async def pictures_text(op: BrowserHands, scope: int | None) -> str:
         shots = [await op.page.screenshot(clip=box, type="png", caret="initial", timeout=10_000) for box in boxes]
     except PlaywrightError:
         return ""
-    read = [await picture_text(Image.open(io.BytesIO(shot)), "eng") for shot in shots]
+    read = [_worded(await picture_text(Image.open(io.BytesIO(shot)), "eng")) for shot in shots]
     return "\n\n".join(text for text in read if text)
+
+
+def _worded(text: str) -> str:
+    """The lines that hold a word or a number: what OCR makes of a line chart's strokes is not."""
+    return "\n".join(line for line in text.splitlines() if WORDED.search(line))
