@@ -28,7 +28,7 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from goalbot.scripted.server import Script, ScriptedModelServer  # noqa: E402
 from hardsite.server import HardSite  # noqa: E402
-from kit import answer, call, finished, plan, rows, verdict  # noqa: E402
+from kit import answer, call, element, finished, plan, rows, verdict  # noqa: E402
 from seats_kit import FRIDAY, POLICIES, SATURDAY, SEATS_SCHEMA, as_data  # noqa: E402
 
 GOAL = "take the cheapest front-row seat under the limit"
@@ -121,6 +121,40 @@ def chart_round(site: HardSite, latency: float) -> dict[str, dict[str, Any]]:
     return figures
 
 
+def pictures_round(site: HardSite, latency: float) -> dict[str, dict[str, Any]]:
+    """Figures drawn on a canvas (read by OCR) and a downloaded PDF invoice (read by its text
+    layer): each recorded with the model, then rerun on the next figures with no model."""
+    figures = {}
+    report = {"type": "object", "required": ["revenue", "orders"],
+              "properties": {"revenue": {"type": "number"}, "orders": {"type": "integer"}}}
+    invoice = {"type": "object", "required": ["number", "total"],
+               "properties": {"number": {"type": "string"}, "total": {"type": "number"}}}
+    cases = [("report", "drawn-report", report, {"region": "North", "revenue": 48200, "orders": 1312},
+              {"revenue": 48200, "orders": 1312}, {"region": "South", "revenue": 51375, "orders": 1498}, None),
+             ("invoice", "invoice", invoice, {"number": "A-1042", "date": "2026-11-20", "total": 1234.5},
+              {"number": "A-1042", "total": 1234.5}, {"number": "A-1107", "date": "2026-12-20", "total": 87.25},
+              "Download invoice")]
+    for key, page, schema_text, served, read, next_served, download in cases:
+        with tempfile.TemporaryDirectory() as folder:
+            db, schema = Path(folder) / "goalbot.db", Path(folder) / f"{key}.json"
+            schema.write_text(json.dumps(schema_text))
+            site.posted[key] = served
+            clicks = [answer(call("click", index=element(download)))] if download else []
+            script = {"planner": [plan(f"Read the {key}")],
+                      "navigator": [*clicks, answer(call("extract", instruction=f"the {key}'s figures", key=key,
+                                                         schema=key)), finished(summary="read")],
+                      "extractor": [answer(call("extracted", data=read))],
+                      "validator": [verdict(True, "read")] * 2, "server": {"latency_s": latency}}
+            with ScriptedModelServer(Script(script)) as model:
+                goalbot(db, "run", f"read the {key}", "--url", site.page(page), "--base-url", model.base_url,
+                        "--model", "scripted", "--schema", f"{key}={schema}", "--save-recipe", key)
+                figures[f"{key} ({'a PDF' if download else 'drawn on a canvas'}), recorded run"] = measured(db, model)
+            site.posted[key] = next_served
+            goalbot(db, "rerun", key, "--base-url", DEAD_ENDPOINT)
+            figures[f"{key} ({'a PDF' if download else 'drawn on a canvas'}), rerun"] = measured(db, None)
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -132,6 +166,7 @@ def main() -> None:
     with HardSite() as site:
         rounds = [one_round(site, args.latency, repair) for repair in (False, True) for _ in range(args.runs)]
         rounds += [chart_round(site, args.latency) for _ in range(args.runs)]
+        rounds += [pictures_round(site, args.latency) for _ in range(args.runs)]
     names = list(dict.fromkeys(name for figures in rounds for name in figures))
     for name in names:
         runs = [figures[name] for figures in rounds if name in figures]

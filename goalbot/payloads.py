@@ -259,10 +259,11 @@ class ExtractedData(EventData):
     errors: list[str] = Field(default_factory=list, description="Every way the data fails its schema.")
     url: str = Field("", description="The page it was read on.")
     scope: str = Field("", description="What part of the page was read; empty: all of it.")
-    read_by: Literal["model", "places", "network", "document"] = Field(
+    read_by: Literal["model", "places", "network", "document", "ocr"] = Field(
         "model", description="The extractor; the places a recipe recorded on the page (no model); the "
-                             "page's own JSON, where a recipe recorded the data in it (no model); or the lines "
-                             "of a downloaded PDF a recipe recorded (no model).")
+                             "page's own JSON, where a recipe recorded the data in it (no model); the lines "
+                             "of a downloaded PDF a recipe recorded (no model); or the lines OCR read in the "
+                             "page's pictures, where a recipe recorded them (no model).")
     sections: int = Field(1, description="How many parts of a big page the extractor read, one call each.")
     place: dict[str, Any] | None = Field(None, description="Where the data is written on the page "
                                          "(structure, not coordinates); None when it could not be told.")

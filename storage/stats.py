@@ -47,7 +47,8 @@ class Stats(BaseModel):
                                     "the share each rung of the ladder found, the recorded evidence first.")
     extraction_rungs: dict[str, float] = Field(
         default_factory=dict, description="How the data that fit its schema was read: the share each rung read "
-        "(network: the page's JSON; places: the page; document: a downloaded PDF's lines; model: the extractor).")
+        "(network: the page's JSON; places: the page; document: a downloaded PDF's lines; ocr: the words in its "
+        "pictures; model: the extractor).")
     checkpoint_wait_seconds: float = Field(0.0, description="Mean wait of a checkpoint for its person's answer.")
     slos: list[Slo] = Field(default_factory=list)
 
@@ -109,7 +110,7 @@ def stats(db: sqlite_utils.Database, recipe: str | None = None, since: str | Non
         patches_per_rerun=sum(patches.get(row[0], 0) for row in reruns) / len(reruns) if reruns else 0.0,
         healed_within_one_patch=_share(row[1] == "ok" and patches[row[0]] == 1 for row in patched_reruns),
         rungs={rung.value: rungs[rung.value] / found for rung in Rung if rungs.get(rung.value)},
-        extraction_rungs={rung: reads[rung] / sum(reads.values()) for rung in ("network", "places", "document", "model")
+        extraction_rungs={rung: reads[rung] / sum(reads.values()) for rung in ("network", "places", "document", "ocr", "model")
                           if reads.get(rung)},
         checkpoint_wait_seconds=_checkpoint_wait(db, ids, marks),
         slos=_slos(reruns),

@@ -1,17 +1,23 @@
-"""A PDF the run downloaded (an invoice, a statement), read by its text layer: what `extract` reads
-when the action before it downloaded one. Each value the model read is kept as the words written
+"""A PDF the run downloaded (an invoice, a statement), read by its text layer (by OCR when it is a
+scan): what `extract` reads when the action before it downloaded one. Each value the model read is kept as the words written
 before it on its line (its label) and after it, so a rerun reads the next document's values there
 with no model."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goalbot.operators.json_places import same_value, to_number
+from goalbot.operators.ocr import picture_text
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 MOST_PAGES = 50
+MOST_SCANNED = 5  # pages of a scanned document read by OCR: each takes a tesseract run
 MOST_CHARS = 200_000
 NUMBER_TOKEN = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
 
@@ -34,14 +40,34 @@ def pdf_text(path: Path) -> str:
     return text[:MOST_CHARS]
 
 
+async def document_text(path: Path) -> str:
+    """The PDF's text layer; for a scanned one (pictures of pages, no text), what OCR reads in
+    its first pages."""
+    text = await asyncio.to_thread(pdf_text, path)
+    if text.strip():
+        return text
+    pages = await asyncio.to_thread(_rendered, path)
+    return "\n".join([await picture_text(page, "eng") for page in pages])
+
+
+def _rendered(path: Path) -> list[Image.Image]:
+    import pypdfium2 as pdfium  # only a scanned document pays for it
+
+    try:
+        document = pdfium.PdfDocument(path)
+        return [document[n].render(scale=1.5).to_pil() for n in range(min(len(document), MOST_SCANNED))]
+    except (pdfium.PdfiumError, OSError, ValueError):
+        return []
+
+
 def _lines(text: str) -> list[str]:
     return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
 
 
-def text_places(data: Any, text: str) -> dict[str, Any] | None:
-    """Where each of `data`'s values is written in `text`: the words before it on its one line
-    and after it. None unless `data` is an object of single values each found on exactly one line
-    with a label before it."""
+def text_places(data: Any, text: str, document: str = "pdf") -> dict[str, Any] | None:
+    """Where each of `data`'s values is written in `text` (a PDF's, or what OCR read in the page's
+    pictures): the words before it on its one line and after it. None unless `data` is an object
+    of single values each found on exactly one line with a label before it."""
     if not isinstance(data, dict) or not data:
         return None
     lines, fields = _lines(text), {}
@@ -56,7 +82,7 @@ def text_places(data: Any, text: str) -> dict[str, Any] | None:
         if not before:
             return None
         fields[name] = {"after": before, "before": after}
-    return {"document": "pdf", "fields": fields}
+    return {"document": document, "fields": fields}
 
 
 def _candidates(line: str, value: Any) -> list[tuple[int, int]]:

@@ -281,8 +281,9 @@ def _places_in_words(recorded: Recorded) -> str:
         return network or "no places kept: the extractor reads the page each time"
 
     def words(place: dict[str, Any], name: str) -> list[str]:
-        if place.get("document") == "pdf":
-            return [f"the downloaded PDF's line {str(spot.get('after'))!r} for {field}"
+        if place.get("document") in ("pdf", "ocr"):
+            where = "the downloaded PDF's" if place["document"] == "pdf" else "the page's pictures' (OCR)"
+            return [f"{where} line {str(spot.get('after'))!r} for {field}"
                     for field, spot in (place.get("fields") or {}).items() if isinstance(spot, dict)]
         if "each" in place:
             fields = ", ".join(place.get("fields", {})) or "each value"

@@ -220,6 +220,7 @@ class ReadBack(BaseModel):
 
     data: Any = None
     misses: list[str] = Field(default_factory=list)
+    scrolled: bool = Field(False, description="A list drawn only in part was read by scrolling its box through.")
 
 
 class OperatorError(Exception):
@@ -285,6 +286,11 @@ class Operator(Protocol):
 
     async def read_places(self, place: dict[str, Any]) -> ReadBack:
         """The data written now where `place` says, read with no model."""
+        ...
+
+    async def pictures_text(self, scope: int | None) -> str:
+        """The words drawn in the page's pictures (canvases, large images), or element
+        `[scope]`'s, by OCR; "" for none, or where the page is all pictures (a desktop)."""
         ...
 
     async def fetched(self) -> list[Fetched]:

@@ -147,6 +147,9 @@ class DesktopOperator:
     async def fetched(self) -> list[Fetched]:
         return []
 
+    async def pictures_text(self, scope: int | None) -> str:
+        return ""
+
     async def items(self, each: str, nth: int) -> list[int]:
         return []
 

@@ -4,22 +4,15 @@ a browser. Without tesseract it reads nothing, and says so once."""
 
 from __future__ import annotations
 
-import asyncio
-import io
-import shutil
 import sys
 
-from PIL import Image, ImageOps
+from PIL import Image
 
 from goalbot.operators.desktop_screen import Monitor
+from goalbot.operators.ocr import available, picture_text
 
 MISSING = ("goalbot: tesseract is not installed, so risky clicks on the desktop (Buy, Delete, Send…) "
            "cannot be recognised; apt-get install tesseract-ocr tesseract-ocr-kor")
-OCR_TIMEOUT_S = 10.0
-
-
-def available() -> bool:
-    return shutil.which("tesseract") is not None
 
 
 def crop_around(image: Image.Image, monitor: Monitor, x: float, y: float, left: int, right: int,
@@ -33,23 +26,8 @@ def crop_around(image: Image.Image, monitor: Monitor, x: float, y: float, left: 
 
 
 async def read_words(image: Image.Image) -> str:
-    """The text tesseract finds in `image`; "" when it finds none or is not there."""
-    if not available() or image.width < 2 or image.height < 2:
-        return ""
-    grey = ImageOps.grayscale(image)
-    grey = grey.resize((grey.width * 2, grey.height * 2), Image.Resampling.LANCZOS)
-    png = io.BytesIO()
-    grey.save(png, format="PNG")
-    process = await asyncio.create_subprocess_exec(
-        "tesseract", "stdin", "stdout", "-l", "eng+kor", "--psm", "6",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-    )
-    try:
-        out, _ = await asyncio.wait_for(process.communicate(png.getvalue()), OCR_TIMEOUT_S)
-    except TimeoutError:
-        process.kill()
-        return ""
-    return " ".join(out.decode("utf-8", "replace").split())
+    """The text tesseract finds in `image`, as one line; "" when it finds none or is not there."""
+    return " ".join((await picture_text(image)).split())
 
 
 def warn_if_missing() -> None:

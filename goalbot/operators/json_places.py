@@ -72,9 +72,10 @@ def address(url: str) -> tuple[str, list[str]]:
 
 
 def find_place(data: Any, responses: list[Fetched]) -> tuple[NetworkPlace, Any] | None:
-    """The place of `data` in one of `responses` (the latest first), and the data read from there:
-    the same, or, when `data`'s records are the first of a longer list there (a list that draws only
-    the rows on screen), every record of that list. None when some part of it is in none of them."""
+    """The place of `data` in one of `responses` (the latest first), and the data read from there
+    (the same values, typed as the JSON has them). A list is found only whole: one that is the start
+    of a longer list there could be "the first two" as well as a list drawn in part. None when some
+    part of it is in none of them."""
     for fetched in reversed(responses):
         node = _node(data, fetched.body)
         if node is not None:
@@ -156,8 +157,8 @@ def _list_node(data: list[Any], body: Any) -> JsonNode | None:
         return None
     records = all(isinstance(item, dict) and item for item in data)
     for path, value in _walk(body, MAX_DEPTH):
-        if not isinstance(value, list) or len(value) < len(data) or (len(data) == 1 and len(value) > 1):
-            continue  # one record is too little to tell the list it starts
+        if not isinstance(value, list) or len(value) != len(data):
+            continue
         if records:
             each = _record_node(data, value)
             if each is not None:
@@ -168,7 +169,7 @@ def _list_node(data: list[Any], body: Any) -> JsonNode | None:
 
 
 def _record_node(records: list[dict[str, Any]], items: list[Any]) -> JsonNode | None:
-    """Each field of `records` at one path inside the first items of `items`, in order."""
+    """Each field of `records` at one path inside the items of `items`, in order."""
     if not all(isinstance(item, dict) for item in items[:len(records)]):
         return None
     fields: dict[str, JsonNode] = {}

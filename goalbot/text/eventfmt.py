@@ -114,7 +114,8 @@ def summary(event: Event) -> str:
             fit = "fits its schema" if p.valid else f"does NOT fit its schema: {'; '.join(p.errors)}"
             how = {"places": " (read where the recipe read it, no model)",
                    "network": " (read from the page's own data, no model)",
-                   "document": " (read where the recipe read the document, no model)"}.get(p.read_by, "")
+                   "document": " (read where the recipe read the document, no model)",
+                   "ocr": " (read in the page's pictures by OCR, no model)"}.get(p.read_by, "")
             return f"{p.key} {fit}{how}: {data[:200]}{'…' if len(data) > 200 else ''}"
         case T.CHOSEN, ChosenData() as p:
             return f"{p.policy} {choice_words(p)}"

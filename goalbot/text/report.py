@@ -196,7 +196,8 @@ def _decisions(events: list[Event]) -> list[str]:
 
 
 READ_BY = {"network": "from the page's own JSON, no model", "places": "at the recorded places, no model",
-           "document": "on the recorded lines of the document, no model", "model": "by the model"}
+           "document": "on the recorded lines of the document, no model",
+           "ocr": "in the page's pictures by OCR, no model", "model": "by the model"}
 
 
 def _extracted(events: list[Event]) -> list[str]:

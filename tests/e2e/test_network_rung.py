@@ -145,3 +145,19 @@ def test_a_response_that_carried_a_credential_is_never_kept_nor_read_again(
     stored = db_path.read_bytes() + b"".join(p.read_bytes() for p in db_path.parent.glob(f"{db_path.name}-*"))
     for credential in (b"t0ken-value-991", b"c00kie-value-778", b"f1eld-token-553"):
         assert credential not in stored
+
+
+def test_the_first_rows_of_a_list_drawn_whole_stay_what_the_model_read(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+    """"The two newest orders" of a table the page draws whole, from a JSON of three: neither the
+    page nor the JSON turns them into three, now or on a rerun."""
+    hardsite.reset()
+    hardsite.posted["orders"] = [{"id": "A-1", "total": 12.0}, {"id": "A-2", "total": 30.5},
+                                 {"id": "A-3", "total": 7.25}]
+    schema = {"type": "object", "required": ["orders"], "properties": {"orders": {"type": "array", "items": {
+        "type": "object", "required": ["id", "total"],
+        "properties": {"id": {"type": "string"}, "total": {"type": "number"}}}}}}
+    two = {"orders": [{"id": "A-1", "total": 12.0}, {"id": "A-2", "total": 30.5}]}
+    model = model_server(_script("orders", two))
+    _, read = _record(db_path, tmp_path, model, hardsite.page("orders"), "orders", schema)
+    assert read["data"] == two and read["network"] is None, read

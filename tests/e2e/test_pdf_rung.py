@@ -1,11 +1,14 @@
-"""A PDF invoice the run downloads is read by its text layer: the model reads it once, each value is
-kept as the label before it on its line, and a rerun reads the next invoice there with no model."""
+"""A PDF invoice the run downloads is read by its text layer (by OCR when it is a scan): the model
+reads it once, each value is kept as the label before it on its line, and a rerun reads the next
+invoice there with no model."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from kit import answer, call, element, finished, plan, rows, run_cli, run_goal, verdict
 from hardsite.server import HardSite
@@ -20,10 +23,11 @@ def _events(db_path: Path, session: str) -> list[dict[str, Any]]:
         db_path, "select type, data from events where session_id = ? order by seq", session)]
 
 
+@pytest.mark.parametrize("scanned", [False, True], ids=["text-layer", "scanned"])
 def test_a_downloaded_pdf_invoice_is_read_by_its_lines_and_the_next_one_with_no_model(
-        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+        scanned: bool, hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
     hardsite.reset()
-    hardsite.posted["invoice"] = {"number": "A-1042", "date": "2026-11-20", "total": 1234.5}
+    hardsite.posted["invoice"] = {"number": "A-1042", "date": "2026-11-20", "total": 1234.5, "scanned": scanned}
     schema = tmp_path / "invoice.schema.json"
     schema.write_text(json.dumps(SCHEMA))
     model = model_server({
@@ -44,7 +48,7 @@ def test_a_downloaded_pdf_invoice_is_read_by_its_lines_and_the_next_one_with_no_
     assert "the downloaded PDF's line 'Total due: $' for total" in run_cli(
         "--db", str(db_path), "recipe", "show", "invoice").stdout
 
-    hardsite.posted["invoice"] = {"number": "A-1107", "date": "2026-12-20", "total": 87.25}
+    hardsite.posted["invoice"] = {"number": "A-1107", "date": "2026-12-20", "total": 87.25, "scanned": scanned}
     rerun = run_cli("--db", str(db_path), "rerun", "invoice", "--no-tui", "--yes", "--base-url", DEAD_ENDPOINT,
                     "--json")
     assert rerun.returncode == 0, rerun.stderr
@@ -54,7 +58,7 @@ def test_a_downloaded_pdf_invoice_is_read_by_its_lines_and_the_next_one_with_no_
     assert read["read_by"] == "document" and read["data"] == {"number": "A-1107", "date": "2026-12-20", "total": 87.25}
 
     # An invoice with no total line is not read wrong: with no model, the rerun fails and says why.
-    hardsite.posted["invoice"] = {"number": "A-1108", "date": "2027-01-20"}
+    hardsite.posted["invoice"] = {"number": "A-1108", "date": "2027-01-20", "scanned": scanned}
     failed = run_cli("--db", str(db_path), "rerun", "invoice", "--no-tui", "--yes", "--base-url", DEAD_ENDPOINT)
     assert failed.returncode != 0 and "Traceback" not in failed.stderr
     assert "invoice.pdf no longer reads as recorded: total: no line begins 'Total due: $'" in failed.stderr, \

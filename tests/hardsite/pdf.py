@@ -1,7 +1,9 @@
 """A one-page PDF with a text layer, written by hand (no library needed to make one): what a
-site's invoice download is."""
+site's invoice download is; and a scanned one, a picture of the page with no text layer."""
 
 from __future__ import annotations
+
+from io import BytesIO
 
 
 def text_pdf(lines: list[str]) -> bytes:
@@ -26,3 +28,15 @@ def text_pdf(lines: list[str]) -> bytes:
     out += "".join(f"{offset:010d} 00000 n \n" for offset in offsets).encode()
     out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
     return bytes(out)
+
+
+def scanned_pdf(lines: list[str]) -> bytes:
+    from PIL import Image, ImageDraw, ImageFont
+
+    page = Image.new("RGB", (1000, 80 + 60 * len(lines)), "white")
+    pen, font = ImageDraw.Draw(page), ImageFont.load_default(size=28)
+    for n, line in enumerate(lines):
+        pen.text((40, 40 + n * 60), line, fill="black", font=font)
+    out = BytesIO()
+    page.save(out, format="PDF")
+    return out.getvalue()

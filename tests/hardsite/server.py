@@ -22,7 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from urllib.parse import parse_qs, urlsplit
 
-from hardsite.pdf import text_pdf
+from hardsite.pdf import scanned_pdf, text_pdf
 
 PAGES = Path(__file__).parent / "pages"
 REPORT_CSV = "item,qty\nkimchi,1\ntofu,2\n"
@@ -157,7 +157,8 @@ class HardSite:
                     lines = ["ACME Supplies", f"Invoice no. {invoice.get('number', '')}",
                              f"Date: {invoice.get('date', '')}"]
                     lines += [f"Total due: ${invoice['total']:,.2f} USD"] if "total" in invoice else []
-                    self._send(text_pdf(lines), "application/pdf",
+                    made = scanned_pdf if invoice.get("scanned") else text_pdf
+                    self._send(made(lines), "application/pdf",
                                {"Content-Disposition": 'attachment; filename="invoice.pdf"'})
                 elif path == "/files/report.csv":
                     self._send(REPORT_CSV.encode(), "text/csv",

@@ -22,7 +22,7 @@ from goalbot import actions as A
 from goalbot import defaults as D
 from goalbot.actions import Action, ActionResult, Outcome
 from goalbot.operators.base import ActionFailed, Landing, Located, Observation, OperatorError, ReadBack
-from goalbot.operators.browser import activation, evidence, keyboard, pages, pointer, reading, widgets
+from goalbot.operators.browser import activation, evidence, keyboard, pages, pictures, pointer, reading, widgets
 from goalbot.operators.browser import checks as js
 from goalbot.operators.browser import scroll as scrolling
 from goalbot.operators.browser.effects import EffectProbe, classify, first_line
@@ -302,6 +302,9 @@ class BrowserOperator:
 
     async def fetched(self) -> list[Fetched]:
         return await self._fetched.fetched()
+
+    async def pictures_text(self, scope: int | None) -> str:
+        return await pictures.pictures_text(self, scope)
 
     async def items(self, each: str, nth: int) -> list[int]:
         return await reading.items(self, each, nth)

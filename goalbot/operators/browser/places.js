@@ -224,26 +224,72 @@
         return text;
     }
   };
-  const read = (p, where) => {
+  // A list that draws only the rows on screen (a virtualised grid) sits in a box that scrolls
+  // further: its rows are gathered by scrolling it through, each by where it sits in the box.
+  const MOST_ROWS = 10000, MOST_STEPS = 1000;
+  const scroller = (row) => {
+    for (let n = row && row.parentElement; n && n !== document.body; n = n.parentElement) {
+      const style = getComputedStyle(n);
+      if (/(auto|scroll)/.test(style.overflowY) && n.scrollHeight > n.clientHeight + 2) return n;
+    }
+    return null;
+  };
+  const drawn = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  const rowsOf = (p, where) => {
+    const rows = [...document.querySelectorAll(p.each)];
+    if (!p.fields) return rows.map((r, i) => [r, readText(r, p, `${where}/${i}`)]);
+    return rows.map((row, i) => {
+      const record = {};
+      for (const [name, f] of Object.entries(p.fields)) {
+        const value = readText(row.querySelector(f.at), f, `${where}/${i}/${name}`);
+        if (value !== undefined) record[name] = value;
+      }
+      return [row, record];
+    });
+  };
+  let scrolled = false;
+  const gathered = async (p, where, box) => {
+    scrolled = true;
+    const start = box.scrollTop, byOffset = new Map();
+    const offset = (row) => Math.round(row.getBoundingClientRect().top - box.getBoundingClientRect().top + box.scrollTop);
+    box.scrollTop = 0;
+    await drawn();
+    for (let steps = 0; steps < MOST_STEPS && byOffset.size < MOST_ROWS; steps += 1) {
+      const rows = rowsOf(p, where);
+      for (const [row, value] of rows) byOffset.set(offset(row), value);
+      const before = box.scrollTop;
+      const bottoms = rows.map(([row]) => row.getBoundingClientRect().bottom - box.getBoundingClientRect().top);
+      box.scrollTop += Math.max(box.clientHeight * 0.8, Math.max(0, ...bottoms) - 30);
+      if (box.scrollTop === before) break;
+      await drawn();
+    }
+    box.scrollTop = start;
+    const values = [...byOffset.entries()].sort((a, b) => a[0] - b[0]).map(([, value]) => value);
+    // The page's own count of the list, when it says one ("5,000 items"): a list read short is a miss.
+    const said = [...(document.body.innerText || "").matchAll(
+      /(\d[\d,]*)\s+(?:items|rows|results|records|entries|orders|products)\b|\bof\s+(\d[\d,]*)\b/gi)]
+      .map((m) => Number((m[1] || m[2]).replace(/,/g, "")));
+    if (said.length === 1 && said[0] !== values.length) {
+      misses.push(`${where || "the list"}: ${values.length} rows were read, and the page says ${said[0]}`);
+    }
+    return values;
+  };
+  const read = async (p, where) => {
     if (p.at !== undefined && p.each === undefined) return readText(document.querySelector(p.at), p, where);
     if (p.each !== undefined) {
-      const rows = [...document.querySelectorAll(p.each)];
+      const rows = rowsOf(p, where);
       // A list place was recorded where rows were: none now is a page redrawn another way (a
       // table turned into cards), not an empty list, which would fit its schema all the same.
       if (!rows.length) misses.push(`${where || "the list"}: the recorded rows (${p.each}) match nothing on the page now`);
-      if (!p.fields) return rows.map((r, i) => readText(r, p, `${where}/${i}`));
-      return rows.map((row, i) => {
-        const record = {};
-        for (const [name, f] of Object.entries(p.fields)) {
-          const value = readText(row.querySelector(f.at), f, `${where}/${i}/${name}`);
-          if (value !== undefined) record[name] = value;
-        }
-        return record;
-      });
+      const box = rows.length ? scroller(rows[0][0]) : null;
+      // Every row drawn already (a plain long table in a scrolling box): nothing to gather.
+      const span = rows.length ? rows[rows.length - 1][0].getBoundingClientRect().bottom
+        - rows[0][0].getBoundingClientRect().top : 0;
+      return box && span < box.scrollHeight * 0.9 ? gathered(p, where, box) : rows.map(([, value]) => value);
     }
     const object = {};
     for (const [name, f] of Object.entries(p.fields || {})) {
-      const value = read(f, where ? `${where}/${name}` : name);
+      const value = await read(f, where ? `${where}/${name}` : name);
       if (value !== undefined) object[name] = value;
     }
     return object;
@@ -255,12 +301,9 @@
     case "locate":
       try { return locate(owners(rootOf(arg.scope)), arg.data); } catch { return null; }
     case "read":
-      try {
-        const data = read(arg, "");
-        return { data: data === undefined ? null : data, misses };
-      } catch (e) {
-        return { data: null, misses: [`the recorded place cannot be read: ${e.message}`] };
-      }
+      return read(arg, "").then(
+        (data) => ({ data: data === undefined ? null : data, misses, scrolled }),
+        (e) => ({ data: null, misses: [`the recorded place cannot be read: ${e.message}`] }));
     case "item": {
       let row;
       try { row = document.querySelectorAll(arg.each)[arg.nth]; } catch { return []; }
