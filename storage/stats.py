@@ -29,6 +29,9 @@ class Slo(BaseModel):
     met: bool | None = None
 
 
+READ_BY = ("network", "places", "document", "ocr", "model")  # the reading ladder's rungs, the model last
+
+
 class Stats(BaseModel):
     runs: int = 0
     succeeded: float = Field(0.0, description="The share of runs that reached their goal.")
@@ -110,8 +113,7 @@ def stats(db: sqlite_utils.Database, recipe: str | None = None, since: str | Non
         patches_per_rerun=sum(patches.get(row[0], 0) for row in reruns) / len(reruns) if reruns else 0.0,
         healed_within_one_patch=_share(row[1] == "ok" and patches[row[0]] == 1 for row in patched_reruns),
         rungs={rung.value: rungs[rung.value] / found for rung in Rung if rungs.get(rung.value)},
-        extraction_rungs={rung: reads[rung] / sum(reads.values()) for rung in ("network", "places", "document", "ocr", "model")
-                          if reads.get(rung)},
+        extraction_rungs={rung: reads[rung] / sum(reads.values()) for rung in READ_BY if reads.get(rung)},
         checkpoint_wait_seconds=_checkpoint_wait(db, ids, marks),
         slos=_slos(reruns),
     )

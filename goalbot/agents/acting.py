@@ -18,8 +18,8 @@ from pydantic import BaseModel
 
 from goalbot import actions as A
 from goalbot.actions import Action, Outcome, SavedFile
-from goalbot.agents.documents import is_pdf
 from goalbot.agents.control import SessionControl
+from goalbot.agents.documents import is_pdf
 from goalbot.agents.guards import ActionGuards
 from goalbot.agents.secrets import SecretError, Secrets
 from goalbot.events import Actor, Emitter, EventType

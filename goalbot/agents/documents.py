@@ -1,7 +1,8 @@
 """A PDF the run downloaded (an invoice, a statement), read by its text layer (by OCR when it is a
-scan): what `extract` reads when the action before it downloaded one. Each value the model read is kept as the words written
-before it on its line (its label) and after it, so a rerun reads the next document's values there
-with no model."""
+scan): what `extract` reads when the action before it downloaded one. Each value the model read is
+kept as the words written before it on its line (its label) and after it, so a rerun reads the
+next document's values there with no model. The same lines serve the words OCR reads in a page's
+pictures."""
 
 from __future__ import annotations
 
@@ -99,7 +100,13 @@ def read_text_places(place: dict[str, Any], text: str, schema: dict[str, Any]) -
     """The values written where `place` says in `text`, typed as the schema says; what is missing."""
     lines, data, misses = _lines(text), {}, []
     properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
-    for name, spot in (place.get("fields") or {}).items():
+    fields = place.get("fields")
+    if not isinstance(fields, dict):  # a recipe file is hostile input
+        return None, ["the recorded lines name no fields"]
+    for name, spot in fields.items():
+        if not isinstance(spot, dict):
+            misses.append(f"{name}: its recorded line is not a label and an ending")
+            continue
         label, end = str(spot.get("after", "")), str(spot.get("before", ""))
         found = next((line[len(label):] for line in lines if label and line.startswith(label)), None)
         if found is not None and end:
@@ -107,7 +114,7 @@ def read_text_places(place: dict[str, Any], text: str, schema: dict[str, Any]) -
         if found is None or not found.strip():
             misses.append(f"{name}: no line begins {label!r}")
             continue
-        kind = (properties.get(name) or {}).get("type")
+        kind = (properties.get(name) or {}).get("type") if isinstance(properties, dict) else None
         value: Any = found.strip()
         if kind in ("number", "integer"):
             value = to_number(value)

@@ -1,8 +1,8 @@
 """Data out of the page and choices made on it, for a run and a rerun alike: `extract` reads data
-shaped by a schema (down the reading ladder, reading.py: the model last) and `choose` takes one candidate by a choice policy, clicking it through the same hands as every
-other action. Each is an `ACT_START`, an `EXTRACTED` or `CHOSEN` with what was read or why that
-one was taken, and an `ACT_OK` or an `ACT_FAIL` with a typed error (`ExtractionInvalid`,
-`ExtractionEmpty`, `NoCandidate`)."""
+shaped by a schema (down the reading ladder of reading.py, the model last) and `choose` takes one
+candidate by a choice policy, clicking it through the same hands as every other action. Each is
+an `ACT_START`, an `EXTRACTED` or `CHOSEN` with what was read or why that one was taken, and an
+`ACT_OK` or an `ACT_FAIL` with a typed error (`ExtractionInvalid`, `ExtractionEmpty`, `NoCandidate`)."""
 
 from __future__ import annotations
 

@@ -283,8 +283,9 @@ def _places_in_words(recorded: Recorded) -> str:
     def words(place: dict[str, Any], name: str) -> list[str]:
         if place.get("document") in ("pdf", "ocr"):
             where = "the downloaded PDF's" if place["document"] == "pdf" else "the page's pictures' (OCR)"
+            fields = place.get("fields")
             return [f"{where} line {str(spot.get('after'))!r} for {field}"
-                    for field, spot in (place.get("fields") or {}).items() if isinstance(spot, dict)]
+                    for field, spot in (fields if isinstance(fields, dict) else {}).items() if isinstance(spot, dict)]
         if "each" in place:
             fields = ", ".join(place.get("fields", {})) or "each value"
             return [f"{name or 'the list'} from rows {place['each']!r} ({fields})"]
@@ -292,5 +293,5 @@ def _places_in_words(recorded: Recorded) -> str:
             return [f"{name} at {place['at']!r}"]
         return [part for key, sub in place.get("fields", {}).items() for part in words(sub, key)]
 
-    drawn = "; ".join(words(recorded.place, ""))
+    drawn = "; ".join(words(recorded.place, ""))  # a recipe file may carry terminal escapes
     return f"{network}, else {drawn}" if network else drawn

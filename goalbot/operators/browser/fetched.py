@@ -25,6 +25,7 @@ from goalbot.operators.json_places import Fetched
 
 MOST_KEPT = 40  # responses: a page's data calls, not its every poll
 MOST_BYTES = 4_000_000  # one body: a list of some thousands of rows
+MOST_KEPT_BYTES = 16_000_000  # every body kept at once: a batch worker runs many runs side by side
 PATIENCE_S = 2.0  # how long a read waits for bodies still arriving
 # Words of a name that say it holds a credential ("X-Api-Key", "accessToken", "session_id"),
 # matched as whole words: an "author" or a "keyboard" field is data.
@@ -35,7 +36,8 @@ WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 class FetchedLog:
     def __init__(self) -> None:
-        self._kept: deque[Fetched] = deque(maxlen=MOST_KEPT)
+        self._kept: deque[tuple[Fetched, int]] = deque()
+        self._bytes = 0
         self._pending: set[asyncio.Task[None]] = set()
 
     def attach(self, context: BrowserContext) -> None:
@@ -45,7 +47,7 @@ class FetchedLog:
         """What is kept, once the bodies still being read are in (within a bound)."""
         if self._pending:
             await asyncio.wait(set(self._pending), timeout=PATIENCE_S)
-        return list(self._kept)
+        return [fetched for fetched, _ in self._kept]
 
     def _answered(self, response: Response) -> None:
         if _may_keep(response):
@@ -56,7 +58,7 @@ class FetchedLog:
     async def _read(self, response: Response) -> None:
         try:
             sent, answered = await response.request.all_headers(), await response.all_headers()
-            if any(_credential(name) for name in sent) or "set-cookie" in answered:
+            if any(credential_name(name) for name in sent) or "set-cookie" in answered:
                 return
             if int(answered.get("content-length") or 0) > MOST_BYTES:
                 return
@@ -69,8 +71,14 @@ class FetchedLog:
             body = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
             return
-        if not _names_credentials(body):
-            self._kept.append(Fetched(url=response.url, body=body))
+        if not names_credentials(body):
+            self._keep(Fetched(url=response.url, body=body), len(raw))
+
+    def _keep(self, fetched: Fetched, size: int) -> None:
+        self._kept.append((fetched, size))
+        self._bytes += size
+        while len(self._kept) > MOST_KEPT or self._bytes > MOST_KEPT_BYTES:
+            self._bytes -= self._kept.popleft()[1]
 
 
 def _may_keep(response: Response) -> bool:
@@ -79,7 +87,7 @@ def _may_keep(response: Response) -> bool:
         return False
     if "json" not in response.headers.get("content-type", ""):
         return False
-    if any(_credential(name) for name, _ in parse_qsl(urlsplit(response.url).query)):
+    if any(credential_name(name) for name, _ in parse_qsl(urlsplit(response.url).query)):
         return False
     try:
         page_url = request.frame.page.url
@@ -88,7 +96,7 @@ def _may_keep(response: Response) -> bool:
     return _site(response.url) == _site(page_url)
 
 
-def _credential(name: str) -> bool:
+def credential_name(name: str) -> bool:
     words = [word.lower() for word in WORD.findall(name)]
     return bool(CREDENTIAL_WORDS.intersection(words)) or any(
         first == "api" and second == "key" for first, second in zip(words, words[1:]))
@@ -102,12 +110,12 @@ def _site(url: str) -> str:
     return f"{parts.scheme}://{name}:{parts.port or ''}"
 
 
-def _names_credentials(body: Any, depth: int = 0) -> bool:
+def names_credentials(body: Any, depth: int = 0) -> bool:
     """A field named like a password, token, key or secret, at any depth (a bounded walk)."""
     if depth > 12:
         return True  # deeper than any data a page draws: not worth the risk
     if isinstance(body, dict):
-        return any(_credential(str(key)) or _names_credentials(value, depth + 1) for key, value in body.items())
+        return any(credential_name(str(key)) or names_credentials(value, depth + 1) for key, value in body.items())
     if isinstance(body, list):
-        return any(_names_credentials(item, depth + 1) for item in body[:2000])
+        return any(names_credentials(item, depth + 1) for item in body[:2000])
     return False
