@@ -117,5 +117,8 @@ def _read_models(body: bytes, models: list[str], report: EndpointReport) -> None
             report.say("ok", f"the endpoint serves {model}")
         else:
             near = ", ".join(sorted(listed)[:5])
+            # A local server lists its model by the file it loaded ("…/SmolLM2-135M-Instruct.Q4_1.gguf").
+            meant = [name for name in sorted(listed) if model.casefold() in name.casefold()]
+            hint = f"; pass --model {meant[0]!r}" if len(meant) == 1 else ""
             report.say("warn", f"the endpoint does not list the model {model!r} (it lists {near}"
-                        f"{', …' if len(listed) > 5 else ''})")
+                        f"{', …' if len(listed) > 5 else ''}){hint}")

@@ -106,18 +106,22 @@ def read_fault(exc: Exception, endpoint: str, model: str, timeout_s: float) -> F
         return Fault(f"{endpoint} answered with a web page (HTTP 404), not as an OpenAI-compatible API; "
                      "such addresses usually end in /v1", status=status)
     if status == 404:
-        return Fault(f"{endpoint} does not know the model {model!r} (HTTP 404)", status=status)
+        return Fault(f"{endpoint} does not know the model {model!r} (HTTP 404); goalbot doctor shows the names "
+                     "it lists", status=status)
     if status == 429:
         return Fault(f"{endpoint} is rate limiting (HTTP 429)", retryable=True,
                      retry_after_s=retry_after(exc.response), status=status)
-    if status >= 500 or status in (408, 409):
-        return Fault(f"{endpoint} failed (HTTP {status}): {text}", retryable=True,
-                     retry_after_s=retry_after(exc.response), status=status)
+    # A refusal that names what it refuses is the same on every attempt, whatever its status (some
+    # servers answer 500): adapted to at once, never retried as a passing fault.
     if status == 413 or _CONTEXT_TOO_LONG.search(text) or _code(exc) == "context_length_exceeded":
         return Fault(f"the prompt is longer than {model!r} takes at {endpoint}", context_too_long=True,
                      status=status)
     if _TOOL_CHOICE.search(text):
-        return Fault(f"{endpoint} refuses tool_choice: {text}", tool_choice_refused=True, status=status)
+        return Fault(f"{endpoint} refuses tool_choice (HTTP {status}): {text}", tool_choice_refused=True,
+                     status=status)
+    if status >= 500 or status in (408, 409):
+        return Fault(f"{endpoint} failed (HTTP {status}): {text}", retryable=True,
+                     retry_after_s=retry_after(exc.response), status=status)
     if _NO_TOOLS.search(text):
         return Fault(f"{model!r} at {endpoint} does not take tool calls: {text}", tools_refused=True,
                      status=status)

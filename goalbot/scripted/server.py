@@ -44,8 +44,9 @@ Misbehaviour on cue: an entry `{"fault": …}` takes the place of one answer.
 And for the whole script, `"server": {"tools": false, "tool_choice": false, "context_chars": 6000}`:
 refuse requests that offer tools, as a model without tool support does, or that set
 `tool_choice`, as some servers do, and refuse prompts longer than that many characters, as a model
-with a small context window does. None of these uses up an answer. `"latency_s": 1.5` makes every
-answer take that long, as a real model's does.
+with a small context window does. None of these uses up an answer. `"refusal_status": 500` refuses
+them with that status, as llama-cpp-python's server does. `"latency_s": 1.5` makes every answer take
+that long, as a real model's does.
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ class ServerRules(BaseModel):
     tools: bool = True
     tool_choice: bool = True
     context_chars: int | None = None
+    refusal_status: int = Field(HTTPStatus.BAD_REQUEST, description="The status a refused parameter or prompt "
+                                "is answered with: llama-cpp-python's server answers 500.")
     latency_s: float = 0.0
     models: list[str] = Field(default_factory=lambda: ["scripted"], description="What /models lists.")
     repeat: bool = Field(False, description="A role that has given every answer starts over: a server "
@@ -308,13 +311,13 @@ class ScriptedModelServer(ThreadingHTTPServer):
         self.requests.append({"role": role, **request})
         rules = self.script.rules
         if request.get("tools") and not rules.tools:
-            return _error(HTTPStatus.BAD_REQUEST, f"{request.get('model')} does not support tools")
+            return _error(rules.refusal_status, f"{request.get('model')} does not support tools")
         if request.get("tool_choice") and not rules.tool_choice:
-            return _error(HTTPStatus.BAD_REQUEST, f"tool_choice {request['tool_choice']!r} is not supported")
+            return _error(rules.refusal_status, f"tool_choice {request['tool_choice']!r} is not supported")
         prompt_text = json.dumps(request.get("messages", []), ensure_ascii=False)
         if rules.context_chars is not None and len(prompt_text) > rules.context_chars:
             return _error(
-                HTTPStatus.BAD_REQUEST,
+                rules.refusal_status,
                 f"This model's maximum context length is {rules.context_chars // 4} tokens. However, "
                 f"your messages resulted in {len(prompt_text) // 4} tokens. Please reduce the length.",
                 "context_length_exceeded",

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PIL import Image
 
 from kit import demo_script, open_page, run_goal
@@ -140,8 +141,11 @@ async def test_uitars_navigator_clicks_and_types_by_coordinates(site, model_serv
     assert "demo-pass" not in json.dumps(events)
 
 
-def test_a_server_that_refuses_tool_choice_is_asked_without_it(site, model_server, db_path: Path) -> None:
-    model = model_server({"server": {"tool_choice": False}, **demo_script()})
+@pytest.mark.parametrize("status", [400, 500])
+def test_a_server_that_refuses_tool_choice_is_asked_without_it(status: int, site, model_server, db_path: Path) -> None:
+    """llama-cpp-python's server refuses tool_choice "required" with HTTP 500: one refusal, then
+    the run goes on without it; never five retries of an answer that cannot change."""
+    model = model_server({"server": {"tool_choice": False, "refusal_status": status}, **demo_script()})
     result, events = _run(model, site, db_path)
     assert result.returncode == 0, result.stderr
     assert site.state.snapshot()["dark_mode"] == SIGNED_IN_DARK

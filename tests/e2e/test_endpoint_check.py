@@ -133,6 +133,9 @@ def test_doctor_takes_the_model_flags_and_fails_on_an_unusable_endpoint(web_site
     unlisted = run_cli(*db, "doctor", "--base-url", model_server({}).base_url, "--model", "gpt-5")
     assert unlisted.returncode == 0, unlisted.stdout  # a list can be partial: a warning, not a failure
     assert "warn  model: the endpoint does not list the model 'gpt-5' (it lists scripted)" in unlisted.stdout
+    # A local server lists its model by the file it loaded: a name inside one listed name is offered it.
+    inside = run_cli(*db, "doctor", "--base-url", model_server({}).base_url, "--model", "SCRIPT")
+    assert "(it lists scripted); pass --model 'scripted'" in inside.stdout, inside.stdout
 
 
 def test_a_dead_display_is_named_not_chromium(model_server, db_path: Path) -> None:

@@ -106,6 +106,17 @@ def test_status_codes(status: int, retryable: bool, says: str) -> None:
     assert fault.retry_after_s == (3.0 if status in (429, 500, 502) else None)
 
 
+@pytest.mark.parametrize("status", [400, 500])
+def test_a_refusal_that_names_what_it_refuses_is_adapted_to_not_retried(status: int) -> None:
+    """llama-cpp-python's server refuses tool_choice and long prompts with HTTP 500."""
+    refused = read_fault(_status_error(status, {"error": {"message": "tool_choice 'required' is not supported"}}),
+                         ENDPOINT, "m", 60)
+    assert refused.tool_choice_refused and not refused.retryable and f"(HTTP {status})" in refused.message
+    long = read_fault(_status_error(status, {"error": {"message": "maximum context length is 2048 tokens"}}),
+                      ENDPOINT, "m", 60)
+    assert long.context_too_long and not long.retryable
+
+
 def test_timeouts_and_connections() -> None:
     request = httpx2.Request("POST", ENDPOINT)
     timeout = read_fault(openai.APITimeoutError(request=request), ENDPOINT, "m", 45)
