@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kit import REPO
+from kit import REPO, wait_until
 from tmux_kit import tmux, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -36,12 +36,14 @@ def test_the_demo_at_80_columns_keeps_its_keys_and_its_words(db_path: Path, chro
         footer = _footer(wait_for(session, "Later"))
         assert all(key in footer for key in ("Approve", "Reject", "Later")), footer
         tmux("send-keys", "-t", session, "a")
+        # Each row keeps most of its message: a typing's whole arguments are there. Read while the
+        # sign-in's rows are in view: by the end, the second step and its pace lines may have
+        # scrolled them away.
+        typing = re.compile(r'ACT_OK +type\(text="[^"]+", index=\d+\)')
+        wait_until(lambda: typing.search(tmux("capture-pane", "-p", "-t", session)), 120, "a typing's whole row")
         screen = wait_for(session, "TASK_OK", seconds=120)
         footer = _footer(screen)
         assert "Quit" in footer and "Keys" in footer and "palettee" not in footer, footer
-        # Each row keeps most of its message: a typing's whole arguments are there (which typing
-        # is still in view depends on how many pace lines the run wrote).
-        assert re.search(r'ACT_OK +type\(text="[^"]+", index=\d+\)', screen), screen
         tmux("send-keys", "-t", session, "q")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
