@@ -68,8 +68,9 @@ def cmd_eval(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
 
     plan = EvalPlan(tasks=tasks, episodes=args.episodes, seed=args.seed, workers=args.workers,
                     authoring_profile=args.authoring_profile)
-    say(f"eval: {len(tasks) * args.episodes} episodes of {len(tasks)} tasks against {settings.model} at "
-        f"{settings.base_url}, {min(args.workers, len(tasks) * args.episodes)} at once")
+    count = len(tasks) * args.episodes
+    say(f"eval: {_many(count, 'episode')} of {_many(len(tasks), 'task')} against {settings.model} at "
+        f"{settings.base_url}, {min(args.workers, count)} at once")
     try:
         card = run_eval(plan, settings, db_path, say, heard)
     except (EvalRefused, MiniwobMissing, OperatorError) as exc:
@@ -84,6 +85,10 @@ def cmd_eval(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
     else:
         print(render.terminal(card))
     return 0
+
+
+def _many(count: int, what: str) -> str:
+    return f"{count} {what}" + ("" if count == 1 else "s")
 
 
 def _list(tasks: Sequence[EvalTask], as_json: bool) -> int:

@@ -52,6 +52,9 @@ def run_eval(plan: EvalPlan, settings: Settings, db_path: Path, say: Say,
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     began = time.monotonic()
     planned = plan_episodes(plan.tasks, plan.episodes, plan.seed, secrets.token_hex(4))
+    dead: Refusal | None = endpoint_refusal(settings, say)  # asked once, before any browser starts
+    if dead is not None:
+        raise EvalRefused(dead.line())
     with contextlib.ExitStack() as stack:
         site = stack.enter_context(MiniwobSite()) if any(e.task.source == "miniwob" for e in planned) else None
         demo_sites = {e.n: stack.enter_context(DemoSite()) for e in planned if e.task.source == "demo"}
@@ -87,14 +90,11 @@ def run_eval(plan: EvalPlan, settings: Settings, db_path: Path, say: Say,
 
 
 def _check(jobs: list[tuple[int, Job]], settings: Settings, db_path: Path, names: set[str], say: Say) -> None:
-    """The checks every batch job passes, and the endpoint once, before any episode starts."""
+    """The checks every batch job passes, before any episode starts."""
     bad = check_jobs(jobs, settings, db_path, names, say, endpoint=False)
     if bad:
         first = bad[0]
         raise EvalRefused(f"episode {first.n} cannot run: {first.refusal.line()} [{first.refusal.code}]")
-    dead: Refusal | None = endpoint_refusal(settings, say)
-    if dead is not None:
-        raise EvalRefused(dead.line())
 
 
 def _reward(episode: Episode, site: MiniwobSite | None, demo: DemoSite | None) -> float | None:

@@ -53,6 +53,13 @@ def test_the_suite_lists_thirty_miniwob_tasks_and_the_demo_tasks() -> None:
     assert wrong.returncode == 2 and "did you mean click-button?" in wrong.stderr
 
 
+def test_an_endpoint_nobody_answers_is_said_before_any_episode_starts(db_path: Path) -> None:
+    dead = run_cli("--db", str(db_path), "eval", "--tasks", "click-test", "--base-url", "http://127.0.0.1:9/v1")
+    assert dead.returncode == 2 and "cannot reach the model endpoint" in dead.stderr
+    assert "Traceback" not in dead.stderr
+    assert not db_path.exists() or not rows(db_path, "select * from batch_jobs")
+
+
 def test_an_eval_scores_each_episode_by_its_page_and_compares_two_models(model_server, db_path: Path,
                                                                          tmp_path: Path) -> None:
     config = tmp_path / "config" / "goalbot" / "config.toml"
