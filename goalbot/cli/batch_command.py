@@ -9,10 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import multiprocessing
 import sys
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from datetime import datetime
 from pathlib import Path
 
@@ -23,7 +20,7 @@ from goalbot.cli.terminal import emit, fail, say
 from goalbot.service.batch.checking import check_jobs
 from goalbot.service.batch.jobs import Job, JobsError, ended_line, read_jobs
 from goalbot.service.batch.runs import JobEnd, JobSetup, secrets_of
-from goalbot.service.batch.slot import dies_with_parent, run_here
+from goalbot.service.batch.pool import run_in_slots
 from goalbot.service.settings import Settings
 from goalbot.text.eventfmt import printable
 from storage import batches
@@ -153,37 +150,15 @@ def _run(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: 
 
 async def _work(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: str,
                 todo: list[JobRow], progress: Progress) -> None:
-    """The jobs, `--workers` at once, each in a slot: a process that keeps its browser from one
-    job to the next, each job a fresh context of it."""
     setup = JobSetup(ask=args.ask, trace=args.trace, secrets=secrets_of(args.secrets_file))
-    loop = asyncio.get_running_loop()
-    spawn = multiprocessing.get_context("spawn")  # a slot starts clean, whatever threads this process runs
 
-    async def one(row: JobRow, slots: ProcessPoolExecutor) -> None:
-        with opened(db_path) as db:
-            batches.started(db, batch_id, row.n)
-        progress.started()
-        try:
-            end = await loop.run_in_executor(slots, run_here, Job.model_validate(row.spec), settings, db_path, setup,
-                                             batch_id, row.n)
-        except BrokenProcessPool as exc:
-            # Not an end of the job's own: left for `batch resume` to run again.
-            end = JobEnd("interrupted", None, f"its slot's process ended ({exc}); goalbot batch resume runs it again")
-        with opened(db_path) as db:
-            batches.ended(db, batch_id, row.n, end.status, end.session_id, end.reason)
+    def ended(row: JobRow, end: JobEnd) -> None:
         progress.ended(end.status == "ok")
         if args.json:
             emit(ended_line(batch_id, row.n, end.status, end.session_id, end.reason))
 
-    slots_wanted = min(args.workers, len(todo)) or 1  # never more slots (browsers) than jobs
-    with ProcessPoolExecutor(slots_wanted, mp_context=spawn, initializer=dies_with_parent) as slots:
-        gate = asyncio.Semaphore(slots_wanted)  # a job counts as running only once a slot has it
-
-        async def when_free(row: JobRow) -> None:
-            async with gate:
-                await one(row, slots)
-
-        await asyncio.gather(*(when_free(row) for row in todo))
+    await run_in_slots(todo, settings, db_path, batch_id, setup, args.workers,
+                       on_start=lambda _: progress.started(), on_end=ended)
 
 
 def _table(rows: list[JobRow]) -> None:

@@ -24,6 +24,7 @@ from goalbot.cli.mcp_command import add_mcp_parser
 from goalbot.cli.trace_command import add_trace_parser
 from goalbot.cli.profile_command import add_profile_parser
 from goalbot.cli.tune_command import add_tune_parser
+from goalbot.cli.eval_command import add_eval_parser
 from goalbot.cli.worker_command import add_worker_parser
 from goalbot.cli.parser import Parser, add_global_flags, finish, parse
 from goalbot.service.settings import ConfigError, Settings, load_settings
@@ -54,6 +55,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "worker": ("goalbot.cli.worker_command", "cmd_worker"),
     "trace": ("goalbot.cli.trace_command", "cmd_trace"),
     "tune": ("goalbot.cli.tune_command", "cmd_tune"),
+    "eval": ("goalbot.cli.eval_command", "cmd_eval"),
     "profile": ("goalbot.cli.profile_command", "cmd_profile"),
     "completion": ("goalbot.cli.commands", "cmd_completion"),
 }
@@ -154,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_worker_parser(sub)
     add_trace_parser(sub)
     add_tune_parser(sub)
+    add_eval_parser(sub)
     add_profile_parser(sub)
     add_completion_parser(sub)
     return finish(parser)

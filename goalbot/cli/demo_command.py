@@ -8,7 +8,6 @@ import argparse
 import signal
 import threading
 from importlib.resources import files
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,7 @@ from pydantic import SecretStr
 from goalbot.agents.secrets import SecretError
 from goalbot.cli.run_command import run_goal
 from goalbot.cli.terminal import fail, has_terminal
+from goalbot.demo.goals import DEMO_GOAL, DEMOS, LIST_GOAL, SHOP_GOAL
 from goalbot.events import RunStatus
 from goalbot.service.request import RunRequest
 from goalbot.service.run_setup import run_options
@@ -24,23 +24,6 @@ from goalbot.service.settings import Settings
 
 if TYPE_CHECKING:
     from goalbot.scripted.server import Script
-
-
-DEMO_GOAL = "sign in and turn on dark mode"
-SHOP_GOAL = "put the most expensive lamp under 40 in the cart"
-LIST_GOAL = "list the products with their prices"
-
-
-@dataclass(frozen=True)
-class Demo:
-    goal: str
-    page: str
-    variables: dict[str, str]
-
-
-DEMOS = {"signin": Demo(DEMO_GOAL, "/login", {}),
-         # The limit is a variable: the recipe it is kept as reruns with another (--var MAX=60).
-         "shop": Demo(SHOP_GOAL, "/shop", {"MAX": "40"})}
 
 
 def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:

@@ -26,6 +26,17 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     return 1 if any(level == "fail" for _, level, _ in checks) else 0
 
 
+def _remembered(settings: Settings) -> list[tuple[str, str, str]]:
+    """What runs found this endpoint accepts, kept so that the next run asks that way at once."""
+    from goalbot.llm.endpoint_traits import recalled
+
+    found = []
+    for model in dict.fromkeys([settings.model, *settings.role_models().values()]):
+        found += [("model", "info", f"{model}: {words}") for words in recalled(settings.base_url, model).words()]
+    return found or [("model", "info", "no refusal remembered for this endpoint: runs ask with tool calls, "
+                                       "tool_choice and (with --dialect structured) response_format until refused")]
+
+
 def _checks(settings: Settings, db_path: Path) -> list[tuple[str, str, str]]:
     from goalbot.llm.probe import probe_endpoint
     from goalbot.operators.browser.locate import BrowserNotFound, find_browser, playwright_chromium
@@ -49,6 +60,7 @@ def _checks(settings: Settings, db_path: Path) -> list[tuple[str, str, str]]:
     report = probe_endpoint(settings.base_url, settings.api_key.get_secret_value(),
                             [settings.model, *settings.role_models().values()], wait_for_start=True)
     checks.extend(("model", finding.level, finding.text) for finding in report.findings)
+    checks.extend(_remembered(settings))
     display = os.environ.get("DISPLAY")
     trouble = display_problem() if display else None
     if trouble:

@@ -60,7 +60,7 @@ def add_model_flags(p: argparse.ArgumentParser,
                                               "matcher")) -> None:
     """The endpoint and model flags, with a model flag for each of `roles` the command asks."""
     add_settings(p.add_argument_group("model"), "base_url", "model", "api_key", *(f"{role}_model" for role in roles),
-                 "dialect", "coords", "vision", "model_timeout_s", "model_retries")
+                 "dialect", "coords", "vision", "model_timeout_s", "model_retries", "max_answer_tokens")
 
 
 def add_authoring_flag(p: argparse.ArgumentParser) -> None:

@@ -35,6 +35,7 @@ class AnswerSpec(Protocol[T]):
     def instructions(self, dialect: Dialect) -> str: ...
     def reminder(self, dialect: Dialect) -> str: ...
     def parse(self, reply: ChatReply, dialect: Dialect) -> T: ...
+    def response_schema(self, dialect: Dialect) -> dict[str, Any] | None: ...
 
 
 class ObjectAnswer(Generic[M]):
@@ -63,6 +64,14 @@ class ObjectAnswer(Generic[M]):
 
     def parse(self, reply: ChatReply, dialect: Dialect) -> M:
         return parse_single(reply, self.tool, self.model)
+
+    def response_schema(self, dialect: Dialect) -> dict[str, Any] | None:
+        """Every field required: under a grammar, a field left optional is a field a small model
+        leaves out (`{}` is the shortest answer that fits)."""
+        if dialect is not Dialect.STRUCTURED:
+            return None
+        schema = flat_schema(self.model)
+        return {**schema, "required": list(schema.get("properties", {}))}
 
 
 DATA_ACTIONS = frozenset({"extract", "choose"})  # offered only when a run has data to read or pick
@@ -120,7 +129,8 @@ class ActionsAnswer:
 
     def instructions(self, dialect: Dialect) -> str:
         data = "\n" + prompt_file("navigator-data") if self.data and dialect is not Dialect.UITARS else ""
-        name = {Dialect.UITARS: "answer-uitars.md", Dialect.JSON: "answer-actions-json.md"}.get(dialect)
+        name = {Dialect.UITARS: "answer-uitars.md", Dialect.JSON: "answer-actions-json.md",
+                Dialect.STRUCTURED: "answer-actions-json.md"}.get(dialect)
         if name is None:
             return data
         return data + _template(name).substitute(actions=action_signatures(self.data),
@@ -134,6 +144,23 @@ class ActionsAnswer:
         shape = "call one or more of these tools" if dialect is Dialect.TOOLS else (
             'answer with a JSON list of actions such as [{"action": "click", "index": 3}]')
         return f"Please {shape}:\n{action_signatures(self.data)}"
+
+    def response_schema(self, dialect: Dialect) -> dict[str, Any] | None:
+        """`{"actions": [...]}`, each action one of the tools' shapes named by `action`: a grammar
+        lets the model write nothing else."""
+        if dialect is not Dialect.STRUCTURED:
+            return None
+        shapes = []
+        for tool in navigator_tools():
+            function = tool["function"]
+            if not self.data and function["name"] in DATA_ACTIONS:
+                continue
+            parameters = function["parameters"]
+            shapes.append({"type": "object",
+                           "properties": {"action": {"const": function["name"]}, **parameters.get("properties", {})},
+                           "required": ["action", *parameters.get("required", [])]})
+        return {"type": "object", "required": ["actions"],
+                "properties": {"actions": {"type": "array", "minItems": 1, "items": {"anyOf": shapes}}}}
 
     def parse(self, reply: ChatReply, dialect: Dialect) -> list[Action]:
         if dialect is Dialect.TOOLS and reply.tool_calls:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, SecretStr
 
 from goalbot import defaults as D
 from goalbot.events import Actor, Emitter, EventType
+from goalbot.llm.endpoint_traits import RESPONSE_FORMS, EndpointTraits, ResponseForm, recalled, remember
 from goalbot.llm.transport import Fault, RetryPolicy, read_fault
 from goalbot.llm.usage import Limits, PriceTable
 from goalbot.llm.wire import BadBody, Completion, ToolCall, read_completion
@@ -39,6 +40,7 @@ class ModelConfig(BaseModel):
     api_key: SecretStr = SecretStr("")
     timeout_s: float = D.MODEL_TIMEOUT_S
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
+    max_answer_tokens: int | None = None  # sent as max_tokens; None: the server's own limit
 
     def model_for(self, role: str) -> str:
         return self.role_models.get(role) or self.model
@@ -107,6 +109,9 @@ class ModelSetup:
     limits: Limits | None = None
 
 
+STRUCTURED_MAX_TOKENS = 768
+
+
 def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     """A rough count on the high side — four characters a token of the messages as they are sent
     (the chat format's roles and quotes count too), a thousand a picture: enough to see a budget
@@ -134,7 +139,7 @@ class ModelClient:
         self.ask_budget = ask_budget
         self.usage = Tally()  # counted from its own LLM_CALL events, as the store and the dashboard count
         self._longest_answer = 0  # tokens: what the next answer may cost on top of its prompt
-        self.tool_choice = True  # dropped for good once the endpoint refuses it
+        self._traits: dict[str, EndpointTraits] = {}  # by model: what its endpoint was found to accept
         self.redact = redact  # every prompt passes through it: no prompt carries a secret's value
         self._client: AsyncOpenAI | None = None
 
@@ -163,9 +168,19 @@ class ModelClient:
         if self._client is not None:
             await self._client.close()
 
+    def traits(self, model: str) -> EndpointTraits:
+        """What this endpoint and model were found to accept, in this run or an earlier one."""
+        if model not in self._traits:
+            self._traits[model] = recalled(self.config.base_url, model)
+        return self._traits[model]
+
+    def learn(self, model: str, **changes: object) -> None:
+        """Kept for the rest of this run and for the next runs on this endpoint."""
+        self._traits[model] = remember(self.config.base_url, model, **changes)
+
     async def chat(
         self, role: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], step: int | None,
-        **tags: object,
+        response_schema: dict[str, Any] | None = None, **tags: object,
     ) -> ChatReply:
         """One answer; raises ModelError (or a subclass saying what to change) when there is none.
 
@@ -178,17 +193,36 @@ class ModelClient:
         await self._within_limits(messages, step)
         policy = self.config.retry
         attempt = 0
+        without_tool_choice = False  # trying whether tool_choice is what a server fails on unsaid
+        tried_without = False
         while True:
             attempt += 1
             started = time.perf_counter()
             try:
                 # The deadline is the whole attempt's: a body trickled a byte at a time ends too.
-                completion = await asyncio.wait_for(self._attempt(model, messages, tools), self.config.timeout_s)
+                completion = await asyncio.wait_for(self._attempt(model, messages, tools, response_schema),
+                                                    self.config.timeout_s)
             except (openai.APIError, json.JSONDecodeError, BadBody, asyncio.TimeoutError) as exc:
                 fault = read_fault(exc, self.config.base_url, model, self.config.timeout_s)
-                if fault.tool_choice_refused and self.tool_choice and tools:
-                    self.tool_choice = False
+                if without_tool_choice:  # it failed without tool_choice too: that was not the cause
+                    without_tool_choice = False
+                    self._traits[model] = self.traits(model).model_copy(update={"tool_choice": None})
+                elif not tried_without and self._may_fail_on_tool_choice(fault, model, tools):
+                    # llama-cpp-python's server fails on any tool_choice but "auto" with a bare 500.
+                    without_tool_choice = tried_without = True
+                    self._traits[model] = self.traits(model).model_copy(update={"tool_choice": False})
+                    self.report_fault(role, step, fault, attempt,
+                                      note="asking again without tool_choice, which some servers fail on unsaid")
+                    continue
+                if fault.tool_choice_refused and self.traits(model).tool_choice is not False and tools:
+                    self.learn(model, tool_choice=False)
                     self.report_fault(role, step, fault, attempt, note="asking again without tool_choice")
+                    continue
+                form = self._response_form(model)
+                if fault.response_format_refused and response_schema is not None and form != "none":
+                    following = RESPONSE_FORMS[RESPONSE_FORMS.index(form) + 1]
+                    self.learn(model, response_format=following)
+                    self.report_fault(role, step, fault, attempt, note=f"asking again with response_format {following}")
                     continue
                 if fault.context_too_long:
                     raise ContextTooLong(self._scrub(fault.message), fault) from exc
@@ -201,18 +235,41 @@ class ModelClient:
                     raise self._error(fault, attempt) from exc
                 await asyncio.sleep(wait)
                 continue
+            if without_tool_choice:
+                self.learn(model, tool_choice=False)
             return self._reply(role, model, step, completion, started, attempt, tags)
 
-    async def _attempt(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Completion:
-        raw = await self._openai().chat.completions.with_raw_response.create(**self._request(model, messages, tools))
+    def _may_fail_on_tool_choice(self, fault: Fault, model: str, tools: list[dict[str, Any]]) -> bool:
+        """A server error that names nothing, on a request that carried tool_choice."""
+        return bool(tools) and fault.unexplained and self.traits(model).tool_choice is None
+
+    async def _attempt(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                       response_schema: dict[str, Any] | None) -> Completion:
+        request = self._request(model, messages, tools, response_schema)
+        raw = await self._openai().chat.completions.with_raw_response.create(**request)
         return read_completion(raw.content, raw.headers.get("content-type", ""))
 
-    def _request(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    def _response_form(self, model: str) -> ResponseForm:
+        return self.traits(model).response_format or RESPONSE_FORMS[0]
+
+    def _request(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                 response_schema: dict[str, Any] | None = None) -> dict[str, Any]:
         request: dict[str, Any] = {"model": model, "messages": messages}
         if tools:
             request["tools"] = tools
-            if self.tool_choice:
+            if self.traits(model).tool_choice is not False:
                 request["tool_choice"] = "required"
+        form = self._response_form(model)
+        if self.config.max_answer_tokens is not None:
+            request["max_tokens"] = self.config.max_answer_tokens
+        elif response_schema is not None:
+            # A grammar can hold a small model in a list it never closes: the answer is capped.
+            request["max_tokens"] = STRUCTURED_MAX_TOKENS
+        if response_schema is not None and form == "json_schema":
+            request["response_format"] = {"type": "json_schema",
+                                          "json_schema": {"name": "answer", "schema": response_schema}}
+        elif response_schema is not None and form == "json_object":
+            request["response_format"] = {"type": "json_object", "schema": response_schema}
         return request
 
     def _reply(

@@ -1,4 +1,6 @@
-"""Which way each role's model answers: tool calls, UI-TARS text or JSON text.
+"""Which way each role's model answers: tool calls, UI-TARS text, JSON text, or JSON text held to
+the answer's schema by the server (`structured`: `response_format`, which llama.cpp, vLLM and
+Ollama enforce with a grammar, so a small model answers in shape).
 
 `auto` asks for tool calls until the endpoint refuses them, then for JSON text, and remembers.
 """
@@ -16,12 +18,14 @@ class Dialect(StrEnum):
     TOOLS = "tools"
     UITARS = "uitars"
     JSON = "json"
+    STRUCTURED = "structured"
 
 
 # The convention each dialect's models use unless the person says otherwise with --coords.
 DEFAULT_CONVENTION = {
     Dialect.UITARS: Convention.RELATIVE_1000,  # UI-TARS 1.0 and Qwen2-VL; 1.5 wants --coords pixels
     Dialect.JSON: Convention.PIXELS,
+    Dialect.STRUCTURED: Convention.PIXELS,
     Dialect.TOOLS: Convention.PIXELS,
     Dialect.AUTO: Convention.PIXELS,
 }

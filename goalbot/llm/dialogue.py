@@ -8,7 +8,7 @@ from typing import Any, Callable, TypeVar
 from goalbot.events import EventType
 from goalbot.llm.answers import AnswerSpec
 from goalbot.llm.authored import AuthoredPrompts, system_prompt
-from goalbot.llm.client import ROLE_ACTORS, ContextTooLong, ModelClient, ModelError, ToolsRefused
+from goalbot.llm.client import ROLE_ACTORS, ContextTooLong, ModelClient, ModelError, ToolsRefused, estimate_tokens
 from goalbot.llm.dialects import Dialect, DialectChoice
 from goalbot.llm.kept import KeptRequests
 from goalbot.llm.parsing import AnswerError
@@ -36,6 +36,9 @@ class Dialogue:
         self.retries = retries
         self.authored = authored
         self.kept = kept
+        for role in self.dialects.chosen:
+            if client.traits(client.config.model_for(role)).tools is False:
+                self.dialects.fall_back(role)  # found out in an earlier run: no refused call to learn it again
 
     async def ask(self, role: str, compose: Compose, answer: AnswerSpec[T], step: int | None) -> T:
         """Raises AnswerError when every answer was unusable, ModelError when the endpoint failed."""
@@ -46,12 +49,18 @@ class Dialogue:
             dialect = self.dialects.current(role)
             system = {"role": "system", "content": system_prompt(role, self.authored) + answer.instructions(dialect)}
             messages = [system, *compose(shrink), *corrections]
+            model = self.client.config.model_for(role)
+            refused_at = self.client.traits(model).refused_prompt_tokens
+            if refused_at and shrink < MAX_SHRINK and estimate_tokens(messages) >= refused_at:
+                shrink += 1  # as long as one this endpoint refused before: cut before it is refused again
+                continue
             try:
                 reply = await self.client.chat(
-                    role, messages, answer.tools(dialect), step, dialect=dialect.value,
-                    **({"shrink": shrink} if shrink else {}),
+                    role, messages, answer.tools(dialect), step, response_schema=answer.response_schema(dialect),
+                    dialect=dialect.value, **({"shrink": shrink} if shrink else {}),
                 )
             except ToolsRefused as exc:
+                self.client.learn(model, tools=False)
                 if not self.dialects.fall_back(role):
                     self.client.report_fault(role, step, exc.fault)
                     raise ModelError(f"{exc}; try --dialect json (or uitars)") from exc
@@ -59,6 +68,9 @@ class Dialogue:
                 corrections = []
                 continue
             except ContextTooLong as exc:
+                sent = estimate_tokens(messages)
+                if refused_at is None or sent < refused_at:
+                    self.client.learn(model, refused_prompt_tokens=sent)
                 shrink += 1
                 if shrink > MAX_SHRINK:
                     self.client.report_fault(role, step, exc.fault)

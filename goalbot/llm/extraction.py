@@ -106,6 +106,11 @@ class SchemaAnswer:
         how = f"Call `{TOOL}` once with" if dialect is Dialect.TOOLS else "Answer with one JSON object:"
         return f'{how} {{"data": …}}, where data fits this JSON Schema exactly: {self._text}'
 
+    def response_schema(self, dialect: Dialect) -> dict[str, Any] | None:
+        if dialect is not Dialect.STRUCTURED:
+            return None
+        return {"type": "object", "properties": {"data": self.schema}, "required": ["data"]}
+
     def parse(self, reply: ChatReply, dialect: Dialect) -> Any:
         answer = parse_single(reply, TOOL, ExtractedAnswer)
         self.last = answer.data

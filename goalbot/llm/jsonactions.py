@@ -46,6 +46,9 @@ class JsonDialect:
 
     def parse(self, content: str) -> list[Action]:
         found = find_json(content)
+        if isinstance(found, dict) and isinstance(found.get("actions"), list) and not any(
+                key in found for key in NAME_KEYS):
+            found = found["actions"]  # the structured dialect's shape: {"actions": [...]}
         items = found if isinstance(found, list) else [found]
         if not items:
             raise NoJson("the answer is an empty list: give at least one action")

@@ -27,6 +27,7 @@ _CONTEXT_TOO_LONG = re.compile(
     re.IGNORECASE,
 )
 _TOOL_CHOICE = re.compile(r"tool.choice", re.IGNORECASE)
+_RESPONSE_FORMAT = re.compile(r"response.format|json.schema", re.IGNORECASE)
 _NO_TOOLS = re.compile(r"\btools?\b|function.call", re.IGNORECASE)
 
 
@@ -55,6 +56,8 @@ class Fault:
     context_too_long: bool = False
     tool_choice_refused: bool = False
     tools_refused: bool = False
+    response_format_refused: bool = False
+    unexplained: bool = False  # a server error with no word of why
     status: int | None = None
 
 
@@ -119,9 +122,13 @@ def read_fault(exc: Exception, endpoint: str, model: str, timeout_s: float) -> F
     if _TOOL_CHOICE.search(text):
         return Fault(f"{endpoint} refuses tool_choice (HTTP {status}): {text}", tool_choice_refused=True,
                      status=status)
+    if _RESPONSE_FORMAT.search(text):
+        return Fault(f"{endpoint} refuses this response_format (HTTP {status}): {text}", response_format_refused=True,
+                     status=status)
     if status >= 500 or status in (408, 409):
         return Fault(f"{endpoint} failed (HTTP {status}): {text}", retryable=True,
-                     retry_after_s=retry_after(exc.response), status=status)
+                     retry_after_s=retry_after(exc.response), status=status,
+                     unexplained=status >= 500 and not _said(exc))
     if _NO_TOOLS.search(text):
         return Fault(f"{model!r} at {endpoint} does not take tool calls: {text}", tools_refused=True,
                      status=status)
@@ -137,6 +144,15 @@ def _error_text(exc: openai.APIStatusError) -> str:
         if isinstance(inner, str):
             return inner[:300]
     return exc.message[:300]
+
+
+def _said(exc: openai.APIStatusError) -> bool:
+    """Whether the error body says anything (the client's own "Error code: 500" is not a reason)."""
+    body = exc.body
+    inner = body.get("error", body) if isinstance(body, dict) else body
+    if isinstance(inner, dict):
+        return bool(str(inner.get("message") or "").strip())
+    return bool(str(inner or "").strip())
 
 
 def _code(exc: openai.APIStatusError) -> str | None:

@@ -43,8 +43,10 @@ Misbehaviour on cue: an entry `{"fault": …}` takes the place of one answer.
 
 And for the whole script, `"server": {"tools": false, "tool_choice": false, "context_chars": 6000}`:
 refuse requests that offer tools, as a model without tool support does, or that set
-`tool_choice`, as some servers do, and refuse prompts longer than that many characters, as a model
-with a small context window does. None of these uses up an answer. `"refusal_status": 500` refuses
+`tool_choice`, as some servers do (`"refusal_says": false`: with no word of why, as
+llama-cpp-python's does), and refuse prompts longer than that many characters, as a model
+with a small context window does; `"response_formats": ["json_object"]` takes only those types of
+`response_format`, as llama-cpp-python's server does. None of these uses up an answer. `"refusal_status": 500` refuses
 them with that status, as llama-cpp-python's server does. `"latency_s": 1.5` makes every answer take
 that long, as a real model's does.
 """
@@ -106,6 +108,10 @@ class ServerRules(BaseModel):
     context_chars: int | None = None
     refusal_status: int = Field(HTTPStatus.BAD_REQUEST, description="The status a refused parameter or prompt "
                                 "is answered with: llama-cpp-python's server answers 500.")
+    refusal_says: bool = Field(True, description="False: a refusal's body has no message, as when "
+                               "llama-cpp-python's server fails an assertion on tool_choice.")
+    response_formats: list[str] = Field(default_factory=lambda: ["json_schema", "json_object"],
+                                        description="The response_format types taken; others are refused by name.")
     latency_s: float = 0.0
     models: list[str] = Field(default_factory=lambda: ["scripted"], description="What /models lists.")
     repeat: bool = Field(False, description="A role that has given every answer starts over: a server "
@@ -313,7 +319,12 @@ class ScriptedModelServer(ThreadingHTTPServer):
         if request.get("tools") and not rules.tools:
             return _error(rules.refusal_status, f"{request.get('model')} does not support tools")
         if request.get("tool_choice") and not rules.tool_choice:
-            return _error(rules.refusal_status, f"tool_choice {request['tool_choice']!r} is not supported")
+            said = f"tool_choice {request['tool_choice']!r} is not supported" if rules.refusal_says else ""
+            return _error(rules.refusal_status, said)
+        form = (request.get("response_format") or {}).get("type")
+        if form and form not in rules.response_formats:
+            return _error(rules.refusal_status, f"body.response_format.type: Input should be "
+                                                f"{' or '.join(map(repr, ['text', *rules.response_formats]))}")
         prompt_text = json.dumps(request.get("messages", []), ensure_ascii=False)
         if rules.context_chars is not None and len(prompt_text) > rules.context_chars:
             return _error(

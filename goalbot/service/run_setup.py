@@ -41,7 +41,7 @@ def model_setup(settings: Settings) -> ModelSetup:
     config = ModelConfig(
         base_url=settings.base_url, model=settings.model, role_models=settings.role_models(),
         api_key=settings.api_key, timeout_s=settings.model_timeout_s,
-        retry=RetryPolicy(retries=settings.model_retries),
+        retry=RetryPolicy(retries=settings.model_retries), max_answer_tokens=settings.max_answer_tokens,
     )
     limits = Limits(max_calls=settings.max_calls, max_tokens=settings.max_tokens)
     return ModelSetup(config, PriceTable(settings.prices), limits)

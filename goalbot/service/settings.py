@@ -97,6 +97,9 @@ class Settings(BaseModel):
         flag="--model-timeout", metavar="SECONDS", gt=0)
     model_retries: int = _declared(M, "retries after a timeout, a dropped connection, 429 or 5xx", D.MODEL_RETRIES,
                                    metavar="N", ge=0, le=20)
+    max_answer_tokens: int | None = _declared(
+        M, "the longest answer asked of the model (max_tokens; default: the server's own, and 768 with "
+           "--dialect structured)", metavar="N", ge=16)
     max_calls: int | None = _declared(M, "model calls allowed before the run pauses to ask you", metavar="N", ge=1)
     max_tokens: int | None = _declared(M, "tokens allowed before the run pauses to ask you", metavar="N", ge=1)
     prices: dict[str, Price] = _declared(M, "Dollars per million tokens, by model.", {}, flag="")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from kit import demo_script, open_page, run_goal
+from kit import demo_script, open_page, run_cli, run_goal
 
 DEMO_GOAL = "sign in and turn on dark mode"
 SIGNED_IN_DARK = {"demo@example.com": True}
@@ -153,6 +153,63 @@ def test_a_server_that_refuses_tool_choice_is_asked_without_it(status: int, site
     assert "refuses tool_choice" in refusal["message"] and "asking again without tool_choice" in refusal["message"]
     assert "tool_choice" in model.requests[0]
     assert all("tools" in r and "tool_choice" not in r for r in model.requests[1:])
+
+
+def test_a_bare_500_on_tool_choice_is_tried_without_it_once_and_remembered(site, model_server, db_path: Path,
+                                                                             tmp_path: Path) -> None:
+    """llama-cpp-python's server fails on tool_choice "required" with an HTTP 500 that says nothing.
+    One attempt without it tells; the next run on that endpoint sends none from its first call,
+    and `goalbot doctor` says so."""
+    model = model_server({"server": {"tool_choice": False, "refusal_status": 500, "refusal_says": False,
+                                     "repeat": True}, **demo_script()})
+    result, events = _run(model, site, db_path)
+    assert result.returncode == 0, result.stderr
+    [refusal] = [e for e in events if e["type"] == "LLM_ERROR"]
+    assert "asking again without tool_choice, which some servers fail on unsaid" in refusal["message"]
+    first_run = len(model.requests)
+    assert all("tool_choice" not in r for r in model.requests[1:])
+    again, _ = _run(model, site, db_path)
+    assert again.returncode == 0, again.stderr
+    assert all("tool_choice" not in r for r in model.requests[first_run:])  # remembered: no refused call
+    remembered = json.loads((tmp_path / "data" / "goalbot" / "endpoints.json").read_text())
+    assert remembered[f"{model.base_url} scripted"]["tool_choice"] is False
+    doctor = run_cli("doctor", "--base-url", model.base_url, "--model", "scripted")
+    assert "scripted: refuses tool_choice: requests are sent without it" in doctor.stdout
+
+
+def test_a_bare_500_that_is_not_about_tool_choice_is_retried_as_ever(site, model_server, db_path: Path,
+                                                                      tmp_path: Path) -> None:
+    script = demo_script()
+    script["planner"][:0] = [{"fault": "server_error", "status": 500}] * 2
+    model = model_server(script)
+    result, events = _run(model, site, db_path)
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "data" / "goalbot" / "endpoints.json").exists()  # nothing wrongly learnt
+    assert "tool_choice" in model.requests[-1]
+
+
+def test_structured_output_takes_the_form_the_server_takes(site, model_server, db_path: Path, tmp_path: Path) -> None:
+    """`--dialect structured` sends the answer's schema as response_format: OpenAI's form first;
+    refused by name (as llama-cpp-python's server does), llama.cpp's own form from then on."""
+    script = as_text(json.loads(files("goalbot.demo").joinpath("script.json").read_text(encoding="utf-8")))
+    script["server"] = {**script["server"], "response_formats": ["json_object"], "refusal_status": 500}
+    model = model_server(script)
+    result, events = _run(model, site, db_path, "--dialect", "structured", "--model", "scripted-demo")
+    assert result.returncode == 0, result.stderr
+    assert site.state.snapshot()["dark_mode"] == SIGNED_IN_DARK
+    [refusal] = [e for e in events if e["type"] == "LLM_ERROR"]
+    assert "asking again with response_format json_object" in refusal["message"]
+    assert model.requests[0]["response_format"]["type"] == "json_schema"
+    held = [r["response_format"] for r in model.requests[1:]]
+    assert all(f["type"] == "json_object" for f in held) and len(held) >= 3
+    plan_schema = held[0]["schema"]
+    assert set(plan_schema["required"]) == set(plan_schema["properties"]) and "steps" in plan_schema["required"]
+    actions = next(f["schema"] for f, r in zip(held, model.requests[1:]) if r["role"] == "navigator")
+    names = {shape["properties"]["action"]["const"] for shape in actions["properties"]["actions"]["items"]["anyOf"]}
+    assert {"click", "type", "finished"} <= names
+    assert all(r.get("max_tokens") for r in model.requests)
+    remembered = json.loads((tmp_path / "data" / "goalbot" / "endpoints.json").read_text())
+    assert remembered[f"{model.base_url} scripted-demo"]["response_format"] == "json_object"
 
 
 def test_json_dialect_extracts_and_chooses_as_tool_calls_do(site, model_server, db_path: Path) -> None:

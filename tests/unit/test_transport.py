@@ -161,4 +161,4 @@ def test_dialect_flags() -> None:
 def test_a_bad_dialect_flag_is_one_line(tmp_path) -> None:
     result = run_cli("--db", str(tmp_path / "s.db"), "run", "x", "--yes", "--no-tui", "--dialect", "navigator=xml")
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.strip() == "goalbot: --dialect navigator=xml: choose auto|tools|uitars|json"
+    assert result.stderr.strip() == "goalbot: --dialect navigator=xml: choose auto|tools|uitars|json|structured"

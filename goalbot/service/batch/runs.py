@@ -36,6 +36,8 @@ class JobSetup:
     shared_pace: str = "store"  # the pace per site: the store's, or a broker's (redis://…)
     cdp_url: str | None = None
     fresh_context: bool = False
+    use_recipes: bool = True  # False: every goal is planned, as an eval of the model needs
+    authoring_profile: str | None = None  # --authoring-profile vN for every job; None: the pinned one
 
 
 @dataclass
@@ -78,13 +80,15 @@ def _wire(job: Job, settings: Settings, db_path: Path, setup: JobSetup, secrets_
                              cdp_fresh_context=setup.fresh_context, trace="always" if setup.trace else "failed",
                              trace_snapshots=setup.trace)
     request = RunRequest(auto_approve=True, no_tui=True, await_attach=setup.ask, browser=browser,
-                         secrets=dict(setup.secrets), variables=dict(job.vars), shared_pace=setup.shared_pace)
+                         secrets=dict(setup.secrets), variables=dict(job.vars), shared_pace=setup.shared_pace,
+                         authoring_profile=setup.authoring_profile)
     rerun: Rerun | None = None
     if job.recipe is not None:
         prepared = prepare_rerun(db_path, settings, job.recipe, job.vars, set(setup.secrets), secrets_at=secrets_at)
         rerun, options = prepared.rerun(), prepared.options
     else:
-        start = goal_start(db_path, settings, str(job.goal), job.url, dict(job.vars), set(setup.secrets))
+        start = goal_start(db_path, settings, str(job.goal), job.url, dict(job.vars), set(setup.secrets),
+                           use_recipes=setup.use_recipes)
         rerun, options = start.rerun, start.options
         if rerun is None:
             options.variables = dict(job.vars)

@@ -1,0 +1,58 @@
+"""A local batch's slots: `workers` processes, each keeping its browser from one job to the next,
+each job a fresh context of it. `goalbot batch` and `goalbot eval` run their jobs through here."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Awaitable, Callable
+
+from goalbot.service.batch.jobs import Job
+from goalbot.service.batch.runs import JobEnd, JobSetup
+from goalbot.service.batch.slot import dies_with_parent, run_here
+from goalbot.service.settings import Settings
+from storage import batches
+from storage.batches import JobRow
+from storage.db import opened
+
+Started = Callable[[JobRow], None]
+Ended = Callable[[JobRow, JobEnd], Awaitable[None] | None]
+
+
+async def run_in_slots(todo: list[JobRow], settings: Settings, db_path: Path, batch_id: str, setup: JobSetup,
+                       workers: int, on_start: Started | None = None, on_end: Ended | None = None) -> None:
+    """Every job of `todo`, `workers` at once; each job's start and end are written to the store
+    before `on_start`/`on_end` hear of them."""
+    loop = asyncio.get_running_loop()
+    spawn = multiprocessing.get_context("spawn")  # a slot starts clean, whatever threads this process runs
+
+    async def one(row: JobRow, slots: ProcessPoolExecutor) -> None:
+        with opened(db_path) as db:
+            batches.started(db, batch_id, row.n)
+        if on_start is not None:
+            on_start(row)
+        try:
+            end = await loop.run_in_executor(slots, run_here, Job.model_validate(row.spec), settings, db_path, setup,
+                                             batch_id, row.n)
+        except BrokenProcessPool as exc:
+            # Not an end of the job's own: left for `batch resume` to run again.
+            end = JobEnd("interrupted", None, f"its slot's process ended ({exc}); goalbot batch resume runs it again")
+        with opened(db_path) as db:
+            batches.ended(db, batch_id, row.n, end.status, end.session_id, end.reason)
+        if on_end is not None:
+            heard = on_end(row, end)
+            if heard is not None:
+                await heard
+
+    slots_wanted = min(workers, len(todo)) or 1  # never more slots (browsers) than jobs
+    with ProcessPoolExecutor(slots_wanted, mp_context=spawn, initializer=dies_with_parent) as slots:
+        gate = asyncio.Semaphore(slots_wanted)  # a job counts as running only once a slot has it
+
+        async def when_free(row: JobRow) -> None:
+            async with gate:
+                await one(row, slots)
+
+        await asyncio.gather(*(when_free(row) for row in todo))
