@@ -48,17 +48,20 @@ class Bank:
         return tasks[held:], tasks[:held]
 
 
-def build(db_path: Path, spec_file: Path | None = None) -> Bank:
-    """Raises StoreError (a store that cannot be read) and BankError (a task file that cannot be)."""
+def build(db_path: Path, spec_file: Path | None = None, judged: dict[str, bool] | None = None) -> Bank:
+    """Raises StoreError (a store that cannot be read) and BankError (a task file that cannot be).
+
+    `judged`: sessions whose end a page judged (`goalbot eval`'s episodes, by their reward): a
+    session the page says failed teaches what to avoid, however well its run thought it ended."""
     bank = Bank(spec_file=str(spec_file) if spec_file else None)
     if db_path.exists():
-        _from_store(bank, db_path)
+        _from_store(bank, db_path, judged or {})
     if spec_file is not None:
         bank.tasks += read_specs(spec_file)
     return bank
 
 
-def _from_store(bank: Bank, db_path: Path) -> None:
+def _from_store(bank: Bank, db_path: Path, judged: dict[str, bool]) -> None:
     db = connect(db_path, create=False)
     try:
         rows = db.execute("select a.session_id, a.content from artifacts a where a.kind = ? order by a.rowid",
@@ -74,7 +77,8 @@ def _from_store(bank: Bank, db_path: Path) -> None:
             if session is None:
                 continue
             events = [(e.type.value, dict(e.data)) for e in queries.session_events(db, session_id)]
-            found = _from_session(session_id, session.goal, str(session.status), kept, events)
+            found = _from_session(session_id, session.goal, str(session.status), kept, events,
+                                  judged.get(session_id))
             if found:
                 bank.sessions.append(session_id)
                 bank.tasks += found
@@ -83,11 +87,17 @@ def _from_store(bank: Bank, db_path: Path) -> None:
 
 
 def _from_session(session_id: str, goal: str, status: str, kept: list[dict[str, Any]],
-                  events: list[tuple[str, dict[str, Any]]]) -> list[Task]:
+                  events: list[tuple[str, dict[str, Any]]], reached: bool | None = None) -> list[Task]:
     planner = [r for r in kept if r.get("role") == "planner"]
     patcher = [r for r in kept if r.get("role") == "patcher"]
-    return (_plans(session_id, goal, status, planner, events)
-            + _patches(session_id, status, patcher, events))
+    if reached is not None:  # the page's word on the end, not the run's
+        status = "ok" if reached else "failed"
+    tasks = _plans(session_id, goal, status, planner, events, judged=reached is not None) \
+        + _patches(session_id, status, patcher, events)
+    if reached is not None:
+        for task in tasks:
+            task.source += ", judged by its page"
+    return tasks
 
 
 def _user_text(request: dict[str, Any]) -> str:
@@ -147,7 +157,7 @@ def _elements_used(answer: dict[str, Any], page: str) -> list[dict[str, str]]:
 
 
 def _plans(session_id: str, goal: str, status: str, kept: list[dict[str, Any]],
-           events: list[tuple[str, dict[str, Any]]]) -> list[Task]:
+           events: list[tuple[str, dict[str, Any]]], judged: bool = False) -> list[Task]:
     """The i-th planner request is the i-th PLAN_PROPOSED; what the person did with it follows."""
     proposed = [i for i, (t, _) in enumerate(events) if t == "PLAN_PROPOSED"]
     tasks: list[Task] = []
@@ -169,6 +179,9 @@ def _plans(session_id: str, goal: str, status: str, kept: list[dict[str, Any]],
             continue
         approved = [str(s) for s in data.get("steps", [])]
         edited = bool(data.get("edited")) or approved != steps
+        if judged and last and status != "ok":  # the plan ran to its end and the page says it missed
+            tasks.append(Task(id=f"{session_id}:workflow:{n}", program="workflow", avoid=[approved], **base))
+            continue
         if edited or (last and status == "ok"):
             acted = _acted(window) if last and status == "ok" else []
             tasks.append(Task(id=f"{session_id}:workflow:{n}", program="workflow",

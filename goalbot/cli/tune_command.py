@@ -22,7 +22,8 @@ DESCRIPTION = """\
 Tunes the instructions of the three authoring programs — IntentToWorkflow (the planner's steps),
 IntentToPolicy (its choice policies) and PatchPlanner (a rerun's patches) — with DSPy's GEPA, on
 a bank of tasks built from this store: the plans and policies people approved, edited or turned
-down, the patches that healed a rerun or failed, and --tasks FILE. Held-out tasks are kept apart
+down, the patches that healed a rerun or failed, the plans of an eval's episodes judged by their
+pages' rewards (--eval FILE.json), and --tasks FILE. Held-out tasks are kept apart
 and only scored: score = 0.45·dry_run + 0.25·schema + 0.20·determinism − 0.10·cost. The result is
 kept as authoring-profile/vN; runs use it once it is pinned (goalbot profile pin vN).
 
@@ -35,9 +36,13 @@ Needs the tune extra: pip install 'goalbot[tune]'."""
 def cmd_tune(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     from goalbot.authoring.bank import BankError, build
 
+    try:
+        judged = _judged(args.eval or [])
+    except ValueError as exc:
+        return fail(str(exc))
     if args.show_bank:
         try:
-            bank = build(db_path, args.tasks)
+            bank = build(db_path, args.tasks, judged)
         except (StoreError, BankError) as exc:
             return fail(str(exc))
         print(_bank_lines(bank))
@@ -64,7 +69,7 @@ def cmd_tune(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
     except ValueError as exc:
         return fail(str(exc).splitlines()[0])
     try:
-        bank = build(db_path, args.tasks)
+        bank = build(db_path, args.tasks, judged)
         start_profile = _start(db_path, args.start)
     except (StoreError, BankError, ProfileChoiceError, UnreadableProfile) as exc:
         return fail(str(exc))
@@ -94,6 +99,25 @@ def cmd_tune(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
         return fail(f"tuning stopped: {exc}")
     print(kept.model_dump_json() if args.json else _outcome(kept))
     return 0
+
+
+def _judged(paths: list[Path]) -> dict[str, bool]:
+    """Each episode's session, and whether its page judged it reached, from `goalbot eval --out`
+    scorecards. Raises ValueError with the file that cannot be read."""
+    from pydantic import ValidationError
+
+    from goalbot.eval.scorecard import Scorecard
+
+    judged: dict[str, bool] = {}
+    for path in paths:
+        try:
+            card = Scorecard.model_validate_json(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ValueError(f"cannot read {path}: {exc.strerror}") from exc
+        except (ValidationError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{path} is not a scorecard written by goalbot eval --out") from exc
+        judged.update({e.session: e.success for e in card.episodes if e.session})
+    return judged
 
 
 def _bank_lines(bank: Bank) -> str:
@@ -197,6 +221,9 @@ def add_tune_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                           description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     tune.add_argument("--tasks", type=Path, metavar="FILE", help="more tasks, one JSON object a line "
                       '({"program": "patch", "failure": …, "page": …, "expect": {"elements": [{"role", "name"}]}})')
+    tune.add_argument("--eval", type=Path, action="append", metavar="FILE.json",
+                      help="an eval's scorecard (goalbot eval --out): its episodes' sessions are judged by their "
+                           "pages' rewards, not by how the run thought it ended (repeatable)")
     tune.add_argument("--budget", type=int, default=60, metavar="CALLS",
                       help="model calls at most, task and reflection together (default 60)")
     tune.add_argument("--reflection-model", metavar="MODEL", help="the model GEPA reflects with (default: --model)")

@@ -106,6 +106,16 @@ def test_an_eval_scores_each_episode_by_its_page_and_compares_two_models(model_s
     assert "6 episodes ran in only one of the two" in compared.stdout
     figures = json.loads(run_cli("eval", "--compare", str(first), str(second), "--json").stdout)
     assert figures["only_first"] == 2 and figures["beyond_noise"] is False
+    # Tuning takes the eval's episodes judged by their pages: the plans that earned a reward are
+    # examples to follow, those the page said missed (whatever the run thought) are to avoid.
+    bank = run_cli("--db", str(db_path), "tune", "--show-bank", "--eval", str(first), "--eval", str(second))
+    assert bank.returncode == 0, bank.stderr
+    judged = [line for line in bank.stdout.splitlines() if "judged by its page" in line]
+    wrong = {e["session"] for e in other["episodes"]}
+    assert len(judged) == 10 and sum("an answer that worked" in line for line in judged) == 6
+    assert {line.split()[1].split(":")[0] for line in judged if "1 answer turned down" in line} >= wrong
     (tmp_path / "broken.json").write_text("{}")
     refused = run_cli("eval", "--compare", str(first), str(tmp_path / "broken.json"))
     assert refused.returncode == 2 and "is not a scorecard written by goalbot eval --out" in refused.stderr
+    tune = run_cli("--db", str(db_path), "tune", "--show-bank", "--eval", str(tmp_path / "broken.json"))
+    assert tune.returncode == 2 and "is not a scorecard written by goalbot eval --out" in tune.stderr
