@@ -32,9 +32,10 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def local_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The server's base URL; its model is listed as `smollm2`."""
+    """The server's base URL; its model is listed as `smollm2`. It stops with the group's module,
+    not with the worker: it holds a gigabyte the tests after it may want."""
     gguf = _gguf()
     if not LLAMA_PYTHON.exists() or gguf is None:
         missing = "llama-cpp-python and SmolLM2 (make local-model)"
