@@ -103,20 +103,14 @@ def _list(tasks: Sequence[EvalTask], as_json: bool) -> int:
 
 
 def _compare(first_path: Path, second_path: Path, as_json: bool) -> int:
-    from pydantic import ValidationError
-
     from goalbot.eval import render
     from goalbot.eval.compare import NothingPaired, compare
-    from goalbot.eval.scorecard import Scorecard
+    from goalbot.eval.scorecard import Scorecard, UnreadableScorecard
 
-    cards = []
-    for path in (first_path, second_path):
-        try:
-            cards.append(Scorecard.model_validate_json(path.read_text(encoding="utf-8")))
-        except OSError as exc:
-            return fail(f"cannot read {path}: {exc.strerror}")
-        except (ValidationError, UnicodeDecodeError):
-            return fail(f"{path} is not a scorecard written by goalbot eval --out")
+    try:
+        cards = [Scorecard.read(first_path), Scorecard.read(second_path)]
+    except UnreadableScorecard as exc:
+        return fail(str(exc))
     try:
         result = compare(cards[0], cards[1])
     except NothingPaired as exc:

@@ -35,10 +35,11 @@ Needs the tune extra: pip install 'goalbot[tune]'."""
 
 def cmd_tune(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     from goalbot.authoring.bank import BankError, build
+    from goalbot.eval.scorecard import UnreadableScorecard
 
     try:
         judged = _judged(args.eval or [])
-    except ValueError as exc:
+    except UnreadableScorecard as exc:
         return fail(str(exc))
     if args.show_bank:
         try:
@@ -103,20 +104,12 @@ def cmd_tune(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
 
 def _judged(paths: list[Path]) -> dict[str, bool]:
     """Each episode's session, and whether its page judged it reached, from `goalbot eval --out`
-    scorecards. Raises ValueError with the file that cannot be read."""
-    from pydantic import ValidationError
-
+    scorecards. Raises UnreadableScorecard naming the file."""
     from goalbot.eval.scorecard import Scorecard
 
     judged: dict[str, bool] = {}
     for path in paths:
-        try:
-            card = Scorecard.model_validate_json(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ValueError(f"cannot read {path}: {exc.strerror}") from exc
-        except (ValidationError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{path} is not a scorecard written by goalbot eval --out") from exc
-        judged.update({e.session: e.success for e in card.episodes if e.session})
+        judged.update({e.session: e.success for e in Scorecard.read(path).episodes if e.session})
     return judged
 
 

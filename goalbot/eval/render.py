@@ -28,11 +28,12 @@ def headline(card: Scorecard) -> str:
 
 
 def terminal(card: Scorecard) -> str:
-    width = max([len(task.task) for task in card.tasks()] + [4])
+    tasks = card.tasks()
+    width = max([len(task.task) for task in tasks] + [4])
     lines = [f"goalbot eval: {card.model} at {card.base_url}, dialect {card.dialect}"
              + (f", authoring profile {card.authoring_profile}" if card.authoring_profile else ""),
              "", f"{'TASK':<{width}}  {'OK':>5}  {'':<{BAR}}  {'CALLS':>5}  {'TOKENS':>7}  {'TIME':>7}"]
-    for task in card.tasks():
+    for task in tasks:
         lines.append(f"{task.task:<{width}}  {task.successes:>2}/{task.episodes:<2}  {_bar(task.rate)}  "
                      f"{task.calls:>5}  {task.tokens:>7}  {task.seconds:>6.1f}s")
     lines += ["", headline(card),
@@ -49,7 +50,7 @@ def terminal(card: Scorecard) -> str:
 
 
 def markdown(card: Scorecard) -> str:
-    interval = card.interval
+    interval, tasks = card.interval, card.tasks()
     lines = [f"# goalbot eval: {card.model}", "",
              f"- endpoint: `{card.base_url}`, dialect `{card.dialect}`"
              + (f", authoring profile `{card.authoring_profile}`" if card.authoring_profile else ""),
@@ -59,13 +60,13 @@ def markdown(card: Scorecard) -> str:
              f"{interval.low:.0%}–{interval.high:.0%})",
              f"- model calls {card.calls}, tokens {card.tokens}, cost {_cost(card)}, wall time {card.seconds:.0f} s",
              "", "## Success by task", "", "```text"]
-    width = max([len(task.task) for task in card.tasks()] + [4])
+    width = max([len(task.task) for task in tasks] + [4])
     lines += [f"{task.task:<{width}}  {_bar(task.rate)}  {task.rate:>4.0%}  ({task.successes}/{task.episodes})"
-              for task in card.tasks()]
+              for task in tasks]
     lines += ["```", "", "| task | episodes | succeeded | model calls | tokens | wall time |",
               "|---|---:|---:|---:|---:|---:|"]
     lines += [f"| {t.task} | {t.episodes} | {t.successes} | {t.calls} | {t.tokens} | {t.seconds:.1f} s |"
-              for t in card.tasks()]
+              for t in tasks]
     lines += ["", "## Episodes", "", "| task | seed | status | reward | calls | session |", "|---|---:|---|---:|---:|---|"]
     lines += [f"| {e.task} | {e.seed} | {'✓' if e.success else '✗'} {e.status} | "
               f"{'–' if e.reward is None else f'{e.reward:.2f}'} | {e.calls} | `{e.session or '–'}` |"

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 Z95 = 1.959963984540054
+
+
+class UnreadableScorecard(ValueError):
+    """One line naming the file."""
 
 
 class EpisodeResult(BaseModel):
@@ -89,6 +94,16 @@ class Scorecard(BaseModel):
                           calls=sum(e.calls for e in found), tokens=sum(e.tokens for e in found),
                           seconds=sum(e.seconds for e in found))
                 for task, found in by_task.items()]
+
+    @classmethod
+    def read(cls, path: Path) -> Scorecard:
+        """A scorecard `goalbot eval --out` wrote; UnreadableScorecard if it is not one."""
+        try:
+            return cls.model_validate_json(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise UnreadableScorecard(f"cannot read {path}: {exc.strerror}") from exc
+        except (ValidationError, UnicodeDecodeError) as exc:
+            raise UnreadableScorecard(f"{path} is not a scorecard written by goalbot eval --out") from exc
 
     def summary(self) -> dict[str, object]:
         """The whole in figures, for `--json` beside the episodes."""
