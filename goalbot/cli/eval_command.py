@@ -64,7 +64,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
         mark = "ok" if result.success else "not reached"
         reward = "" if result.reward is None else f", reward {result.reward:+.2f}"
         say(f"eval {done}/{total}: {result.task} seed {result.seed}: {mark} ({result.status}{reward}), "
-            f"{result.calls} calls, {result.seconds:.1f} s")
+            f"{result.calls} call{'' if result.calls == 1 else 's'}, {result.seconds:.1f} s")
 
     plan = EvalPlan(tasks=tasks, episodes=args.episodes, seed=args.seed, workers=args.workers,
                     authoring_profile=args.authoring_profile)

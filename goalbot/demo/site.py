@@ -32,6 +32,9 @@ class SiteState:
     sessions: dict[str, str] = field(default_factory=dict)
     dark_mode: dict[str, bool] = field(default_factory=dict)
     cart: list[str] = field(default_factory=list)  # the shop's, by product slug, in the order added
+    # The site after a redesign: the dark-mode switch sits behind an "Appearance" button. A recipe
+    # recorded before it needs a patch only a model can make (`goalbot eval`'s demo-rerun).
+    redesigned: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def snapshot(self) -> dict[str, object]:
@@ -144,18 +147,24 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _settings_page(self, user: str, saved: bool = False) -> None:
         with self.state.lock:
-            dark = self.state.dark_mode.get(user, False)
+            dark, redesigned = self.state.dark_mode.get(user, False), self.state.redesigned
         notice = '<p role="status" class="ok">Settings saved.</p>' if saved else ""
         checked = " checked" if dark else ""
+        switch = f"""
+  <input id="dark" name="dark_mode" type="checkbox" role="switch"{checked}>
+  <label for="dark">Dark mode</label>
+  <button type="submit">Save</button>"""
+        appearance = f"""
+  <button type="button" aria-expanded="false" aria-controls="appearance"
+    onclick="this.setAttribute('aria-expanded', 'true'); document.getElementById('appearance').hidden = false"
+  >Appearance</button>
+  <div id="appearance" hidden>{switch}
+  </div>""" if redesigned else f"\n  <h2>Appearance</h2>{switch}"
         self._page("Settings", f"""
 <h1>Settings</h1>
 <p>Signed in as {html.escape(user)}</p>
 {notice}
-<form method="post" action="/settings">
-  <h2>Appearance</h2>
-  <input id="dark" name="dark_mode" type="checkbox" role="switch"{checked}>
-  <label for="dark">Dark mode</label>
-  <button type="submit">Save</button>
+<form method="post" action="/settings">{appearance}
 </form>""", dark=dark)
 
 
@@ -176,6 +185,14 @@ class DemoSite:
     def start(self) -> DemoSite:
         self._thread.start()
         return self
+
+    def redesign(self) -> None:
+        """The same site after a redesign, as a returning recipe meets it: nobody signed in,
+        nothing set, and the dark-mode switch behind an "Appearance" button."""
+        with self.state.lock:
+            self.state.sessions.clear()
+            self.state.dark_mode.clear()
+            self.state.redesigned = True
 
     def stop(self) -> None:
         self._server.shutdown()

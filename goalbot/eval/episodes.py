@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from goalbot.demo.goals import DEMOS
 from goalbot.eval.miniwob_site import MiniwobSite
-from goalbot.eval.tasks import EvalTask
+from goalbot.eval.tasks import DEMO_OF, EvalTask
 from goalbot.operators.browser.launch import BrowserOptions, launch_browser
 
 QUERY_TIMEOUT_MS = 15_000
@@ -27,6 +27,7 @@ class Episode(BaseModel):
     key: str  # what the page reports its reward under
     goal: str = ""
     url: str = ""
+    recipe: str | None = None  # a rerun's, recorded before it (demo-rerun)
     variables: dict[str, str] = Field(default_factory=dict)
     secrets: dict[str, str] = Field(default_factory=dict)
 
@@ -46,7 +47,7 @@ async def read_goals(planned: list[Episode], site: MiniwobSite | None, demo_urls
     """Each episode's goal and page: a demo's from its definition, a MiniWoB page's from the page."""
     for episode in planned:
         if episode.task.source == "demo":
-            demo = DEMOS[episode.task.name.removeprefix("demo-")]
+            demo = DEMOS[DEMO_OF[episode.task.name]]
             episode.goal, episode.variables = demo.goal, dict(demo.variables)
             episode.url = demo_urls[episode.n] + demo.page
     pages = [episode for episode in planned if episode.task.source == "miniwob"]

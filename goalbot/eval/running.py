@@ -17,6 +17,7 @@ from pydantic import SecretStr
 from goalbot.demo.site import DEMO_EMAIL, DemoSite
 from goalbot.eval.episodes import Episode, plan_episodes, read_goals
 from goalbot.eval.miniwob_site import MiniwobSite
+from goalbot.eval.recording import RERUN_TASK, RecordingFailed, record_reruns
 from goalbot.eval.scorecard import EpisodeResult, Scorecard
 from goalbot.eval.tasks import EvalTask
 from goalbot.service.batch.checking import check_jobs
@@ -59,9 +60,14 @@ def run_eval(plan: EvalPlan, settings: Settings, db_path: Path, say: Say,
         site = stack.enter_context(MiniwobSite()) if any(e.task.source == "miniwob" for e in planned) else None
         demo_sites = {e.n: stack.enter_context(DemoSite()) for e in planned if e.task.source == "demo"}
         asyncio.run(read_goals(planned, site, {n: demo.url for n, demo in demo_sites.items()}, settings.browser_path))
+        try:
+            asyncio.run(record_reruns(planned, demo_sites, db_path, settings.browser_path))
+        except RecordingFailed as exc:
+            raise EvalRefused(str(exc)) from exc
         handed = {name: SecretStr(value) for e in planned for name, value in e.secrets.items()}
         setup = JobSetup(use_recipes=False, authoring_profile=plan.authoring_profile, secrets=handed)
-        jobs = [(e.n, Job(goal=e.goal, url=e.url, vars=e.variables)) for e in planned]
+        jobs = [(e.n, Job(recipe=e.recipe) if e.recipe else Job(goal=e.goal, url=e.url, vars=e.variables))
+                for e in planned]
         _check(jobs, settings, db_path, set(setup.secrets), say)
         with opened(db_path) as db:
             batch_id = batches.new_batch(db, "goalbot eval", plan.workers, [job.model_dump(exclude_none=True)
@@ -105,7 +111,7 @@ def _reward(episode: Episode, site: MiniwobSite | None, demo: DemoSite | None) -
     if demo is None:
         return None
     record = demo.state.snapshot()
-    if episode.task.name == "demo-signin":
+    if episode.task.name in ("demo-signin", RERUN_TASK):
         return 1.0 if record["dark_mode"].get(DEMO_EMAIL) else 0.0  # type: ignore[attr-defined]
     return 1.0 if record.get("cart") == SHOP_CHOICE else 0.0
 

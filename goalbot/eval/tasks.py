@@ -68,7 +68,11 @@ DEMO = (
     EvalTask(name="demo-signin", source="demo", about="sign in on the demo site and turn on dark mode"),
     EvalTask(name="demo-shop", source="demo", about="choose the most expensive lamp under 40 by a policy and put "
                                                     "it in the cart"),
+    EvalTask(name="demo-rerun", source="demo", about="rerun the sign-in recipe after a redesign hid the dark-mode "
+                                                     "switch behind a button: only a patch by the model reaches it"),
 )
+# The demo (goalbot/demo/goals.py) each demo task starts from.
+DEMO_OF = {"demo-signin": "signin", "demo-shop": "shop", "demo-rerun": "signin"}
 
 ALL = (*MINIWOB, *DEMO)
 BY_NAME = {task.name: task for task in ALL}

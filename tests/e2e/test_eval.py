@@ -119,3 +119,31 @@ def test_an_eval_scores_each_episode_by_its_page_and_compares_two_models(model_s
     assert refused.returncode == 2 and "is not a scorecard written by goalbot eval --out" in refused.stderr
     tune = run_cli("--db", str(db_path), "tune", "--show-bank", "--eval", str(tmp_path / "broken.json"))
     assert tune.returncode == 2 and "is not a scorecard written by goalbot eval --out" in tune.stderr
+
+
+def test_a_recipe_rerun_on_a_redesigned_site_is_scored_by_the_patch_the_model_makes(model_server,
+                                                                                     db_path: Path) -> None:
+    """demo-rerun: a recipe recorded on the demo site (by goalbot's own scripted model, before the
+    episode) is rerun after a redesign hid the dark-mode switch behind a button. Only a patch by the
+    model under test reaches it; the site's record says whether it did."""
+    demo = json.loads(files("goalbot.demo").joinpath("script.json").read_text(encoding="utf-8"))
+    patching = model_server({"patcher": demo["patcher"]})
+    done = _eval(db_path, patching, "--tasks", "demo-rerun", "--json")
+    assert done.returncode == 0, done.stderr
+    card = json.loads(done.stdout)
+    [episode] = card["episodes"]
+    assert (episode["success"], episode["reward"], episode["calls"]) == (True, 1.0, 1)  # the patch, nothing else
+    assert [[tool["function"]["name"] for tool in r["tools"]] for r in patching.requests] == [["patch"]]
+    patched = rows(db_path, "select name, version from recipe_versions order by version")
+    assert [(r["name"].startswith("eval-rerun-"), r["version"]) for r in patched] == [(True, 1), (True, 2)]
+    # The recording is a session of its own, outside the batch the scorecard counts.
+    sessions = rows(db_path, "select id from sessions")
+    assert len(sessions) == 2 and card["summary"]["model_calls"] == 1
+
+    # A model that answers the patcher with nothing usable: the rerun stops where the switch was,
+    # and the episode is not reached.
+    unable = model_server({"patcher": [answer(call("finished", success=True, summary="done"))]})
+    missed = _eval(db_path, unable, "--tasks", "demo-rerun", "--json")
+    assert missed.returncode == 0, missed.stderr
+    [episode] = json.loads(missed.stdout)["episodes"]
+    assert (episode["success"], episode["reward"]) == (False, 0.0), episode

@@ -4,6 +4,7 @@ machine may have 8765 taken by another test); plain-text blocks are shapes to fi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -57,9 +58,9 @@ def test_every_shell_block_runs_as_written(page: Path, tmp_path: Path, chromium:
         try:
             out, err = shell.communicate(timeout=600)
         finally:
-            # What the block left behind (a demo a failed block never killed) goes, and the ports are
-            # free again before the next block starts its own demo on them.
-            if shell.poll() is None:
+            # What the block left behind (a demo a failed block never killed, its shell gone or not)
+            # goes, and the ports are free again before the next block starts its own demo on them.
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(shell.pid, signal.SIGKILL)
             wait_until(lambda: _gone(shell.pid), 60, "the block's processes to end")
         assert shell.returncode == 0, (page.name, block, out[-3000:], err[-3000:])

@@ -18,6 +18,7 @@ import pytest
 from kit import REPO
 
 LLAMA_PYTHON = REPO / ".venv-llama" / "bin" / "python"
+BUILT = REPO / ".venv-llama" / ".built"  # the make target's last step: a venv mid-build has no server yet
 START_DEADLINE_S = 180
 
 
@@ -37,7 +38,7 @@ def local_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The server's base URL; its model is listed as `smollm2`. It stops with the group's module,
     not with the worker: it holds a gigabyte the tests after it may want."""
     gguf = _gguf()
-    if not LLAMA_PYTHON.exists() or gguf is None:
+    if not BUILT.exists() or gguf is None:
         missing = "llama-cpp-python and SmolLM2 (make local-model)"
         if os.environ.get("CI"):
             pytest.fail(f"no {missing}: make test installs them in CI")
