@@ -70,6 +70,8 @@ class SharedBrowser:
     def open_spare(self, viewport: tuple[int, int]) -> None:
         if self.browser.is_connected():
             self.spare = asyncio.ensure_future(_opened_in(self, viewport))
+            # A spare whose browser closed fails with nobody to tell: the next run opens its own.
+            self.spare.add_done_callback(lambda done: done.cancelled() or done.exception())
 
 
 async def in_shared(shared: SharedBrowser, options: BrowserOptions) -> Launched:

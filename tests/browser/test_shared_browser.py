@@ -1,0 +1,47 @@
+"""A batch slot's browser, kept from one run to the next: each run gets a fresh context, and the
+next run's context and tab (the spare) open as the last run's context closes. The spare must
+change nothing a run relies on: nothing of the last run reaches the next, and the domain guard
+holds from the first request of a tab that was opened before the guard was there."""
+
+from __future__ import annotations
+
+from playwright.async_api import async_playwright
+
+from goalbot import actions as A
+from goalbot.operators.browser.launch import BrowserOptions, SharedBrowser, launch_browser
+from goalbot.operators.browser.operator import BrowserOperator
+
+
+async def test_the_next_run_takes_the_spare_tab_with_nothing_of_the_last_run_and_every_guard(hardsite) -> None:
+    hardsite.reset()
+    async with async_playwright() as playwright:
+        shared = SharedBrowser(playwright=playwright,
+                               browser=await launch_browser(playwright, BrowserOptions(headless=True)))
+        try:
+            first = BrowserOperator(BrowserOptions(headless=True), shared=shared)
+            await first.start(hardsite.page("lure"))
+            await first.page.evaluate("localStorage.setItem('left', 'behind'); document.cookie = 'left=behind'")
+            await first.close()
+            assert shared.spare is not None  # opened as the first run's context closed
+            ready = await shared.spare
+
+            def own_site_only(url: str) -> bool:
+                return url.startswith(hardsite.url) or url == "about:blank"
+
+            second = BrowserOperator(BrowserOptions(headless=True), allows=own_site_only, shared=shared)
+            await second.start(hardsite.page("lure"))
+            try:
+                assert second.page is ready.ready_page  # the spare tab, not a new one
+                assert await second.page.context.cookies() == []
+                assert await second.page.evaluate("localStorage.getItem('left')") is None
+                # The page lures the tab to another site: the guard this run attached after the tab
+                # was opened stops it before any request leaves.
+                observation = await second.observe(screenshot=False)
+                link = next(n for n, e in observation.elements.items() if "Continue to the full recipe" in e.name)
+                result = await second.execute(A.Click(index=link))
+                assert not result.ok and "outside the allowed domains" in result.message, result
+                assert hardsite.reached("/steal.html", which=1) == []
+            finally:
+                await second.close()
+        finally:
+            await shared.browser.close()
