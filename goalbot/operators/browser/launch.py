@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -62,42 +60,13 @@ class SharedBrowser:
 
     playwright: Playwright
     browser: Browser
-    # The next run's context and tab, opened as soon as the last run's context closes. A context's
-    # first tab starts a renderer process, a quarter of a short job; opened ahead, it starts while
-    # the slot hands back the last job and takes the next. Nothing in it is any run's yet.
-    spare: asyncio.Task[Launched] | None = None
-
-    def open_spare(self, viewport: tuple[int, int]) -> None:
-        if self.browser.is_connected():
-            self.spare = asyncio.ensure_future(_opened_in(self, viewport))
-            # A spare whose browser closed fails with nobody to tell: the next run opens its own.
-            self.spare.add_done_callback(lambda done: done.cancelled() or done.exception())
 
 
 async def in_shared(shared: SharedBrowser, options: BrowserOptions) -> Launched:
-    """A fresh context of `shared` and its first tab: the spare when it suits, else new ones."""
-    spare, shared.spare = shared.spare, None
-    if spare is not None:
-        try:
-            ready = await spare
-        except PlaywrightError:  # the browser died since; a new context fails in words below
-            ready = None
-        if ready is not None and ready.viewport == options.viewport and ready.ready_page is not None \
-                and not ready.ready_page.is_closed():
-            return ready
-        if ready is not None:
-            with contextlib.suppress(PlaywrightError):
-                await ready.context.close()
-    return await _opened_in(shared, options.viewport)
-
-
-async def _opened_in(shared: SharedBrowser, viewport: tuple[int, int]) -> Launched:
-    width, height = viewport
+    width, height = options.viewport
     context = await shared.browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
     await context.add_init_script(WATCH_JS)
-    page = await context.new_page()
-    return Launched(context=context, browser=shared.browser, remote=False, lent_by=shared, viewport=viewport,
-                    ready_page=page)
+    return Launched(context=context, browser=shared.browser, remote=False, lent=True)
 
 
 @dataclass
@@ -109,10 +78,7 @@ class Launched:
     remote: bool
     own_pages: list[Page] = field(default_factory=list)
     own_context: bool = False  # a context this run made in a browser it only attached to
-    # The slot whose browser this is, kept for the next run: only the context is this run's.
-    lent_by: SharedBrowser | None = None
-    viewport: tuple[int, int] | None = None
-    ready_page: Page | None = None  # a blank tab opened with the context, for the run's first
+    lent: bool = False  # the browser is a slot's, kept for the next run: only the context is this run's
 
 
 def _first_line(exc: BaseException) -> str:
@@ -224,10 +190,8 @@ async def shut(launched: Launched, storage_state: Path | None) -> None:
             storage_state.parent.mkdir(parents=True, exist_ok=True)
             await launched.context.storage_state(path=storage_state)
     finally:
-        if launched.lent_by is not None:
+        if launched.lent:
             await launched.context.close()
-            if launched.viewport is not None:
-                launched.lent_by.open_spare(launched.viewport)
         elif launched.remote and launched.own_context:
             await launched.context.close()
             if launched.browser is not None:

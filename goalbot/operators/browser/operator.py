@@ -102,11 +102,7 @@ class BrowserOperator:
         if self._guard is not None:
             await self._guard.attach(context)
         await self._writes.attach(context)
-        page = self._launched.ready_page
-        if page is None:
-            page = await context.new_page()
-        else:  # opened before the watcher listened for tabs; its first request comes after every route
-            self._watcher.attach_page(page)
+        page = await context.new_page()
         self._launched.own_pages.append(page)
         self._page = page
         if self._guard is not None:

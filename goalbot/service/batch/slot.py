@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import ctypes
 import signal
-import threading
 from pathlib import Path
 from typing import Any, Coroutine, TypeVar
 
@@ -31,13 +30,9 @@ class Slot:
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self.shared: SharedBrowser | None = None
-        # The loop runs between jobs too, so the browser is answered while the slot waits, and the
-        # next job's context and tab (the browser's spare) open while the last job's end is written
-        # and the next job is handed over.
-        threading.Thread(target=self.loop.run_forever, name="goalbot-slot", daemon=True).start()
 
     def run(self, work: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(work, self.loop).result()
+        return self.loop.run_until_complete(work)
 
     async def browser(self, browser_path: str | None) -> SharedBrowser:
         if self.shared is not None and self.shared.browser.is_connected():
