@@ -17,9 +17,9 @@ from pydantic import SecretStr
 from goalbot.demo.site import DEMO_EMAIL, DemoSite
 from goalbot.eval.episodes import Episode, plan_episodes, read_goals
 from goalbot.eval.miniwob_site import MiniwobSite
-from goalbot.eval.recording import RERUN_TASK, RecordingFailed, record_reruns
+from goalbot.eval.recording import RecordingFailed, record_reruns
 from goalbot.eval.scorecard import EpisodeResult, Scorecard
-from goalbot.eval.tasks import EvalTask
+from goalbot.eval.tasks import DEMO_OF, EvalTask
 from goalbot.service.batch.checking import check_jobs
 from goalbot.service.batch.jobs import Job
 from goalbot.service.batch.pool import run_in_slots
@@ -111,7 +111,7 @@ def _reward(episode: Episode, site: MiniwobSite | None, demo: DemoSite | None) -
     if demo is None:
         return None
     record = demo.state.snapshot()
-    if episode.task.name in ("demo-signin", RERUN_TASK):
+    if DEMO_OF[episode.task.name] == "signin":  # the sign-in and its rerun: is dark mode on?
         return 1.0 if record["dark_mode"].get(DEMO_EMAIL) else 0.0  # type: ignore[attr-defined]
     return 1.0 if record.get("cart") == SHOP_CHOICE else 0.0
 
