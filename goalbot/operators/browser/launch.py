@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -60,13 +62,47 @@ class SharedBrowser:
 
     playwright: Playwright
     browser: Browser
+    # The next run's context and its blank tab, opened while this run works. A context's first
+    # tab starts a renderer process, the largest part of a short job's start; opened ahead, it
+    # starts on the core the run leaves idle. Nothing in it is any run's until a run takes it.
+    spare: asyncio.Task[Launched] | None = None
+
+    def open_spare(self, viewport: tuple[int, int]) -> None:
+        if self.spare is None and self.browser.is_connected():
+            self.spare = asyncio.ensure_future(_opened_in(self, viewport))
+            # A spare whose browser closed fails with nobody to tell: the next run opens its own.
+            self.spare.add_done_callback(lambda done: done.cancelled() or done.exception())
 
 
 async def in_shared(shared: SharedBrowser, options: BrowserOptions) -> Launched:
-    width, height = options.viewport
+    """A fresh context of `shared` and its first tab: the spare when it suits, else new ones."""
+    spare, shared.spare = shared.spare, None
+    launched = await _taken(spare, options.viewport) if spare is not None else None
+    if launched is None:
+        launched = await _opened_in(shared, options.viewport)
+    return launched
+
+
+async def _taken(spare: asyncio.Task[Launched], viewport: tuple[int, int]) -> Launched | None:
+    try:
+        ready = await spare
+    except PlaywrightError:  # the browser died since: a new context fails in words
+        return None
+    page = ready.ready_page
+    if ready.viewport == viewport and page is not None and not page.is_closed():
+        return ready
+    with contextlib.suppress(PlaywrightError):
+        await ready.context.close()
+    return None
+
+
+async def _opened_in(shared: SharedBrowser, viewport: tuple[int, int]) -> Launched:
+    width, height = viewport
     context = await shared.browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
     await context.add_init_script(WATCH_JS)
-    return Launched(context=context, browser=shared.browser, remote=False, lent=True)
+    page = await context.new_page()
+    return Launched(context=context, browser=shared.browser, remote=False, lent=True, viewport=viewport,
+                    ready_page=page)
 
 
 @dataclass
@@ -79,6 +115,8 @@ class Launched:
     own_pages: list[Page] = field(default_factory=list)
     own_context: bool = False  # a context this run made in a browser it only attached to
     lent: bool = False  # the browser is a slot's, kept for the next run: only the context is this run's
+    viewport: tuple[int, int] | None = None
+    ready_page: Page | None = None  # a blank tab opened with a slot's context, the run's first
 
 
 def _first_line(exc: BaseException) -> str:

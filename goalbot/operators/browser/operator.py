@@ -102,7 +102,11 @@ class BrowserOperator:
         if self._guard is not None:
             await self._guard.attach(context)
         await self._writes.attach(context)
-        page = await context.new_page()
+        page = self._launched.ready_page
+        if page is None:
+            page = await context.new_page()
+        else:  # opened before the watcher listened for tabs; its first request comes after every route
+            self._watcher.attach_page(page)
         self._launched.own_pages.append(page)
         self._page = page
         if self._guard is not None:
@@ -112,6 +116,8 @@ class BrowserOperator:
             result = await self.execute(A.Navigate(url=url))
             if not result.ok:
                 raise OperatorError(result.message)
+        if self._shared is not None:  # not sooner: a renderer starting beside this page's load slows it
+            self._shared.open_spare(self.options.viewport)
 
     async def kept_trace(self, failed: bool) -> bytes | None:
         """The run's trace.zip when one is recorded and kept for how the run ended; None else."""
