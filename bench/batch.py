@@ -12,7 +12,8 @@ browser and opens a context per job, as anyone writing a batch by hand would. Fi
 - jobs per minute with 1, 2 and 4 local workers (`goalbot batch --workers N`), and through Celery
   with 2 workers of 1 browser each (`goalbot batch --broker`, Debian's redis-server, started here);
 - both hand-written baselines at the same parallelism, and goalbot's throughput as a share of
-  each (the target: ≥ 0.8× the kept-browser one);
+  each (the target: ≥ 0.8× the kept-browser one); one worker again with `--trace failed`, which
+  records a Playwright trace of every job to keep a failed one's;
 - peak memory per worker: the most the processes of one slot held at once (PSS, so pages the
   browser's processes share are counted once), sampled every 0.2 s; the hand-written workers are
   sampled the same way, so the sampling's own CPU weighs on both sides;
@@ -241,6 +242,8 @@ def main(jobs_count: int, celery: bool) -> None:
                   f"{peak / 1024 / workers:10.0f} {kept_peak / 1024 / workers:6.0f} {hand_peak / 1024 / workers:8.0f}")
             if workers == 1:
                 print(f"  a job, one worker (medians): {job_split(db, jobs_count)}")
+        took, ok, _ = timed_batch(db, jobs, secrets, "--workers", "1", "--min-interval", "0", "--trace", "failed")
+        print(f"{'  one worker, --trace failed':<34} {ok / took * 60:9.1f}   (a trace recorded for every job)")
         took, ok, _ = timed_batch(db, jobs, secrets, "--workers", "2")
         print(f"{'  the same, default pace (0.5 s)':<34} {ok / took * 60:9.1f}   (the site's pace, shared by the jobs)")
         if not celery:

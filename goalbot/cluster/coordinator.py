@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable, cast
 import redis
 from pydantic import ValidationError
 
-from goalbot.service.batch.jobs import Job
+from goalbot.service.batch.jobs import Job, TraceKept
 from goalbot.cluster.broker import KEEP_S, TASK, JobKeys, celery_app, commands_of, stream_of
 from goalbot.cluster.orders import Answer, JobOrder, Report, recipe_files
 from goalbot.cluster.sealing import Seal, Unsealed
@@ -31,7 +31,7 @@ Entries = list[tuple[bytes, list[tuple[bytes, dict[bytes, bytes]]]]]  # what XRE
 
 class Coordinator:
     def __init__(self, db: sqlite_utils.Database, batch_id: str, broker_url: str, client: redis.Redis, seal: Seal,
-                 ask: bool = False, trace: bool = False) -> None:
+                 ask: bool = False, trace: TraceKept = "off") -> None:
         self.db, self.batch_id, self.broker_url, self.redis, self.seal = db, batch_id, broker_url, client, seal
         self.ask, self.trace = ask, trace
         self.stream = stream_of(batch_id)

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from goalbot.service.batch.jobs import Job
+from goalbot.service.batch.jobs import Job, TraceKept
 from goalbot.recipes import folder
 from goalbot.recipes.build import RecipeError
 from goalbot.recipes.model import Recipe
@@ -25,7 +25,7 @@ class JobOrder(BaseModel):
     n: int = Field(ge=1)
     job: Job
     ask: bool = False
-    trace: bool = False
+    trace: TraceKept = "off"
     recipe: dict[str, str] | None = None  # a recipe job's recipe, as its exported files
     recipe_version: int | None = None
     # Where the coordinator's store saw the recipe recorded, so its secrets may be typed there as

@@ -36,7 +36,7 @@ def test_goals_and_reruns_run_unattended_each_a_stored_session(hardsite: HardSit
     jobs = _jobs(tmp_path, {"recipe": "seats", "vars": {"MAX": "55"}}, {"recipe": "seats", "vars": {"MAX": "60"}},
                  {"goal": "read the seats", "url": hardsite.page("seat-picker")},
                  {"recipe": "seats", "vars": {"MAX": "1"}})  # nothing under 1: no candidate, so it fails
-    result = run_cli("--db", str(db_path), "batch", str(jobs), "--workers", "2", "--json",
+    result = run_cli("--db", str(db_path), "batch", str(jobs), "--workers", "2", "--json", "--trace", "failed",
                      "--base-url", model.base_url, "--model", "scripted", timeout=300)
     assert result.returncode == 1, result.stderr  # one job failed
     ended = [json.loads(line) for line in result.stdout.splitlines()]
@@ -53,7 +53,8 @@ def test_goals_and_reruns_run_unattended_each_a_stored_session(hardsite: HardSit
     assert "no candidate is left" in lines[4]  # the table says why a job did not end well
     figures = json.loads(run_cli("--db", str(db_path), "stats", "--batch", batch, "--json").stdout)
     assert figures["runs"] == 4 and figures["succeeded"] == 0.75 and figures["reruns"] == 3
-    # The one that did not end well kept a Playwright trace for whoever reads why; the others none.
+    # With --trace failed, the one that did not end well kept a Playwright trace for whoever reads
+    # why; the others none.
     traced = {r["session_id"] for r in rows(db_path, "select session_id from artifacts where kind = 'trace'")}
     failed = next(e["session"] for e in ended if e["job"] == 4)
     assert traced == {failed}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -12,6 +13,8 @@ from goalbot.text.json_lines import JsonLinesError, read_json_lines
 
 MAX_JOBS = 10_000
 MAX_FILE_BYTES = 10_000_000
+# Which jobs keep a Playwright trace: none, a job that does not end well, or every job.
+TraceKept = Literal["off", "failed", "always"]
 
 
 class JobsError(Exception):

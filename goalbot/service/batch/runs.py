@@ -15,7 +15,7 @@ from goalbot.agents.outcome import SessionResult
 from goalbot.agents.secrets import read_secrets_file
 from goalbot.operators.browser.launch import BrowserOptions, SharedBrowser
 from goalbot.recipes.rerun import Rerun
-from goalbot.service.batch.jobs import Job
+from goalbot.service.batch.jobs import Job, TraceKept
 from goalbot.service.ending import end_run
 from goalbot.service.refusal import Refusal
 from goalbot.service.request import RunRequest
@@ -31,7 +31,9 @@ class JobSetup:
     """How every job of a batch runs, the same for each."""
 
     ask: bool = False  # a risky action waits for GO through `goalbot attach`; else it is refused
-    trace: bool = False  # keep every job's Playwright trace, not only a failed job's
+    # A Playwright trace of no job, a failed job or every job: recording one costs a short job a
+    # sixth of its time, for a trace that a job which ends well throws away.
+    trace: TraceKept = "off"
     secrets: dict[str, SecretStr] = field(default_factory=dict)
     shared_pace: str = "store"  # the pace per site: the store's, or a broker's (redis://…)
     cdp_url: str | None = None
@@ -74,11 +76,11 @@ async def run_job(job: Job, settings: Settings, db_path: Path, setup: JobSetup,
 
 def _wire(job: Job, settings: Settings, db_path: Path, setup: JobSetup, secrets_at: str | None,
           shared: SharedBrowser | None) -> Wiring:
-    # Every job's full trace when asked; else a failed job's actions and network, and its last
-    # picture (the run's end keeps one): DOM snapshots around every call would double a job's time.
+    # Every job's full trace when asked; a failed job's actions and network only (a failed job
+    # ends on a picture all the same): DOM snapshots around every call would double a job's time.
     browser = BrowserOptions(headless=True, browser_path=settings.browser_path, cdp_url=setup.cdp_url,
-                             cdp_fresh_context=setup.fresh_context, trace="always" if setup.trace else "failed",
-                             trace_snapshots=setup.trace)
+                             cdp_fresh_context=setup.fresh_context, trace=setup.trace,
+                             trace_snapshots=setup.trace == "always")
     request = RunRequest(auto_approve=True, no_tui=True, await_attach=setup.ask, browser=browser,
                          secrets=dict(setup.secrets), variables=dict(job.vars), shared_pace=setup.shared_pace,
                          authoring_profile=setup.authoring_profile)
