@@ -1,4 +1,4 @@
-"""`goalbot trace SESSION`: the Playwright trace a run kept (`--trace`, or a failed batch job),
+"""`goalbot trace SESSION`: the Playwright trace a run or a batch job kept (`--trace`),
 written out of the store and opened with `playwright show-trace`."""
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ def cmd_trace(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
         found = queries.trace_of(db, args.session)
         content = queries.artifact_content(db, found[0]) if found else None
     if not content:
-        return fail(f"session {args.session} kept no trace: a run keeps one with --trace failed|always, "
-                    "a batch job when it fails")
+        return fail(f"session {args.session} kept no trace: a run or a batch keeps one with "
+                    "--trace failed|always")
     path: Path = args.out or data_home() / "traces" / f"{args.session}.zip"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
