@@ -243,9 +243,9 @@ def add_batch_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
                             "run --yes)")
     batch.add_argument("--secrets-file", type=Path, metavar="FILE",
                        help="secrets (NAME=VALUE lines) the jobs may type; with --broker, each worker's own")
-    batch.add_argument("--trace", nargs="?", const="always", choices=("failed", "always"),
-                       help="keep a Playwright trace of every job (--trace), or of a job that does not end well "
-                            "(--trace failed); none by default: recording one costs a short job a sixth of its time")
+    batch.add_argument("--trace", choices=("failed", "always"),
+                       help="keep a Playwright trace of a job that does not end well, or of every job (with DOM "
+                            "snapshots); none by default: recording one costs a short job a sixth of its time")
     add_model_flags(batch)
     add_settings(batch.add_argument_group("pace per site, kept across every job of the batch"),
                  "min_interval_s", "burst", "clicks_per_minute")
