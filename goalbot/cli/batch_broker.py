@@ -64,7 +64,7 @@ def run_batch(args: argparse.Namespace, db_path: Path, batch_id: str, todo: list
     with opened(db_path) as db:
         try:
             coordinator = Coordinator(db, batch_id, broker_url, connect(broker_url), Seal.from_env(),
-                                      ask=args.ask, trace=args.trace or "off")
+                                      ask=args.ask, trace=args.trace)
             coordinator.follow(lambda _report: None, until_done=False)  # what the workers did while nobody read
             left = [row for row in batches.jobs(db, batch_id) if row.n in {r.n for r in todo}
                     and row.status not in DONE]

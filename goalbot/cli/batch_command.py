@@ -150,7 +150,7 @@ def _run(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: 
 
 async def _work(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: str,
                 todo: list[JobRow], progress: Progress) -> None:
-    setup = JobSetup(ask=args.ask, trace=args.trace or "off", secrets=secrets_of(args.secrets_file))
+    setup = JobSetup(ask=args.ask, trace=args.trace, secrets=secrets_of(args.secrets_file))
 
     def ended(row: JobRow, end: JobEnd) -> None:
         progress.ended(end.status == "ok")

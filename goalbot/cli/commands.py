@@ -243,7 +243,7 @@ def add_batch_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
                             "run --yes)")
     batch.add_argument("--secrets-file", type=Path, metavar="FILE",
                        help="secrets (NAME=VALUE lines) the jobs may type; with --broker, each worker's own")
-    batch.add_argument("--trace", choices=("failed", "always"),
+    batch.add_argument("--trace", choices=("failed", "always"), default="off",
                        help="keep a Playwright trace of a job that does not end well, or of every job (with DOM "
                             "snapshots); none by default: recording one costs a short job a sixth of its time")
     add_model_flags(batch)
