@@ -7,7 +7,9 @@ The flow is the test site's sign-in and dark mode (tests/hardsite/pages/darkmode
 actions), recorded once with the scripted model. A goalbot job runs in a slot (a process that keeps
 its browser, the job a fresh context of it: what a worker is). Two hand-written baselines: a script
 per job that starts its own browser, and — the honest one — a worker per slot that keeps one
-browser and opens a context per job, as anyone writing a batch by hand would. Figures:
+browser and opens a context per job, as anyone writing a batch by hand would. Both start Chromium
+with goalbot's flags (`LAUNCH_ARGS`): a flag that makes a context cheaper speeds the baselines up
+as much as goalbot. Figures:
 
 - jobs per minute with 1, 2 and 4 local workers (`goalbot batch --workers N`), and through Celery
   with 2 workers of 1 browser each (`goalbot batch --broker`, Debian's redis-server, started here);

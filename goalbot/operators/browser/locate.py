@@ -17,6 +17,20 @@ from pathlib import Path
 BROWSER_VARIABLE = "GOALBOT_BROWSER"
 SYSTEM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
+# What Playwright 1.65 disables itself. Chromium keeps only the last --disable-features it is given,
+# so ours repeats them; tests/browser/test_launch_flags.py fails when Playwright's list grows.
+PLAYWRIGHT_DISABLED = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding",
+    "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect", "TcpPortRandomizationWin",
+    "OptimizationHints", "NetworkTimeServiceQuerying", "AimEnabled", "PreconnectToSearch",
+    "msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion",
+)
+# Headless Chromium is the whole browser: each context opens a window whose address bar loads a
+# web page for its suggestion list, in a renderer process of its own: 0.4 s of CPU per context
+# (a batch job, a test) for a list nobody sees. Without it a headed window draws the list natively.
+UNSEEN_DISABLED = ("WebUIOmniboxPopup", "WebUIOmniboxFullPopup", "WebUIOmniboxAimPopup")
+
 # Flags that keep Chromium quiet on machines without network or GPU and when run as root.
 LAUNCH_ARGS = [
     "--no-sandbox",
@@ -26,6 +40,7 @@ LAUNCH_ARGS = [
     "--disable-sync",
     "--no-first-run",
     "--disable-dev-shm-usage",
+    "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED + UNSEEN_DISABLED),
 ]
 
 
