@@ -11,9 +11,11 @@ from __future__ import annotations
 import os
 import socket
 import sqlite3
+import sys
 import time
 from pathlib import Path
 from contextlib import contextmanager
+from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Iterator, TypeVar
 
 from goalbot.defaults import data_home
@@ -25,6 +27,10 @@ if TYPE_CHECKING:  # sqlite_utils brings numpy and pluggy: loaded when a store i
 BUSY_TIMEOUT_MS = 5_000
 OPEN_PATIENCE_S = 30.0  # how long opening waits for other processes holding the write lock
 T = TypeVar("T")
+# The stores this process proved writable, by file and mode: one proof each. A batch's slot opens
+# its store four times a job, and each proof (a write, then a checkpoint on close) took a third of
+# the opening; a store made read-only since (another mode) or another file is proved again.
+_proven: set[tuple[int, int, int]] = set()
 
 
 class StoreError(Exception):
@@ -75,7 +81,7 @@ def connect(path: Path, create: bool = True) -> sqlite_utils.Database:
             if version < len(MIGRATIONS):
                 _patiently(lambda: _migrate(conn))
             else:
-                _prove_writable(conn)
+                _prove_writable_once(conn, path)
         _check(conn, path)
     except (sqlite3.Error, OSError) as exc:
         if conn is not None:
@@ -85,9 +91,23 @@ def connect(path: Path, create: bool = True) -> sqlite_utils.Database:
         if conn is not None:
             conn.close()
         raise
-    import sqlite_utils
+    return _sqlite_utils().Database(conn)
 
-    return sqlite_utils.Database(conn)
+
+def _sqlite_utils() -> ModuleType:
+    """sqlite_utils, loaded without numpy when nothing loaded numpy before. It tries numpy only to
+    accept numpy values in rows, which goalbot never writes, and that try is a fifth of a second
+    of every process that opens a store (a batch's slot, `goalbot run`) before its first page."""
+    if "sqlite_utils" in sys.modules or "numpy" in sys.modules:
+        import sqlite_utils
+
+        return sqlite_utils
+    sys.modules["numpy"] = None  # type: ignore[assignment]  # `import numpy` raises ImportError
+    try:
+        import sqlite_utils
+    finally:
+        del sys.modules["numpy"]
+    return sqlite_utils
 
 
 @contextmanager
@@ -107,6 +127,18 @@ def _plain(exc: BaseException) -> str:
     if "not a database" in text or "malformed" in text:
         return f"{text} (it is damaged, or not a goalbot store)"
     return text
+
+
+def _prove_writable_once(conn: sqlite3.Connection, path: Path) -> None:
+    try:
+        found = path.stat()
+    except OSError:
+        found = None
+    key = (found.st_dev, found.st_ino, found.st_mode) if found else None
+    if key is None or key not in _proven:
+        _prove_writable(conn)
+        if key is not None:
+            _proven.add(key)
 
 
 def _prove_writable(conn: sqlite3.Connection) -> None:
