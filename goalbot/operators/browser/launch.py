@@ -7,7 +7,6 @@ import contextlib
 import json
 import re
 from dataclasses import dataclass, field
-from importlib.resources import files
 from pathlib import Path
 from typing import Literal
 
@@ -19,8 +18,8 @@ from goalbot.defaults import data_home
 from goalbot.operators.base import OperatorError
 from goalbot.operators.display import display_problem
 from goalbot.operators.browser.locate import LAUNCH_ARGS, BrowserNotFound, find_browser
+from goalbot.operators.browser.scripts import PAGE_SCRIPTS_JS
 
-WATCH_JS = files("goalbot.operators.browser").joinpath("watch.js").read_text(encoding="utf-8")
 CONNECT_TIMEOUT_MS = 15_000
 PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -99,7 +98,7 @@ async def _taken(spare: asyncio.Task[Launched], viewport: tuple[int, int]) -> La
 async def _opened_in(shared: SharedBrowser, viewport: tuple[int, int]) -> Launched:
     width, height = viewport
     context = await shared.browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
-    await context.add_init_script(WATCH_JS)
+    await context.add_init_script(PAGE_SCRIPTS_JS)
     page = await context.new_page()
     return Launched(context=context, browser=shared.browser, remote=False, lent=True, viewport=viewport,
                     ready_page=page)
@@ -146,7 +145,7 @@ async def launch(playwright: Playwright, options: BrowserOptions) -> Launched:
         state = None  # already imported whole, cookies and local storage
     if state and state.get("cookies"):
         await launched.context.add_cookies(state["cookies"])  # type: ignore[arg-type]
-    await launched.context.add_init_script(WATCH_JS)
+    await launched.context.add_init_script(PAGE_SCRIPTS_JS)
     return launched
 
 

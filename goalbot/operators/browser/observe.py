@@ -8,7 +8,6 @@ the top-level viewport (its clip), so "in view" means in view for the person.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib.resources import files
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -16,17 +15,9 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from goalbot.operators.base import Element, FrameMark, Hidden, Item, Text
-from goalbot.operators.browser.checks import SETTLED_JS, SIGNATURE_JS
-from goalbot.operators.browser.launch import WATCH_JS
+from goalbot.operators.browser.scripts import PAGE_SCRIPTS_JS, look_by_name
 
-_SCRIPTS = files("goalbot.operators.browser")
-OBSERVE_JS = _SCRIPTS.joinpath("observe.js").read_text(encoding="utf-8").replace(
-    "// @names", _SCRIPTS.joinpath("names.js").read_text(encoding="utf-8"))
-# The top frame's look also answers the page's signature, so the action that follows it needs no
-# call for one; asked to (`settle`: SETTLED_JS's arguments), it first waits for the page to settle
-# and answers its change count then, in the same call.
-OBSERVE_TOP_JS = ("async (options) => { const changes = options.settle ? await (" + SETTLED_JS + ")(options.settle)"
-                  " : null; return {...(" + OBSERVE_JS + ")(options), signature: (" + SIGNATURE_JS + ")(), changes}; }")
+LOOK_TOP_JS, LOOK_FRAME_JS = look_by_name(top=True), look_by_name(top=False)
 SLOT_JS = "el => (window.__goalbot && window.__goalbot.frames.indexOf(el)) ?? -1"
 CAPTCHA_HOSTS = ("recaptcha", "hcaptcha", "challenges.cloudflare.com", "arkoselabs", "funcaptcha")
 MAX_FRAME_DEPTH = 5
@@ -70,19 +61,22 @@ class PageObserver:
         view = PageView()
         size = page.viewport_size or await page.evaluate("({width: innerWidth, height: innerHeight})")
         clip = (0.0, 0.0, float(size["width"]), float(size["height"]))
-        raw = await self._evaluate(page.main_frame, clip, OBSERVE_TOP_JS, settle)
+        raw = await self._evaluate(page.main_frame, clip, LOOK_TOP_JS, settle)
         view.title, view.signature = str(raw.get("title") or ""), str(raw.get("signature") or "")
         view.changes = raw.get("changes")
         view.page = {k: v for k, v in raw.items() if k not in _NOT_PAGE}
         view.items = await self._compose(page.main_frame, raw, (0.0, 0.0), clip, view, depth=0)
         return view
 
-    async def _evaluate(self, frame: Frame, clip: Clip, script: str = OBSERVE_JS,
+    async def _evaluate(self, frame: Frame, clip: Clip, script: str = LOOK_FRAME_JS,
                         settle: list[int] | None = None) -> dict[str, Any]:
         options = {"clip": list(clip), "maxText": self.max_text, "settle": settle}
-        raw: dict[str, Any] = await frame.evaluate(script, options)
-        if not raw.get("watched"):
-            await frame.evaluate(WATCH_JS)  # a page opened before goalbot attached
+        raw: dict[str, Any] | None = await frame.evaluate(script, options)
+        if raw is None:  # a document open before goalbot attached: its first look brings the scripts
+            await frame.evaluate(PAGE_SCRIPTS_JS)
+            raw = await frame.evaluate(script, options)
+        if raw is None:
+            raise PlaywrightError("the frame lost goalbot's look while it was being looked at")
         return raw
 
     async def _compose(

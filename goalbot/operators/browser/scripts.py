@@ -1,0 +1,40 @@
+"""The scripts goalbot puts in every document before the page's own: the watch (watch.js) and the
+look (observe.js), the look under a name no page can know in advance nor take over once set.
+
+A look then sends a call of one line instead of the look's 30 KB of source, every time: on a small
+page that was a third of a look's cost, paid by Python, the driver and the renderer alike. A
+document the scripts did not reach (a page open before goalbot attached) gets them on its first look."""
+
+from __future__ import annotations
+
+import secrets
+from importlib.resources import files
+
+from goalbot.operators.browser.checks import SETTLED_JS, SIGNATURE_JS
+
+_SOURCES = files("goalbot.operators.browser")
+WATCH_JS = _SOURCES.joinpath("watch.js").read_text(encoding="utf-8")
+OBSERVE_JS = _SOURCES.joinpath("observe.js").read_text(encoding="utf-8").replace(
+    "// @names", _SOURCES.joinpath("names.js").read_text(encoding="utf-8"))
+# The top frame's look also answers the page's signature, so the action that follows it needs no
+# call for one; asked to (`settle`: SETTLED_JS's arguments), it first waits for the page to settle
+# and answers its change count then, in the same call.
+OBSERVE_TOP_JS = ("async (options) => { const changes = options.settle ? await (" + SETTLED_JS + ")(options.settle)"
+                  " : null; return {...(" + OBSERVE_JS + ")(options), signature: (" + SIGNATURE_JS + ")(), changes}; }")
+
+# Per process: a page's script cannot have defined these names before goalbot's, and once
+# defined (not writable, not configurable) it cannot replace them.
+_LOOK = f"__goalbotLook_{secrets.token_hex(8)}"
+_LOOK_FRAME = f"__goalbotLookFrame_{secrets.token_hex(8)}"
+
+PAGE_SCRIPTS_JS = ("(() => {\n" + WATCH_JS + "\nif (!Object.getOwnPropertyDescriptor(window, " + repr(_LOOK) + ")) {\n"
+                   f"  Object.defineProperty(window, {_LOOK!r}, {{ value: {OBSERVE_TOP_JS} }});\n"
+                   f"  Object.defineProperty(window, {_LOOK_FRAME!r}, {{ value: {OBSERVE_JS} }});\n"
+                   "}\n})()")
+
+
+def look_by_name(top: bool) -> str:
+    """The call of the installed look (the top frame's or a child frame's); it answers null in a
+    document that lacks it."""
+    name = _LOOK if top else _LOOK_FRAME
+    return f"(options) => {{ const look = window[{name!r}]; return look ? look(options) : null; }}"
