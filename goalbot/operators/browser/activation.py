@@ -19,6 +19,8 @@ from playwright.async_api import Error as PlaywrightError
 from goalbot import actions as A
 from goalbot.actions import Action
 from goalbot.operators.base import ActionFailed, Landing
+from goalbot.operators.browser.checks import SIGNATURE_JS
+from goalbot.operators.browser.evidence import GONE_JS
 
 _HELPERS = r"""
 const FIELD = "textarea, select, [contenteditable=''], [contenteditable='true'], input:not([type=button])"
@@ -112,6 +114,9 @@ AIMED_AT_JS = f"""(url) => {{ {_HELPERS}
 }}"""
 
 HELD_JS = "() => window.__goalbotGate ? window.__goalbotGate.held() : []"
+# The top frame's held forms with what an action's caller asks next: whether element [i] (frame-
+# local; 0 for none) left the page, as GONE_JS says, and the page's signature. One call, not three.
+HELD_AFTER_JS = f"([i]) => [({HELD_JS})(), i ? ({GONE_JS})(i) : null, ({SIGNATURE_JS})()]"
 RELEASE_JS = "(token) => window.__goalbotGate ? window.__goalbotGate.release(token) : []"
 
 _GATE_JS = files("goalbot.operators.browser").joinpath("gate.js").read_text(encoding="utf-8")
@@ -192,15 +197,23 @@ async def landing(page: Page, action: Action, run_on: RunOn) -> Landing:
     return Landing()
 
 
-async def held(page: Page) -> list[str]:
-    """What the page's gate holds back in any frame: one "submit 'words'" per held form."""
+async def held(page: Page, gone_of: int = 0) -> tuple[list[str], tuple[bool, str] | None]:
+    """What the page's gate holds back in any frame: one "submit 'words'" per held form. With it,
+    read in the same call to the top frame: whether its element `gone_of` (frame-local) left, and
+    the page's signature; None when the top frame could not be asked."""
     found: list[str] = []
+    after: tuple[bool, str] | None = None
     for frame in page.frames:
         try:
-            found += [f"submit {str(text)!r}" for text in await frame.evaluate(HELD_JS)]
+            if frame is page.main_frame:
+                texts, left, signature = await frame.evaluate(HELD_AFTER_JS, [gone_of])
+                after = (bool(left), str(signature))
+            else:
+                texts = await frame.evaluate(HELD_JS)
+            found += [f"submit {str(text)!r}" for text in texts]
         except PlaywrightError:
             continue
-    return found
+    return found, after
 
 
 async def release(page: Page, token: str) -> list[str]:

@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from playwright.async_api import Page, Playwright
+from playwright.async_api import BrowserContext, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import async_playwright
 
@@ -78,6 +78,9 @@ class BrowserOperator:
         self._last_look: tuple[tuple[object, ...], Observation] | None = None
         # The page's signature as last read (by a look, or with `gone`), until something is done on it.
         self._known_signature = ""
+        # Whether the element the last action was on left the page, read as that action ended:
+        # (index, left), for the `gone` its caller asks next.
+        self._left: tuple[int, bool] | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -97,20 +100,22 @@ class BrowserOperator:
                                         screenshots=self.options.trace_screenshots, sources=False)
         self._watcher.attach_context(context)
         self._fetched.attach(context)
-        if self._held_words:
-            await context.add_init_script(activation.gate_script(self._held_words, self._gate_token))
-        if self._guard is not None:
-            await self._guard.attach(context)
-        await self._writes.attach(context)
         page = self._launched.ready_page
+        # Independent of each other, so asked at once: each is a round trip through the driver.
+        setup = [self._page_scripts(context)]
+        if self._guard is not None:
+            setup.append(self._guard.attach(context))
+            if page is not None:
+                setup.append(self._guard.watch(page))
+        await asyncio.gather(*setup)
         if page is None:
             page = await context.new_page()
+            if self._guard is not None:
+                await self._guard.watch(page)
         else:  # opened before the watcher listened for tabs; its first request comes after every route
             self._watcher.attach_page(page)
         self._launched.own_pages.append(page)
         self._page = page
-        if self._guard is not None:
-            await self._guard.watch(page)
         self._watcher.notices()  # opening our own tab is not news for the model
         if url:
             result = await self.execute(A.Navigate(url=url))
@@ -118,6 +123,12 @@ class BrowserOperator:
                 raise OperatorError(result.message)
         if self._shared is not None:  # not sooner: a renderer starting beside this page's load slows it
             self._shared.open_spare(self.options.viewport)
+
+    async def _page_scripts(self, context: BrowserContext) -> None:
+        """The gate's and the hold's scripts, in this order, for every document from now on."""
+        if self._held_words:
+            await context.add_init_script(activation.gate_script(self._held_words, self._gate_token))
+        await self._writes.attach(context)
 
     async def kept_trace(self, failed: bool) -> bytes | None:
         """The run's trace.zip when one is recorded and kept for how the run ended; None else."""
@@ -164,6 +175,7 @@ class BrowserOperator:
 
     async def observe(self, screenshot: bool = True) -> Observation:
         page = self.page
+        self._left = None
         try:
             # After an action there is no look to hand back: the page settles and is looked at
             # in one call. Another tab is another page.
@@ -253,7 +265,7 @@ class BrowserOperator:
         hold, self._hold_next = self._hold_next, False
         # What is in view can change with no DOM change the fingerprint would count yet (a scroll
         # reports itself a frame later): after an action, the next look is a look.
-        self._last_look, self._known_signature = None, ""
+        self._last_look, self._known_signature, self._left = None, "", None
         self.elements.evidence.clear()
         try:
             await self._writes.begin(hold, self.page)  # a dead browser is the answer, whatever the action
@@ -269,17 +281,30 @@ class BrowserOperator:
             result = classify(exc)
             if result.outcome is Outcome.BROWSER_GONE:
                 return result
-        held = await activation.held(self.page) if self._held_words else []
+        held = await self._gate_held(getattr(action, "index", None)) if self._held_words else []
         held += await self._writes.held(self.page)
         if held:
             result = held_back(f"{result.message}; the page tried", held)
         blocked = await self._guard.stopped(self.page) if self._guard else []
         if blocked:
+            self._known_signature, self._left = "", None  # the tab was taken back since
             result = ActionResult(outcome=Outcome.NAVIGATION_FAILED, message=f"{result.message}; stopped: "
                                   f"{', '.join(blocked)} is outside the allowed domains")
         result.files = await self._watcher.collect_downloads()
         result.message = "; ".join([result.message, *self._watcher.notices()])
         return result
+
+    async def _gate_held(self, index: int | None) -> list[str]:
+        """What the gate holds after an action on element `index`; the same call reads whether
+        that element left and the page's signature, which the action's caller asks next."""
+        targets = self.elements.targets
+        target = targets[index - 1] if isinstance(index, int) and 0 < index <= len(targets) else None
+        local = target.local if target is not None and target.frame is self.page.main_frame else 0
+        held, after = await activation.held(self.page, local)
+        if after is not None:
+            left, self._known_signature = after
+            self._left = (index, left) if index and local else None
+        return held
 
     # -- elements and effects (`elements`, `probe`, `after_input` serve the helpers) ------------
 
@@ -293,6 +318,9 @@ class BrowserOperator:
         return await evidence.listed_by_selector(self, selector)
 
     async def gone(self, index: int) -> bool:
+        if self._left is not None and self._left[0] == index:
+            left, self._left = self._left[1], None  # once: whoever waits for it to go asks the page
+            return left
         left, signature = await evidence.gone(self, index)
         self._known_signature = signature or ""  # asked next, as an action's end: no second call
         return left
@@ -326,7 +354,7 @@ class BrowserOperator:
         self._hold_next = True  # from the next action on, while the page it starts on is shown
 
     async def release_held(self) -> str:
-        self._known_signature = ""
+        self._known_signature, self._left = "", None
         sent = await self._writes.release(self.page)  # first: a page frozen on a write answers after
         submitted = await activation.release(self.page, self._gate_token) if self._held_words else []
         await self.after_input()
@@ -335,7 +363,7 @@ class BrowserOperator:
         return "; ".join(done) or "what was held is gone (the page moved on)"
 
     async def drop_held(self) -> None:
-        self._known_signature = ""
+        self._known_signature, self._left = "", None
         await self._writes.drop(self.page)
 
     async def signature(self) -> str:
