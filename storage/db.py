@@ -28,8 +28,8 @@ BUSY_TIMEOUT_MS = 5_000
 OPEN_PATIENCE_S = 30.0  # how long opening waits for other processes holding the write lock
 T = TypeVar("T")
 # The stores this process proved writable, by file and mode: one proof each. A batch's slot opens
-# its store four times a job, and each proof (a write, then a checkpoint on close) took a third of
-# the opening; a store made read-only since (another mode) or another file is proved again.
+# its store four times a job, and each proof (a write, then a checkpoint on close) was four fifths
+# of the opening's time; a store made read-only since (another mode) or another file is proved again.
 _proven: set[tuple[int, int, int]] = set()
 
 

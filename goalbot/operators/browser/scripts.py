@@ -2,7 +2,7 @@
 look (observe.js), the look under a name no page can know in advance nor take over once set.
 
 A look then sends a call of one line instead of the look's 30 KB of source, every time: on a small
-page that was a third of a look's cost, paid by Python, the driver and the renderer alike. A
+page that source was a quarter of a look's time, paid by Python, the driver and the renderer alike. A
 document the scripts did not reach (a page open before goalbot attached) gets them on its first look."""
 
 from __future__ import annotations
