@@ -7,7 +7,7 @@ import html
 import re
 from pathlib import Path
 
-from kit import answer, call, demo_script, plan, rows
+from kit import answer, call, demo_script, plan, rows, store_with_sessions
 from dashboard_kit import GOAL, dashboard_app, on_top, store_fixture, until
 from goalbot.agents.session import Status
 from tui.app import GoalbotApp
@@ -117,8 +117,6 @@ async def test_editing_a_step_keeps_its_text_and_the_plan_shows_what_changed(db_
 
 
 async def test_the_sessions_say_why_each_ended_and_offer_enter(tmp_path: Path) -> None:
-    from test_unix_tool import store_with_sessions
-
     db = tmp_path / "goalbot.db"
     store_with_sessions(db, count=2, events_each=1)
     app = GoalbotApp(db_path=db, opening="sessions")
