@@ -132,13 +132,13 @@ def _plain(exc: BaseException) -> str:
 def _prove_writable_once(conn: sqlite3.Connection, path: Path) -> None:
     try:
         found = path.stat()
-    except OSError:
-        found = None
-    key = (found.st_dev, found.st_ino, found.st_mode) if found else None
-    if key is None or key not in _proven:
+    except OSError:  # unknown: proved every time
         _prove_writable(conn)
-        if key is not None:
-            _proven.add(key)
+        return
+    key = (found.st_dev, found.st_ino, found.st_mode)
+    if key not in _proven:
+        _prove_writable(conn)
+        _proven.add(key)
 
 
 def _prove_writable(conn: sqlite3.Connection) -> None:
