@@ -21,6 +21,7 @@ from goalbot.actions import Action
 from goalbot.operators.base import ActionFailed, Landing
 from goalbot.operators.browser.checks import SIGNATURE_JS
 from goalbot.operators.browser.evidence import GONE_JS
+from goalbot.operators.browser.scripts import evaluate
 
 _HELPERS = r"""
 const FIELD = "textarea, select, [contenteditable=''], [contenteditable='true'], input:not([type=button])"
@@ -206,10 +207,10 @@ async def held(page: Page, gone_of: int = 0) -> tuple[list[str], tuple[bool, str
     for frame in page.frames:
         try:
             if frame is page.main_frame:
-                texts, left, signature = await frame.evaluate(HELD_AFTER_JS, [gone_of])
+                texts, left, signature = await evaluate(frame, HELD_AFTER_JS, [gone_of])
                 after = (bool(left), str(signature))
             else:
-                texts = await frame.evaluate(HELD_JS)
+                texts = await evaluate(frame, HELD_JS)
             found += [f"submit {str(text)!r}" for text in texts]
         except PlaywrightError:
             continue

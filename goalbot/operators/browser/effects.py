@@ -14,6 +14,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from goalbot.actions import ActionResult, Outcome
 from goalbot.operators.browser import checks as js
 from goalbot.operators.base import ActionFailed
+from goalbot.operators.browser.scripts import evaluate
 from goalbot.operators.browser.watch import BrowserWatcher
 
 EFFECT_PATIENCE_S = 1.2
@@ -45,7 +46,7 @@ class EffectProbe:
                 changes.append(settled)
                 continue
             try:
-                changes.append(await frame.evaluate(js.CHANGES_JS))
+                changes.append(await evaluate(frame, js.CHANGES_JS))
             except PlaywrightError:
                 changes.append(None)  # navigating right now: that is a change too
         return (self._watcher.happenings, page.url, len(page.context.pages), tuple(changes))

@@ -13,6 +13,7 @@ from goalbot.operators.base import ActionFailed
 from goalbot.operators.browser import checks as js
 from goalbot.operators.browser.observe import Target
 from goalbot.operators.browser.pages import ACTION_TIMEOUT_MS
+from goalbot.operators.browser.scripts import evaluate
 
 
 class Elements:
@@ -61,7 +62,7 @@ class Elements:
         if target.frame.is_detached():
             raise self._stale(index)
         try:
-            answer = await target.frame.evaluate(js.on_element(script), [target.local, arg])
+            answer = await evaluate(target.frame, js.on_element(script), [target.local, arg])
         except PlaywrightError as exc:
             raise self._stale(index) from exc
         if answer.get("gone"):
@@ -81,7 +82,7 @@ class Elements:
         if target.frame is not main:
             return None
         try:
-            answer = await target.frame.evaluate(js.POINT_JS, [target.local, js.CAPTCHA_SELECTOR])
+            answer = await evaluate(target.frame, js.POINT_JS, [target.local, js.CAPTCHA_SELECTOR])
         except PlaywrightError as exc:
             raise self._stale(index) from exc
         if answer.get("gone"):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from playwright.async_api import Error as PlaywrightError
 
 from goalbot.operators.browser.checks import SIGNATURE_JS
+from goalbot.operators.browser.scripts import evaluate
 
 if TYPE_CHECKING:
     from goalbot.operators.browser.hands import BrowserHands
@@ -89,7 +90,7 @@ async def listed_by_selector(op: BrowserHands, selector: str) -> int | None:
     hits: list[int | None] = []
     for frame in frames:
         try:
-            local, found = await frame.evaluate(LISTED_BY_SELECTOR_JS, [selector])
+            local, found = await evaluate(frame, LISTED_BY_SELECTOR_JS, [selector])
         except PlaywrightError:
             continue
         if local:
@@ -123,8 +124,8 @@ async def gone(op: BrowserHands, index: int) -> tuple[bool, str | None]:
         return False, None
     try:
         if target.frame is op.page.main_frame:
-            left, signature = await target.frame.evaluate(GONE_AND_SIGNATURE_JS, target.local)
+            left, signature = await evaluate(target.frame, GONE_AND_SIGNATURE_JS, target.local)
             return bool(left), str(signature)
-        return bool(await target.frame.evaluate(GONE_JS, target.local)), None
+        return bool(await evaluate(target.frame, GONE_JS, target.local)), None
     except PlaywrightError:
         return False, None  # navigating right now: the page did not stay

@@ -15,7 +15,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Frame, Page
 
 from goalbot.operators.base import Element, FrameMark, Hidden, Item, Text
-from goalbot.operators.browser.scripts import PAGE_SCRIPTS_JS, look_by_name
+from goalbot.operators.browser.scripts import PAGE_SCRIPTS_JS, evaluate, look_by_name
 
 LOOK_TOP_JS, LOOK_FRAME_JS = look_by_name(top=True), look_by_name(top=False)
 SLOT_JS = "el => (window.__goalbot && window.__goalbot.frames.indexOf(el)) ?? -1"
@@ -71,10 +71,10 @@ class PageObserver:
     async def _evaluate(self, frame: Frame, clip: Clip, script: str = LOOK_FRAME_JS,
                         settle: list[int] | None = None) -> dict[str, Any]:
         options = {"clip": list(clip), "maxText": self.max_text, "settle": settle}
-        raw: dict[str, Any] | None = await frame.evaluate(script, options)
+        raw: dict[str, Any] | None = await evaluate(frame, script, options)
         if raw is None:  # a document open before goalbot attached: its first look brings the scripts
             await frame.evaluate(PAGE_SCRIPTS_JS)
-            raw = await frame.evaluate(script, options)
+            raw = await evaluate(frame, script, options)
         if raw is None:
             raise PlaywrightError("the frame lost goalbot's look while it was being looked at")
         return raw

@@ -33,6 +33,7 @@ from goalbot.operators.browser.guard import DomainGuard
 from goalbot.operators.browser.launch import BrowserOptions, Launched, SharedBrowser, in_shared, launch, shut
 from goalbot.operators.browser.observe import PageObserver, PageView
 from goalbot.operators.browser.pages import NAVIGATION_TIMEOUT_MS
+from goalbot.operators.browser.scripts import evaluate
 from goalbot.operators.browser.watch import BrowserWatcher
 from goalbot.operators.browser.writes import WriteHold, held_back
 from goalbot.operators.json_places import Fetched
@@ -230,7 +231,7 @@ class BrowserOperator:
         """Waits for the page to settle; its main frame's change count then, None when unknown."""
         for _attempt in range(2):  # a page that navigates while settling gets one more wait
             try:  # a page that never finishes loading can still be observed, after the bound
-                return await page.evaluate(js.SETTLED_JS, [QUIET_MS, IDLE_MS, SETTLE_MOST_MS, NAVIGATION_TIMEOUT_MS])
+                return await evaluate(page, js.SETTLED_JS, [QUIET_MS, IDLE_MS, SETTLE_MOST_MS, NAVIGATION_TIMEOUT_MS])
             except PlaywrightError:
                 continue
         return None
