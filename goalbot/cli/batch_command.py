@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import json
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime
 from pathlib import Path
 
@@ -28,7 +29,9 @@ from storage.batches import DONE, JobRow
 from storage.db import mark_interrupted, opened
 
 
-def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path,
+              slots: ProcessPoolExecutor | None = None) -> int:
+    """`slots`: the new local batch's, started before this module loaded (batch_entry)."""
     if args.what in ("status", "resume"):
         if not args.batch_id and args.what == "status":
             return _batches(db_path)
@@ -83,7 +86,7 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
     where = f"to the workers at {args.broker}" if args.broker else f"{min(args.workers, len(rows))} at once"
     print(f"goalbot: batch {batch_id}: {_jobs(len(rows))}, {where} (goalbot batch status {batch_id})",
           file=sys.stderr, flush=True)
-    return _run(args, settings, db_path, batch_id, rows, args.broker)
+    return _run(args, settings, db_path, batch_id, rows, args.broker, slots)
 
 
 def _batches(db_path: Path) -> int:
@@ -131,7 +134,7 @@ def _secrets_problem(args: argparse.Namespace) -> str | None:
 
 
 def _run(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: str, todo: list[JobRow],
-         broker: str | None) -> int:
+         broker: str | None, slots: ProcessPoolExecutor | None = None) -> int:
     progress = Progress(len(todo), sys.stderr.isatty())
     if broker:
         problem = remote.run_batch(args, db_path, batch_id, todo, broker, progress)
@@ -139,7 +142,7 @@ def _run(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: 
             progress.close()
             return fail(problem)
     else:
-        asyncio.run(_work(args, settings, db_path, batch_id, todo, progress))
+        asyncio.run(_work(args, settings, db_path, batch_id, todo, progress, slots))
     progress.close()
     with opened(db_path) as db:
         rows = batches.jobs(db, batch_id)
@@ -149,7 +152,7 @@ def _run(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: 
 
 
 async def _work(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: str,
-                todo: list[JobRow], progress: Progress) -> None:
+                todo: list[JobRow], progress: Progress, slots: ProcessPoolExecutor | None) -> None:
     setup = JobSetup(ask=args.ask, trace=args.trace, secrets=secrets_of(args.secrets_file))
 
     def ended(row: JobRow, end: JobEnd) -> None:
@@ -158,7 +161,7 @@ async def _work(args: argparse.Namespace, settings: Settings, db_path: Path, bat
             emit(ended_line(batch_id, row.n, end.status, end.session_id, end.reason))
 
     await run_in_slots(todo, settings, db_path, batch_id, setup, args.workers,
-                       on_start=lambda _: progress.started(), on_end=ended)
+                       on_start=lambda _: progress.started(), on_end=ended, slots=slots)
 
 
 def _table(rows: list[JobRow]) -> None:

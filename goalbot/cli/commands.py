@@ -51,7 +51,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "recipe": ("goalbot.cli.recipe_command", "cmd_recipe"),
     "rerun": ("goalbot.cli.rerun_command", "cmd_rerun"),
     "mcp": ("goalbot.cli.mcp_command", "cmd_mcp"),
-    "batch": ("goalbot.cli.batch_command", "cmd_batch"),
+    "batch": ("goalbot.cli.batch_entry", "cmd_batch"),
     "worker": ("goalbot.cli.worker_command", "cmd_worker"),
     "trace": ("goalbot.cli.trace_command", "cmd_trace"),
     "tune": ("goalbot.cli.tune_command", "cmd_tune"),

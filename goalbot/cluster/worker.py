@@ -24,7 +24,8 @@ from goalbot.cluster.broker import (CLAIM_TTL_S, KEEP_S, STREAM_MAXLEN, TASK, WO
 from goalbot.cluster.orders import QUESTION_BOUND, Answer, JobOrder, Report
 from goalbot.cluster.sealing import Seal, Unsealed
 from goalbot.service.settings import Settings
-from goalbot.service.batch.slot import Slot, dies_with_parent, this_slot
+from goalbot.service.batch.slot import Slot, this_slot
+from goalbot.service.batch.slots import dies_with_parent
 from goalbot.recipes.build import RecipeError
 from goalbot.recipes.variables import fill
 from storage import queries, recipes

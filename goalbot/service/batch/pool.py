@@ -4,7 +4,6 @@ each job a fresh context of it. `goalbot batch` and `goalbot eval` run their job
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -12,7 +11,8 @@ from typing import Awaitable, Callable
 
 from goalbot.service.batch.jobs import Job
 from goalbot.service.batch.runs import JobEnd, JobSetup
-from goalbot.service.batch.slot import dies_with_parent, run_here
+from goalbot.service.batch.slot import run_here
+from goalbot.service.batch.slots import start_slots
 from goalbot.service.settings import Settings
 from storage import batches
 from storage.batches import JobRow
@@ -23,19 +23,20 @@ Ended = Callable[[JobRow, JobEnd], Awaitable[None] | None]
 
 
 async def run_in_slots(todo: list[JobRow], settings: Settings, db_path: Path, batch_id: str, setup: JobSetup,
-                       workers: int, on_start: Started | None = None, on_end: Ended | None = None) -> None:
+                       workers: int, on_start: Started | None = None, on_end: Ended | None = None,
+                       slots: ProcessPoolExecutor | None = None) -> None:
     """Every job of `todo`, `workers` at once; each job's start and end are written to the store
-    before `on_start`/`on_end` hear of them."""
+    before `on_start`/`on_end` hear of them. `slots`: the pool `start_slots(workers)` started
+    earlier, which this shuts down; else one is started here."""
     loop = asyncio.get_running_loop()
-    spawn = multiprocessing.get_context("spawn")  # a slot starts clean, whatever threads this process runs
 
-    async def one(row: JobRow, slots: ProcessPoolExecutor) -> None:
+    async def one(row: JobRow, pool: ProcessPoolExecutor) -> None:
         with opened(db_path) as db:
             batches.started(db, batch_id, row.n)
         if on_start is not None:
             on_start(row)
         try:
-            end = await loop.run_in_executor(slots, run_here, Job.model_validate(row.spec), settings, db_path, setup,
+            end = await loop.run_in_executor(pool, run_here, Job.model_validate(row.spec), settings, db_path, setup,
                                              batch_id, row.n)
         except BrokenProcessPool as exc:
             # Not an end of the job's own: left for `batch resume` to run again.
@@ -48,11 +49,11 @@ async def run_in_slots(todo: list[JobRow], settings: Settings, db_path: Path, ba
                 await heard
 
     slots_wanted = min(workers, len(todo)) or 1  # never more slots (browsers) than jobs
-    with ProcessPoolExecutor(slots_wanted, mp_context=spawn, initializer=dies_with_parent) as slots:
+    with slots or start_slots(slots_wanted) as pool:
         gate = asyncio.Semaphore(slots_wanted)  # a job counts as running only once a slot has it
 
         async def when_free(row: JobRow) -> None:
             async with gate:
-                await one(row, slots)
+                await one(row, pool)
 
         await asyncio.gather(*(when_free(row) for row in todo))

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import signal
 from pathlib import Path
 from typing import Any, Coroutine, TypeVar
 
@@ -23,7 +21,6 @@ from storage import batches
 from storage.db import opened
 
 T = TypeVar("T")
-PR_SET_PDEATHSIG = 1
 
 
 class Slot:
@@ -81,11 +78,3 @@ def run_here(job: Job, settings: Settings, db_path: Path, setup: JobSetup, batch
 
     slot = this_slot()
     return slot.run(slot.job(job, settings, db_path, setup, on_wired=wired))
-
-
-def dies_with_parent() -> None:
-    """A slot ends when the batch that started it does, killed or not: `batch resume` runs its job again."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except OSError:
-        pass

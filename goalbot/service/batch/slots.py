@@ -1,0 +1,43 @@
+"""A local batch's slot processes, each started clean (spawned, whatever threads the batch runs)
+and tied to the batch's life. `start_slots` can start them before the batch has loaded its own
+modules and checked its jobs: a slot's Python start then overlaps the batch's, and no browser
+starts before a job comes (a slot launches its browser for its first job)."""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import signal
+from concurrent.futures import ProcessPoolExecutor
+
+PR_SET_PDEATHSIG = 1
+
+
+def start_slots(workers: int, early: int = 0) -> ProcessPoolExecutor:
+    """At most `workers` slots; `early` of them are started now, the others when a job needs one."""
+    slots = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=prepared)
+    for _ in range(min(early, workers)):
+        slots.submit(int)  # a task of nothing: the pool starts a process for it
+    return slots
+
+
+def stop_slots(slots: ProcessPoolExecutor) -> None:
+    """Ends slots no job has used (a refused batch's) at once, rather than after their Python start;
+    shut down, they leave nothing behind for multiprocessing to warn of."""
+    for process in multiprocessing.active_children():  # this process starts none but slots
+        process.terminate()
+    slots.shutdown(wait=True, cancel_futures=True)
+
+
+def prepared() -> None:
+    """A slot process's start: it ends with its batch, and loads what a job runs on before one comes."""
+    dies_with_parent()
+    import goalbot.service.batch.slot  # noqa: F401
+
+
+def dies_with_parent() -> None:
+    """A slot ends when the batch that started it does, killed or not: `batch resume` runs its job again."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
