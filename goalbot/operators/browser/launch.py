@@ -220,6 +220,24 @@ async def _attach(playwright: Playwright, options: BrowserOptions) -> Launched:
     return Launched(context=context, browser=browser, remote=True, own_context=True)
 
 
+# A slot's context is closed behind the run: the run's end (its session stored, the next job
+# handed over) does not wait the context's close. What the run keeps of it (storage state, trace,
+# downloads) is taken before; its tab may draw a moment longer, in a context no run uses.
+_closing: set[asyncio.Future[None]] = set()
+
+
+def _close_behind(context: BrowserContext) -> None:
+    closing = asyncio.ensure_future(context.close())
+    _closing.add(closing)
+
+    def closed(done: asyncio.Future[None]) -> None:
+        _closing.discard(done)
+        if not done.cancelled():
+            done.exception()  # a browser gone meanwhile closed it already: nobody to tell
+
+    closing.add_done_callback(closed)
+
+
 async def shut(launched: Launched, storage_state: Path | None) -> None:
     """Save the storage state if asked, then close what goalbot opened and nothing more."""
     try:
@@ -228,7 +246,7 @@ async def shut(launched: Launched, storage_state: Path | None) -> None:
             await launched.context.storage_state(path=storage_state)
     finally:
         if launched.lent:
-            await launched.context.close()
+            _close_behind(launched.context)
         elif launched.remote and launched.own_context:
             await launched.context.close()
             if launched.browser is not None:
