@@ -120,6 +120,26 @@ def opened(path: Path, create: bool = True) -> Iterator[sqlite_utils.Database]:
         db.close()
 
 
+def kept_open(path: Path) -> sqlite3.Connection | None:
+    """A connection to the store at `path` that stays open and does nothing, for a process that
+    opens the store again and again (a batch's slot: four times a job). SQLite checkpoints the WAL
+    into the file and deletes it whenever a store's last connection closes, and that was most of an
+    opening's cost; while this one is open no other close is the last, and the WAL is checkpointed
+    as it fills, as usual. None when there is no store there or it cannot be opened."""
+    if not path.is_file():  # connecting would make an empty file where no store is
+        return None
+    try:
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+    except sqlite3.Error:
+        return None
+    try:
+        conn.execute("PRAGMA schema_version").fetchone()  # a read: from now on a reader of the WAL
+    except sqlite3.Error:
+        conn.close()
+        return None
+    return conn
+
+
 def _plain(exc: BaseException) -> str:
     text = str(exc) or type(exc).__name__
     if "readonly" in text or "read-only" in text:

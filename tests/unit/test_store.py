@@ -10,7 +10,7 @@ from pathlib import Path
 
 from kit import rows, run_cli
 from goalbot.events import Actor, Bus, Emitter, EventType
-from storage.db import connect, mark_interrupted
+from storage.db import connect, kept_open, mark_interrupted, opened
 from storage.recorder import Recorder
 
 
@@ -89,3 +89,24 @@ def test_store_in_an_unwritable_place(tmp_path: Path) -> None:
     result = run_cli("--db", str(blocked / "goalbot.db"), "run", "x", "--no-tui", "--yes")
     assert result.returncode == 2
     assert "cannot open the store" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_store_kept_open_is_not_checkpointed_at_every_close(tmp_path: Path) -> None:
+    # SQLite folds the WAL back into the file and deletes it when a store's last connection
+    # closes: a batch's slot, opening its store four times a job, paid that each time.
+    path = tmp_path / "store.db"
+    assert kept_open(path) is None and not path.exists()  # no store there: none is made
+    with opened(path) as db:
+        db["notes"].insert({"text": "one"})
+    assert not Path(f"{path}-wal").exists()  # the last connection closed: folded back
+    kept = kept_open(path)
+    assert kept is not None
+    try:
+        with opened(path) as db:
+            db["notes"].insert({"text": "two"})
+        assert Path(f"{path}-wal").exists()  # another connection is open: this close was not the last
+        with opened(path, create=False) as db:
+            assert [row["text"] for row in db["notes"].rows] == ["one", "two"]
+    finally:
+        kept.close()
+    assert not Path(f"{path}-wal").exists()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 from pathlib import Path
 from typing import Any, Coroutine, TypeVar
 
@@ -18,7 +19,7 @@ from goalbot.service.settings import Settings
 from goalbot.operators.base import OperatorError
 from goalbot.operators.browser.launch import BrowserOptions, SharedBrowser, launch_browser
 from storage import batches
-from storage.db import opened
+from storage.db import kept_open, opened
 
 T = TypeVar("T")
 
@@ -27,6 +28,7 @@ class Slot:
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self.shared: SharedBrowser | None = None
+        self.stores: dict[Path, sqlite3.Connection] = {}  # kept open while the slot lives: kept_open
 
     def run(self, work: Coroutine[Any, Any, T]) -> T:
         return self.loop.run_until_complete(work)
@@ -49,6 +51,10 @@ class Slot:
 
     async def job(self, job: Job, settings: Settings, db_path: Path, setup: JobSetup, **more: Any) -> JobEnd:
         """`job` in a context of this slot's browser (or of the one at `setup.cdp_url`)."""
+        if db_path not in self.stores:
+            kept = kept_open(db_path)
+            if kept is not None:
+                self.stores[db_path] = kept
         shared = None
         if setup.cdp_url is None and settings.operator != "desktop":
             try:
