@@ -221,7 +221,7 @@ async def _attach(playwright: Playwright, options: BrowserOptions) -> Launched:
 
 
 # A slot's context is closed behind the run: the run's end (its session stored, the next job
-# handed over) does not wait the context's close. What the run keeps of it (storage state, trace,
+# handed over) does not wait for the context to close. What the run keeps of it (storage state, trace,
 # downloads) is taken before; its tab may draw a moment longer, in a context no run uses.
 _closing: set[asyncio.Future[None]] = set()
 
