@@ -11,8 +11,8 @@ small page: 7 ms that way, 3.5 ms as JSON)."""
 
 from __future__ import annotations
 
-import secrets
 import json
+import secrets
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any
