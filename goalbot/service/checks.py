@@ -55,8 +55,11 @@ def _scheme_hint(url: str) -> str:
     return "--allow-scheme SCHEME allows another"
 
 
-def endpoint_refusal(settings: Settings, say: Say, wait_for_start: bool = False) -> Refusal | None:
-    """Why the model endpoint cannot serve a run, or None; its warnings are said on the way."""
+def endpoint_refusal(settings: Settings, say: Say, wait_for_start: bool = True) -> Refusal | None:
+    """Why the model endpoint cannot serve a run, or None; its warnings are said on the way. Work
+    that cannot go on without the model (a run, a batch, an eval, an MCP run) gives one on this
+    machine that is still starting a moment to listen (`goalbot demo --serve-only &` pasted with
+    the command after it); what can go on without one asks once (`wait_for_start=False`)."""
     report = probe_endpoint(settings.base_url, settings.api_key.get_secret_value(),
                             [settings.model, *settings.role_models().values()], wait_for_start=wait_for_start)
     for finding in report.findings:

@@ -106,8 +106,7 @@ def wire_run(
             recorder.close()
             raise Refusal("bad_input", str(exc)) from exc
     else:
-        # A run cannot go on without its model: one on this machine that is still starting is waited for.
-        refusal = endpoint_refusal(settings, say, wait_for_start=True) if probe_model else None
+        refusal = endpoint_refusal(settings, say) if probe_model else None
         if refusal is not None:
             recorder.close()
             raise refusal
@@ -129,7 +128,7 @@ def shared_pace(where: str | None, db_path: Path) -> SitePace | None:
 
 
 def _endpoint_usable(settings: Settings, say: Say) -> bool:
-    refusal = endpoint_refusal(settings, say)
+    refusal = endpoint_refusal(settings, say, wait_for_start=False)
     if refusal is not None:
         say(f"{refusal.message}; the rerun goes on without a model")
     return refusal is None

@@ -152,20 +152,36 @@ def test_a_dead_display_is_named_not_chromium(model_server, db_path: Path) -> No
     assert "Install Chromium" not in observed.stderr
 
 
-def test_an_endpoint_on_this_machine_that_starts_a_moment_later_is_waited_for() -> None:
-    """`goalbot demo --serve-only &` and a run pasted right after it: the run waits for the model
-    to listen instead of being refused in the first millisecond."""
-    from goalbot.llm.probe import probe_endpoint
+DOORS = {
+    "run": ["run", "sign in and turn on dark mode", "--url", "{site}/login", "--no-tui", "--yes"],
+    "batch": ["batch", "{jobs}"],
+    "eval": ["eval", "--tasks", "demo-signin", "--episodes", "1"],
+}
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_a_model_on_this_machine_that_starts_a_moment_later_is_waited_for(
+        door: str, site, db_path: Path, tmp_path: Path) -> None:
+    """`goalbot demo --serve-only &` and a run, a batch or an eval pasted right after it: each
+    waits for the model to listen instead of being refused in the first millisecond."""
+    from importlib.resources import files
+
     from goalbot.scripted.server import Script, ScriptedModelServer
 
     port = _dead_port()
+    jobs = tmp_path / "jobs.jsonl"
+    jobs.write_text(f'{{"goal": "sign in and turn on dark mode", "url": "{site.url}/login"}}\n', encoding="utf-8")
+    script = Script.load(str(files("goalbot.demo").joinpath("script.json")))
     servers: list[ScriptedModelServer] = []
-    later = threading.Timer(1.5, lambda: servers.append(ScriptedModelServer(Script({}), port).start()))
+    later = threading.Timer(1.5, lambda: servers.append(ScriptedModelServer(script, port).start()))
     later.start()
     try:
-        report = probe_endpoint(f"http://127.0.0.1:{port}/v1", "", [], wait_for_start=True)
-        assert report.usable, report.findings
+        args = [arg.format(site=site.url, jobs=jobs) for arg in DOORS[door]]
+        result = run_cli("--db", str(db_path), *args, "--base-url", f"http://127.0.0.1:{port}/v1",
+                         "--model", "scripted-demo", timeout=240)
     finally:
         later.join()
         for server in servers:
-            server.__exit__()
+            server.stop()
+    assert result.returncode == 0, result.stderr
+    assert "cannot reach" not in result.stderr and "Traceback" not in result.stderr, result.stderr

@@ -17,6 +17,7 @@ import pytest
 from kit import REPO, free_port_pair, wait_until
 
 SHELL_BLOCK = re.compile(r"^(?P<before>.*)\n```(?:sh|bash|shell|console)\n(?P<body>.*?)^```", re.MULTILINE | re.DOTALL)
+LEFT_BEHIND_ENDS = "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n"
 SET_UP = "<!-- set-up:"  # the README's `make demo` / `make test`: CI runs the one, test_make_demo.py the other
 
 
@@ -51,8 +52,10 @@ def test_every_shell_block_runs_as_written(page: Path, tmp_path: Path, chromium:
            "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
            "XDG_DATA_HOME": str(tmp_path / "data"), "GOALBOT_DB": str(tmp_path / "goalbot.db")}
     for block in shell_blocks(page):
-        script = (block.replace("8765", str(port)).replace("8766", str(port + 1))
-                  .replace("--serve-only", f"--serve-only --port {port}"))
+        # A block that fails part-way (bash -e) never reaches its `kill %1`: the trap ends its demo,
+        # so the failure is reported with its words rather than as a shell whose pipes stay open.
+        script = LEFT_BEHIND_ENDS + (block.replace("8765", str(port)).replace("8766", str(port + 1))
+                                     .replace("--serve-only", f"--serve-only --port {port}"))
         shell = subprocess.Popen(["bash", "-e", "-c", script], cwd=work, env=env, stdin=subprocess.DEVNULL,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         try:
@@ -62,6 +65,7 @@ def test_every_shell_block_runs_as_written(page: Path, tmp_path: Path, chromium:
             # goes, and the ports are free again before the next block starts its own demo on them.
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(shell.pid, signal.SIGKILL)
+            shell.wait(60)  # the shell leads its group: reaped, so the group can be seen gone
             wait_until(lambda: _gone(shell.pid), 60, "the block's processes to end")
         assert shell.returncode == 0, (page.name, block, out[-3000:], err[-3000:])
         assert "Traceback" not in out + err, (block, err[-3000:])
