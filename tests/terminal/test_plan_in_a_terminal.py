@@ -45,9 +45,8 @@ def test_esc_edits_and_a_rejected_plan_as_the_plan_panel_shows_them(site, model_
         wait_for(session, "The plan waits for your approval")
         tmux("send-keys", "-t", session, "e")
         wait_for(session, "Step 1's new text")
-        tmux("send-keys", "-t", session, "C-u")
-        tmux("send-keys", "-t", session, "-l", "Sign in as the demo account")
-        tmux("send-keys", "-t", session, "Enter")
+        # In one burst, as a paste over SSH comes: Ctrl+U, the words and Enter act in their order.
+        tmux("send-keys", "-t", session, "C-u", "Sign in as the demo account", "Enter")
         wait_for(session, "Sign in as the demo account")
         tmux("send-keys", "-t", session, "Escape")  # later, keeping the edit
         screen = wait_for(session, "your edits, not approved yet")

@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from tui.widgets.keys_footer import KeysFooter
+from tui.widgets.typed_input import TypedInput
 
 
 class FindScreen(ModalScreen[str | None]):
@@ -24,7 +25,7 @@ class FindScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="find-dialog"):
             yield Label("Find in the log (Enter finds the next match; Esc closes)")
-            yield Input(self.last, placeholder="text, any case", id="find-text")
+            yield TypedInput(self.last, placeholder="text, any case", id="find-text")
         yield KeysFooter()  # the dialog's own keys, not those of the screen beneath
 
     def on_input_submitted(self, message: Input.Submitted) -> None:

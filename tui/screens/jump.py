@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from tui.widgets.keys_footer import KeysFooter
+from tui.widgets.typed_input import TypedInput
 
 
 class JumpScreen(ModalScreen[int | None]):
@@ -21,7 +22,7 @@ class JumpScreen(ModalScreen[int | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="jump-dialog"):
             yield Label(f"Jump to step ({self.first}–{self.last})")
-            yield Input(type="integer", id="jump-step")
+            yield TypedInput(type="integer", id="jump-step")
         yield KeysFooter()  # the dialog's own keys, not those of the screen beneath
 
     def on_input_submitted(self, message: Input.Submitted) -> None:

@@ -17,6 +17,7 @@ from textual.widgets import Input, Label, OptionList
 from goalbot.agents.choosing import PolicyError, choice_rules, read_policies
 from goalbot.text import plan_editing
 from tui.widgets.keys_footer import KeysFooter
+from tui.widgets.typed_input import TypedInput
 
 
 @dataclass
@@ -90,7 +91,7 @@ class PlanReviewScreen(ModalScreen[Review | None]):
             yield Label("", id="review-problem", markup=False)
             yield Label("", id="review-input-label", markup=False)  # what the open field is for
             # Not selected on focus: a key typed to change a word must not replace the whole step.
-            yield Input(id="review-input", select_on_focus=False)
+            yield TypedInput(id="review-input", select_on_focus=False)
         yield KeysFooter()
 
     def on_mount(self) -> None:
@@ -115,7 +116,7 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         rules = self.query_one("#review-policies", Label)
         rules.display = bool(self.policies)  # a plan that chooses nothing shows no empty line for it
         rules.update(choice_rules(self.policies) + edited_rules if self.policies else "")
-        steps.focus()
+        self.set_focus(steps)
 
     @property
     def _current(self) -> int:
@@ -138,7 +139,9 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         field = self.query_one("#review-input", Input)
         field.value, field.placeholder, field.display = value, placeholder, True
         field.cursor_position = len(value)
-        field.focus()
+        # At once, not at the next turn of the loop as focus() does: keys typed straight after e
+        # are already queued, and must reach the field rather than the list.
+        self.set_focus(field)
 
     def action_edit(self) -> None:
         if self.steps and self._editing is None:
@@ -189,7 +192,7 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         self._editing = None
         self.query_one("#review-input", Input).display = False
         self.query_one("#review-input-label", Label).display = False
-        self.query_one("#review-steps", OptionList).focus()
+        self.set_focus(self.query_one("#review-steps", OptionList))
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         text, mode = " ".join(message.value.split()), self._editing

@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from tui.widgets.keys_footer import KeysFooter
+from tui.widgets.typed_input import TypedInput
 
 
 class QuestionScreen(ModalScreen[str | None]):
@@ -26,7 +27,7 @@ class QuestionScreen(ModalScreen[str | None]):
             yield Label("The agent asks:", classes="dim")
             yield Label(self.question, id="question-text")
             hint = "hidden as you type, never stored" if self.secret else "Enter to send"
-            yield Input(placeholder=f"your answer ({hint}; Esc declines)", password=self.secret,
+            yield TypedInput(placeholder=f"your answer ({hint}; Esc declines)", password=self.secret,
                         id="answer")
         yield KeysFooter()  # the dialog's own keys, not those of the screen beneath
 

@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
 from tui.widgets.keys_footer import KeysFooter
+from tui.widgets.typed_input import TypedInput
 
 
 class RejectScreen(ModalScreen[str | None]):
@@ -17,7 +18,7 @@ class RejectScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="reject-dialog"):
             yield Label("Reject the plan. What should the planner do differently?")
-            yield Input(placeholder="feedback for the planner (Enter to send, Esc to go back)",
+            yield TypedInput(placeholder="feedback for the planner (Enter to send, Esc to go back)",
                         id="feedback")
         yield KeysFooter()  # the dialog's own keys, not those of the screen beneath
 

@@ -25,6 +25,7 @@ from tui.exporting import export_session
 from tui.palette import colours_of
 from tui.screens.consent import ConsentScreen
 from tui.widgets.keys_footer import KeysFooter
+from tui.widgets.typed_input import TypedInput
 
 STATUSES = (None, *(status.value for status in RunStatus))
 # Rows drawn at most: the table measures every row it holds, and a person filters rather than
@@ -72,7 +73,7 @@ class SessionsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="sessions-filters"):
-            yield Input(placeholder="filter by goal, id or reason (/)", id="sessions-filter")
+            yield TypedInput(placeholder="filter by goal, id or reason (/)", id="sessions-filter")
             yield Label("status: all", id="sessions-status")
         yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield Label("", id="sessions-recipe")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.widgets import Input
+from tui.widgets.typed_input import TypedInput
 
 
-class GoalInput(Input):
+class GoalInput(TypedInput):
     BINDINGS = [
         Binding("up", "older", "Older goal", show=False),
         Binding("down", "newer", "Newer goal", show=False),
