@@ -139,8 +139,8 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         field = self.query_one("#review-input", Input)
         field.value, field.placeholder, field.display = value, placeholder, True
         field.cursor_position = len(value)
-        # At once, not at the next turn of the loop as focus() does: keys typed straight after e
-        # are already queued, and must reach the field rather than the list.
+        # At once, not at the loop's next turn as focus() does: a key typed right after e belongs
+        # to the field, not to the list.
         self.set_focus(field)
 
     def action_edit(self) -> None:

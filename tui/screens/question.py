@@ -28,7 +28,7 @@ class QuestionScreen(ModalScreen[str | None]):
             yield Label(self.question, id="question-text")
             hint = "hidden as you type, never stored" if self.secret else "Enter to send"
             yield TypedInput(placeholder=f"your answer ({hint}; Esc declines)", password=self.secret,
-                        id="answer")
+                             id="answer")
         yield KeysFooter()  # the dialog's own keys, not those of the screen beneath
 
     def on_input_submitted(self, message: Input.Submitted) -> None:

@@ -19,7 +19,7 @@ class RejectScreen(ModalScreen[str | None]):
         with Vertical(id="reject-dialog"):
             yield Label("Reject the plan. What should the planner do differently?")
             yield TypedInput(placeholder="feedback for the planner (Enter to send, Esc to go back)",
-                        id="feedback")
+                             id="feedback")
         yield KeysFooter()  # the dialog's own keys, not those of the screen beneath
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
