@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import signal
 import threading
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +37,7 @@ def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
         request.auto_approve = True
     demo = DEMOS[args.which]
     request.variables = dict(demo.variables)
-    script = Script.load(str(files("goalbot.demo").joinpath("script.json")))
+    script = Script.demo()
     if args.serve_only:
         return _serve_demo(script, args.port)
     with DemoSite() as site, ScriptedModelServer(script) as model:

@@ -4,7 +4,6 @@ a model patches a recipe the site broke, not how it records one (demo-signin sco
 
 from __future__ import annotations
 
-from importlib.resources import files
 from pathlib import Path
 
 from goalbot.agents.outcome import SessionResult, Status
@@ -37,7 +36,7 @@ async def record_reruns(planned: list[Episode], sites: dict[int, DemoSite], db_p
     rerun_episodes = [episode for episode in planned if episode.task.name == RERUN_TASK]
     if not rerun_episodes:
         return
-    script = Script.load(str(files("goalbot.demo").joinpath("script.json")))
+    script = Script.demo()
     with ScriptedModelServer(script) as model:
         # Defaults, not the person's settings: their limits (--max-calls 1) are for the model under test.
         recorder = Settings(base_url=model.base_url, model="scripted-demo", browser_path=browser_path,

@@ -62,6 +62,7 @@ import time
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -176,6 +177,11 @@ class Script:
     @classmethod
     def load(cls, path: str | Path) -> Script:
         return cls(json.loads(Path(path).read_text(encoding="utf-8")))
+
+    @classmethod
+    def demo(cls) -> Script:
+        """The bundled demo's answers: every demo goal, by rules that are never used up."""
+        return cls(json.loads(files("goalbot.demo").joinpath("script.json").read_text(encoding="utf-8")))
 
     def next_answer(self, role: str, text: str = "") -> dict[str, Any] | None:
         """The first entry for `role` whose `when` the request's `text` holds; used up unless kept."""

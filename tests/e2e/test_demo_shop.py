@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from importlib.resources import files
 from pathlib import Path
 
 import pytest
@@ -29,7 +28,7 @@ def _served() -> dict[str, object]:
 def demo_model():
     from goalbot.scripted.server import Script, ScriptedModelServer
 
-    with ScriptedModelServer(Script.load(str(files("goalbot.demo").joinpath("script.json")))) as model:
+    with ScriptedModelServer(Script.demo()) as model:
         yield model
 
 

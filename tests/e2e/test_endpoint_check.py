@@ -164,14 +164,12 @@ def test_a_model_on_this_machine_that_starts_a_moment_later_is_waited_for(
         door: str, site, db_path: Path, tmp_path: Path) -> None:
     """`goalbot demo --serve-only &` and a run, a batch or an eval pasted right after it: each
     waits for the model to listen instead of being refused in the first millisecond."""
-    from importlib.resources import files
-
     from goalbot.scripted.server import Script, ScriptedModelServer
 
     port = _dead_port()
     jobs = tmp_path / "jobs.jsonl"
     jobs.write_text(f'{{"goal": "sign in and turn on dark mode", "url": "{site.url}/login"}}\n', encoding="utf-8")
-    script = Script.load(str(files("goalbot.demo").joinpath("script.json")))
+    script = Script.demo()
     servers: list[ScriptedModelServer] = []
     later = threading.Timer(1.5, lambda: servers.append(ScriptedModelServer(script, port).start()))
     later.start()

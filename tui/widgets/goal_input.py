@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from textual.binding import Binding
+
 from tui.widgets.typed_input import TypedInput
 
 
