@@ -43,10 +43,9 @@ def test_esc_edits_and_a_rejected_plan_as_the_plan_panel_shows_them(site, model_
          f"--base-url {model.base_url} --model scripted; sleep 30")
     try:
         wait_for(session, "The plan waits for your approval")
-        tmux("send-keys", "-t", session, "e")
-        wait_for(session, "Step 1's new text")
-        # In one burst, as a paste over SSH comes: Ctrl+U, the words and Enter act in their order.
-        tmux("send-keys", "-t", session, "C-u", "Sign in as the demo account", "Enter")
+        # In one burst, as a paste over SSH comes: e opens the field, and Ctrl+U, the words and
+        # Enter reach it and act in their order.
+        tmux("send-keys", "-t", session, "e", "C-u", "Sign in as the demo account", "Enter")
         wait_for(session, "Sign in as the demo account")
         tmux("send-keys", "-t", session, "Escape")  # later, keeping the edit
         screen = wait_for(session, "your edits, not approved yet")

@@ -55,18 +55,21 @@ def summary(lines: list[str], removed: list[str]) -> str:
 class PlanReviewScreen(ModalScreen[Review | None]):
     """Dismissed with the person's decision, or None to decide later (the plan keeps waiting)."""
 
-    # The decisions first, then the edits: at 80 columns the footer keeps the first ones.
+    # The decisions first, then the edits: at 80 columns the footer keeps the first ones. The
+    # letters are priority keys, run as they come: the keys after an `e` in one burst (a paste
+    # over SSH) then reach the field it opens, not the step list. While a field is open they are
+    # its letters (check_action).
     BINDINGS = [
-        Binding("q", "leave", "Quit"),
-        Binding("a", "approve", "Approve"),
-        Binding("r", "reject", "Reject"),
+        Binding("q", "leave", "Quit", priority=True),
+        Binding("a", "approve", "Approve", priority=True),
+        Binding("r", "reject", "Reject", priority=True),
         Binding("escape", "back", "Later"),
-        Binding("e", "edit", "Edit"),
-        Binding("n", "add", "New"),
-        Binding("d,delete", "delete", "Delete"),
-        Binding("shift+up,K", "move(-1)", "Move", key_display="⇧↑↓", show=False),  # F1 lists it: 80 columns
-        Binding("shift+down,J", "move(1)", "Move down", show=False),
-        Binding("p", "policies", "Policy"),
+        Binding("e", "edit", "Edit", priority=True),
+        Binding("n", "add", "New", priority=True),
+        Binding("d,delete", "delete", "Delete", priority=True),
+        Binding("shift+up,K", "move(-1)", "Move", key_display="⇧↑↓", show=False, priority=True),  # F1 lists it: 80 columns
+        Binding("shift+down,J", "move(1)", "Move down", show=False, priority=True),
+        Binding("p", "policies", "Policy", priority=True),
     ]
 
     def __init__(self, steps: list[str], draft: list[str] | None = None,
@@ -118,6 +121,9 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         rules.update(choice_rules(self.policies) + edited_rules if self.policies else "")
         self.set_focus(steps)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self._editing is None or action == "back"  # Esc closes the open field
+
     @property
     def _current(self) -> int:
         return self.query_one("#review-steps", OptionList).highlighted or 0
@@ -139,6 +145,7 @@ class PlanReviewScreen(ModalScreen[Review | None]):
         field = self.query_one("#review-input", Input)
         field.value, field.placeholder, field.display = value, placeholder, True
         field.cursor_position = len(value)
+        self.refresh_bindings()  # the footer drops the letters the field now takes
         # At once, not at the loop's next turn as focus() does: a key typed right after e belongs
         # to the field, not to the list.
         self.set_focus(field)
@@ -190,6 +197,7 @@ class PlanReviewScreen(ModalScreen[Review | None]):
 
     def _close_input(self) -> None:
         self._editing = None
+        self.refresh_bindings()
         self.query_one("#review-input", Input).display = False
         self.query_one("#review-input-label", Label).display = False
         self.set_focus(self.query_one("#review-steps", OptionList))
