@@ -270,6 +270,11 @@ class Operator(Protocol):
         """The index of the one listed element a CSS `selector` matches now; None for none or several."""
         ...
 
+    def expect_to_find(self, selectors: list[str]) -> None:
+        """The selectors `find` will be asked for after looks from now on: an operator may answer
+        them with each look (its elements as that look saw them), not in calls of their own."""
+        ...
+
     async def gone(self, index: int) -> bool:
         """Whether element `[index]` of the latest observation has left the page a person sees
         (removed or hidden) while the page itself stayed; False when it cannot be told."""

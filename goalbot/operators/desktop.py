@@ -131,6 +131,9 @@ class DesktopOperator:
     async def find(self, selector: str) -> int | None:
         return None
 
+    def expect_to_find(self, selectors: list[str]) -> None:
+        pass  # a screen has no selectors
+
     async def gone(self, index: int) -> bool:
         return False
 

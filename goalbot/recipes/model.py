@@ -199,6 +199,12 @@ class RecipeStep(BaseModel):
             raise ValueError("a step that loops has no actions or ways of its own")
         return self
 
+    @property
+    def every_action(self) -> list[RecipeAction]:
+        """The step's actions, its other ways' and its loop's."""
+        return [*self.actions, *(a for branch in self.branches for a in branch.actions),
+                *(self.for_each.actions if self.for_each else [])]
+
 
 class Recipe(BaseModel):
     name: str
@@ -240,9 +246,7 @@ class Recipe(BaseModel):
     @property
     def every_action(self) -> list[RecipeAction]:
         """Every action a rerun may take, its branches' too: what a check of the whole recipe reads."""
-        return [action for step in self.steps
-                for action in [*step.actions, *(a for branch in step.branches for a in branch.actions),
-                               *(step.for_each.actions if step.for_each else [])]]
+        return [action for step in self.steps for action in step.every_action]
 
 
 class Metrics(BaseModel):

@@ -38,6 +38,8 @@ from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts, step
 from goalbot.recipes.variables import each_text, fill, names_in, template
 
 T = TypeVar("T")
+# CSS paths a look answers besides itself: a step's and the next one's, within what costs a look little.
+EXPECTED_PATHS = 12
 
 
 class RecipeRun(StepFlows, FoundFlow):
@@ -156,8 +158,10 @@ class RecipeRun(StepFlows, FoundFlow):
             await self.operator.start(self.options.url)
         except OperatorError as exc:
             raise Finish(SessionResult(status=Status.FAILED, reason=str(exc), could_not_start=True)) from exc
+        self._expect(1)
         observation = await self.camera.look(None, key=True, seen=self.options.vision)
         for number, step in enumerate(self.recipe.steps, 1):
+            self._expect(number)
             await self.person.pause_point(number)
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number,
                               description=self._filled(step.description))
@@ -172,6 +176,13 @@ class RecipeRun(StepFlows, FoundFlow):
                               progress_percent=100 * number // len(self.recipe.steps), confidence=1.0,
                               description=f"step {number} of {len(self.recipe.steps)} ran {how}")
         return observation
+
+    def _expect(self, number: int) -> None:
+        """Each recorded element is looked for by its CSS path first, after a look: the looks answer
+        the paths of step `number` and of the next (whose first action follows this step's last look)."""
+        paths = [action.target.css for step in self.recipe.steps[number - 1:number + 1]
+                 for action in step.every_action if action.target is not None and action.target.css]
+        self.operator.expect_to_find(paths[:EXPECTED_PATHS])
 
     def _fail(self, step: int, error: str, message: str, shown: dict[str, object] | None = None) -> Finish:
         self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown or {}, message=message, error=error)

@@ -143,3 +143,40 @@ async def test_double_right_click_keys_and_typing_into_the_focused_element() -> 
         assert (await operator.execute(A.Wait(seconds=0.1))).ok
     finally:
         await operator.close()
+
+
+MOVING_ID = """<!doctype html><title>Ids</title><button id="a">Move</button><button id="b">Old B</button>
+<script>document.getElementById("a").onclick = () => {
+  document.getElementById("b").id = "c";
+  const fresh = document.createElement("button"); fresh.id = "b"; fresh.textContent = "New B";
+  document.body.append(fresh);
+};</script>"""
+
+
+async def test_a_look_answers_the_paths_a_recipe_looks_for_until_the_page_is_acted_on() -> None:
+    operator = BrowserOperator(BrowserOptions(headless=True))
+    await operator.start(page(MOVING_ID))
+    try:
+        operator.expect_to_find(["#a", "#b", "#nowhere", "[not a selector"])
+        seen = await operator.observe(screenshot=False)
+        frame = operator.page.main_frame
+        calls: list[str] = []
+        asked = frame.evaluate
+
+        async def counted(script: str, arg: object = None) -> object:
+            calls.append(script)
+            return await asked(script, arg)
+
+        frame.evaluate = counted  # type: ignore[method-assign]
+        found = [await operator.find(path) for path in ("#a", "#b", "#nowhere", "[not a selector")]
+        assert not calls, "the look answered them: no call of their own"
+        assert [seen.elements[i].name if i else None for i in found] == ["Move", "Old B", None, None]
+        assert await operator.find("button") is None and len(calls) == 1  # one not expected: asked
+        assert (await operator.execute(A.Click(index=found[0] or 0))).ok
+        # Acted on, the page is asked again: #b is now a button the last look did not list.
+        assert await operator.find("#b") is None
+        after = await operator.observe(screenshot=False)
+        again = await operator.find("#b")
+        assert again is not None and after.elements[again].name == "New B"
+    finally:
+        await operator.close()

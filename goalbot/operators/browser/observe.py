@@ -21,7 +21,7 @@ LOOK_TOP_JS, LOOK_FRAME_JS = look_by_name(top=True), look_by_name(top=False)
 SLOT_JS = "el => (window.__goalbot && window.__goalbot.frames.indexOf(el)) ?? -1"
 CAPTCHA_HOSTS = ("recaptcha", "hcaptcha", "challenges.cloudflare.com", "arkoselabs", "funcaptcha")
 MAX_FRAME_DEPTH = 5
-_NOT_PAGE = ("items", "frames", "hidden", "challenge", "watched", "title", "signature", "changes")
+_NOT_PAGE = ("items", "frames", "hidden", "challenge", "watched", "title", "signature", "changes", "found")
 
 Clip = tuple[float, float, float, float]
 
@@ -44,6 +44,7 @@ class PageView:
     title: str = ""
     signature: str = ""
     changes: object = None  # the top frame's change count once settled, when the look settled it
+    found: dict[str, list[Any]] = field(default_factory=dict)  # the top frame's answer to each selector asked
 
 
 def _origin(url: str) -> str:
@@ -55,22 +56,24 @@ class PageObserver:
     def __init__(self, max_text: int) -> None:
         self.max_text = max_text
 
-    async def observe(self, page: Page, settle: list[int] | None = None) -> PageView:
+    async def observe(self, page: Page, settle: list[int] | None = None, find: list[str] | None = None) -> PageView:
         """The page as a person sees it; `settle`: after it settles (SETTLED_JS's arguments), in
-        the same call to the top frame. A navigation meanwhile raises, as any call then does."""
+        the same call to the top frame, which also answers the selectors of `find` (`found`). A
+        navigation meanwhile raises, as any call then does."""
         view = PageView()
         size = page.viewport_size or await page.evaluate("({width: innerWidth, height: innerHeight})")
         clip = (0.0, 0.0, float(size["width"]), float(size["height"]))
-        raw = await self._evaluate(page.main_frame, clip, LOOK_TOP_JS, settle)
+        raw = await self._evaluate(page.main_frame, clip, LOOK_TOP_JS, settle, find or [])
         view.title, view.signature = str(raw.get("title") or ""), str(raw.get("signature") or "")
         view.changes = raw.get("changes")
+        view.found = dict(zip(find or [], raw.get("found") or []))
         view.page = {k: v for k, v in raw.items() if k not in _NOT_PAGE}
         view.items = await self._compose(page.main_frame, raw, (0.0, 0.0), clip, view, depth=0)
         return view
 
     async def _evaluate(self, frame: Frame, clip: Clip, script: str = LOOK_FRAME_JS,
-                        settle: list[int] | None = None) -> dict[str, Any]:
-        options = {"clip": list(clip), "maxText": self.max_text, "settle": settle}
+                        settle: list[int] | None = None, find: list[str] | None = None) -> dict[str, Any]:
+        options = {"clip": list(clip), "maxText": self.max_text, "settle": settle, "find": find or []}
         raw: dict[str, Any] | None = await evaluate(frame, script, options)
         if raw is None:  # a document open before goalbot attached: its first look brings the scripts
             await frame.evaluate(PAGE_SCRIPTS_JS)

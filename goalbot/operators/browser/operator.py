@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from playwright.async_api import BrowserContext, Page, Playwright
+from playwright.async_api import BrowserContext, Frame, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import async_playwright
 
@@ -82,6 +82,10 @@ class BrowserOperator:
         # Whether the element the last action was on left the page, read as that action ended:
         # (index, left), for the `gone` its caller asks next.
         self._left: tuple[int, bool] | None = None
+        # The selectors a recipe looks for (`expect_to_find`), and the top frame's answers to them
+        # from the latest look, until something is done on the page: no call of their own.
+        self._expected: list[str] = []
+        self._found_in_look: tuple[Frame, dict[str, list[Any]]] | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -190,7 +194,7 @@ class BrowserOperator:
                     if last.screenshot or not screenshot:
                         self._last_look = (fingerprint, last)
                         return last
-                view = await self._observer.observe(page)
+                view = await self._observer.observe(page, find=self._expected)
             pages = page.context.pages
             titles = [view.title if p is page else await p.title() for p in pages]
             shot = await self._shoot(page) if screenshot else None
@@ -198,6 +202,7 @@ class BrowserOperator:
         except PlaywrightError as exc:
             raise OperatorError(f"the browser stopped answering: {first_line(exc)}") from exc
         self.elements.renew(view.targets)
+        self._found_in_look = (page.main_frame, view.found)
         self._known_signature = view.signature
         tabs = [name or p.url for name, p in zip(titles, pages)]
         observation = Observation(
@@ -211,7 +216,8 @@ class BrowserOperator:
 
     async def _settled_view(self, page: Page) -> PageView | None:
         try:
-            return await self._observer.observe(page, [QUIET_MS, IDLE_MS, SETTLE_MOST_MS, NAVIGATION_TIMEOUT_MS])
+            return await self._observer.observe(page, [QUIET_MS, IDLE_MS, SETTLE_MOST_MS, NAVIGATION_TIMEOUT_MS],
+                                                self._expected)
         except PlaywrightError:
             return None  # it navigated meanwhile: it settles and is looked at the usual way
 
@@ -266,7 +272,7 @@ class BrowserOperator:
         hold, self._hold_next = self._hold_next, False
         # What is in view can change with no DOM change the fingerprint would count yet (a scroll
         # reports itself a frame later): after an action, the next look is a look.
-        self._last_look, self._known_signature, self._left = None, "", None
+        self._last_look, self._known_signature, self._left, self._found_in_look = None, "", None, None
         self.elements.evidence.clear()
         try:
             await self._writes.begin(hold, self.page)  # a dead browser is the answer, whatever the action
@@ -315,7 +321,13 @@ class BrowserOperator:
         except (ActionFailed, PlaywrightError):
             return {}
 
+    def expect_to_find(self, selectors: list[str]) -> None:
+        self._expected = list(dict.fromkeys(selectors))
+
     async def find(self, selector: str) -> int | None:
+        looked = self._found_in_look
+        if looked is not None and selector in looked[1]:
+            return await evidence.listed_by_selector(self, selector, (looked[0], looked[1][selector]))
         return await evidence.listed_by_selector(self, selector)
 
     async def gone(self, index: int) -> bool:
@@ -355,7 +367,7 @@ class BrowserOperator:
         self._hold_next = True  # from the next action on, while the page it starts on is shown
 
     async def release_held(self) -> str:
-        self._known_signature, self._left = "", None
+        self._known_signature, self._left, self._found_in_look = "", None, None
         sent = await self._writes.release(self.page)  # first: a page frozen on a write answers after
         submitted = await activation.release(self.page, self._gate_token) if self._held_words else []
         await self.after_input()
@@ -364,7 +376,7 @@ class BrowserOperator:
         return "; ".join(done) or "what was held is gone (the page moved on)"
 
     async def drop_held(self) -> None:
-        self._known_signature, self._left = "", None
+        self._known_signature, self._left, self._found_in_look = "", None, None
         await self._writes.drop(self.page)
 
     async def signature(self) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 from playwright.async_api import Frame, Page
 
 from goalbot.operators.browser.checks import SETTLED_JS, SIGNATURE_JS
+from goalbot.operators.browser.evidence_js import LISTED_BY_SELECTOR_JS
 
 _SOURCES = files("goalbot.operators.browser")
 WATCH_JS = _SOURCES.joinpath("watch.js").read_text(encoding="utf-8")
@@ -27,9 +28,12 @@ OBSERVE_JS = _SOURCES.joinpath("observe.js").read_text(encoding="utf-8").replace
     "// @names", _SOURCES.joinpath("names.js").read_text(encoding="utf-8"))
 # The top frame's look also answers the page's signature, so the action that follows it needs no
 # call for one; asked to (`settle`: SETTLED_JS's arguments), it first waits for the page to settle
-# and answers its change count then, in the same call.
+# and answers its change count then, in the same call. `find`: selectors a recipe will look for
+# next, each answered as LISTED_BY_SELECTOR_JS does, from the element list this look made.
 OBSERVE_TOP_JS = ("async (options) => { const changes = options.settle ? await (" + SETTLED_JS + ")(options.settle)"
-                  " : null; return {...(" + OBSERVE_JS + ")(options), signature: (" + SIGNATURE_JS + ")(), changes}; }")
+                  " : null; const look = (" + OBSERVE_JS + ")(options);"
+                  " const found = (options.find || []).map((selector) => (" + LISTED_BY_SELECTOR_JS + ")([selector]));"
+                  " return {...look, signature: (" + SIGNATURE_JS + ")(), changes, found}; }")
 
 # Per process: a page's script cannot have defined these names before goalbot's, and once
 # defined (not writable, not configurable) it cannot replace them.
