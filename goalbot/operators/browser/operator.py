@@ -107,7 +107,7 @@ class BrowserOperator:
         self._fetched.attach(context)
         page = self._launched.ready_page
         # Independent of each other, so asked at once: each is a round trip through the driver.
-        setup = [self._page_scripts(context)]
+        setup = [self._page_scripts(context), self._writes.route_sockets(context)]
         if self._guard is not None:
             setup.append(self._guard.attach(context))
             if page is not None:

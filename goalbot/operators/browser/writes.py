@@ -90,8 +90,14 @@ class WriteHold:
         self._routed = False
 
     async def attach(self, context: BrowserContext) -> None:
+        """The hold's script in every document from now on (after the gate's, which goes first)."""
         self._context = context
         await context.add_init_script(HOLD_JS.replace("__TOKEN__", json.dumps(self._token)))
+
+    async def route_sockets(self, context: BrowserContext) -> None:
+        """Every socket the context opens from now on passes the hold, which can then keep its
+        messages when it is armed later. Independent of the scripts, and the slowest call of a
+        run's start: asked beside them, not after."""
         await context.route_web_socket(_every_address, self._socket)
 
     async def _route(self, route: Route, request: Request) -> None:
