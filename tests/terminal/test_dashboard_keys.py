@@ -148,7 +148,9 @@ async def test_quitting_during_a_run_holds_it_until_answered_and_yes_stops_it(si
                                                                              db_path: Path) -> None:
     """The question "Stop it and quit?" stays up while the run's events come in, and the run
     takes no action while it waits for the answer."""
-    script = {"server": {"latency_s": 0.3}, **demo_script()}
+    # A second per answer: after the first action, the run's next answer is still a second away
+    # however late a loaded machine lets the test see that action and press q.
+    script = {"server": {"latency_s": 1.0}, **demo_script()}
     app, recorder = dashboard_app(f"{site.url}/login", GOAL, model_server(script), db_path)
     try:
         async with app.run_test(size=(160, 45)) as pilot:
@@ -160,7 +162,7 @@ async def test_quitting_during_a_run_holds_it_until_answered_and_yes_stops_it(si
             paused = "select seq from events where type = 'TASK_PAUSE'"
             await until(pilot, lambda: rows(db_path, paused), "the run to hold before its next action")
             since = rows(db_path, paused)[0]["seq"]
-            await pilot.pause(2.0)  # a run that went on would act in this time: the model answers in 0.3 s
+            await pilot.pause(2.5)  # a run that went on would act in this time: the model answers in 1 s
             assert on_top(app, "ConsentScreen"), "the question closed by itself"
             assert not rows(db_path, "select 1 from events where type = 'ACT_START' and seq > ?", since)
             await pilot.press("y")
