@@ -161,7 +161,6 @@ class RecipeRun(StepFlows, FoundFlow):
         self._expect(1)
         observation = await self.camera.look(None, key=True, seen=self.options.vision)
         for number, step in enumerate(self.recipe.steps, 1):
-            self._expect(number)
             await self.person.pause_point(number)
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number,
                               description=self._filled(step.description))
@@ -172,14 +171,16 @@ class RecipeRun(StepFlows, FoundFlow):
             self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, number, index=number,
                               description=self._filled(step.description), reason=how)
             self.steps_done = number
+            self._expect(number + 1)
             self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, number, achieved=number == len(self.recipe.steps),
                               progress_percent=100 * number // len(self.recipe.steps), confidence=1.0,
                               description=f"step {number} of {len(self.recipe.steps)} ran {how}")
         return observation
 
     def _expect(self, number: int) -> None:
-        """Each recorded element is looked for by its CSS path first, after a look: the looks answer
-        the paths of step `number` and of the next (whose first action follows this step's last look)."""
+        """Each recorded element is looked for by its CSS path first, after a look: from the look
+        before step `number` on, the looks answer its paths and the next step's (whose first action
+        follows this step's last look)."""
         paths = [action.target.css for step in self.recipe.steps[number - 1:number + 1]
                  for action in step.every_action if action.target is not None and action.target.css]
         self.operator.expect_to_find(paths[:EXPECTED_PATHS])
