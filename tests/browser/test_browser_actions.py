@@ -25,6 +25,10 @@ async def test_typing_and_clicking_inside_a_cross_origin_frame(browser: BrowserO
     assert await payment.inner_text("#out") == f"pressed on {port}"
     coupon = next(f for f in browser.page.frames if f.url.startswith(hardsite.url) and f != browser.page.main_frame)
     assert await coupon.input_value("#code") == ""
+    # Not cleared: added after what the field holds, wherever its caret was.
+    await coupon.evaluate("() => { const e = document.querySelector('#code'); e.value = 'SPRING'; e.setSelectionRange(0, 0); }")
+    assert (await browser.execute(A.Type(index=1, text="24", clear=False))).ok
+    assert await coupon.input_value("#code") == "SPRING24"
 
 
 async def test_inside_shadow_roots(browser: BrowserOperator, hardsite: HardSite) -> None:

@@ -25,6 +25,20 @@ SUGGESTS_JS = """(e) => !!e && e.nodeType === 1 && (
   || (e.getAttribute("autocomplete") || "").toLowerCase() === "off")"""
 # Whether the field suggests, and why it could not be typed into ("it is disabled"), in one call.
 FIELD_JS = f"(e, captcha) => [({SUGGESTS_JS})(e), ({js.PROBLEM_JS})(e, captcha)]"
+# Focus with the caret after what the field holds: text typed without clearing is added at its end.
+# setSelectionRange throws on fields with no caret (email, number): those keep where focus put it.
+CARET_AT_END_JS = """e => {
+  e.focus();
+  if (typeof e.value === "string" && typeof e.setSelectionRange === "function") {
+    try { e.setSelectionRange(e.value.length, e.value.length); } catch (_) {}
+  } else if (e.isContentEditable) {
+    const range = document.createRange();
+    range.selectNodeContents(e);
+    range.collapse(false);
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+  }
+}"""
 
 
 async def type_text(op: BrowserHands, action: A.Type) -> str:
@@ -72,7 +86,8 @@ async def into_element(element: ElementHandle, action: A.Type) -> str:
     if action.clear:
         await element.fill(action.text, timeout=ACTION_TIMEOUT_MS)
     else:
-        await element.press_sequentially(action.text, timeout=ACTION_TIMEOUT_MS)
+        await element.evaluate(CARET_AT_END_JS)
+        await element.type(action.text, timeout=ACTION_TIMEOUT_MS)
     value = await element.evaluate(js.VALUE_JS)
     if action.text not in (value or ""):
         raise ActionFailed(
