@@ -78,7 +78,7 @@ class ActionGuards:
             await self._go(risk, step)
             self.approved = True
         seconds, why = self.rate.wait_before(click is not None)
-        if seconds > 0:
+        if seconds > 0 and why is not None:
             self.fired(why, step, f"waiting {seconds:.1f} s before the next action", wait_s=round(seconds, 2))
             await asyncio.sleep(seconds)
         # Paced from start to start: the time an action and the look after it take counts

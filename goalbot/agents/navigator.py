@@ -66,10 +66,11 @@ async def target_of(action: Action, observation: Observation, operator: Operator
     """What identifies the element `action` acts on, read before it acts: a recipe made from this
     session finds the element again by it."""
     index = getattr(action, "index", None)
-    element = observation.elements.get(index) if index is not None else None
+    element = observation.elements.get(index) if isinstance(index, int) else None
     if element is None:
         return None
-    return {"role": element.role, "name": element.name, "box": element.box, **await operator.evidence(index)}
+    return {"role": element.role, "name": element.name, "box": element.box,
+            **await operator.evidence(element.index)}
 
 
 def _describe(shown: dict[str, object]) -> str:

@@ -94,17 +94,19 @@ class RateLimiter:
         self._filled_at: float | None = None
         self._clicks: deque[float] = deque()
 
-    def wait_before(self, click: bool) -> tuple[float, str]:
+    def wait_before(self, click: bool) -> tuple[float, PolicyName | None]:
         now = self.clock()
         while self._clicks and now - self._clicks[0] >= 60.0:
             self._clicks.popleft()
-        waits: list[tuple[float, str]] = []
+        waits: list[tuple[float, PolicyName]] = []
         if self._filled_at is not None:
             short = 1.0 - self._tokens_at(now)
             waits.append((short * self.policy.min_interval_s, PolicyName.MIN_INTERVAL))
         if click and len(self._clicks) >= self.policy.clicks_per_minute:
             waits.append((self._clicks[0] + 60.0 - now, PolicyName.CLICKS_PER_MINUTE))
-        seconds, why = max(waits, default=(0.0, ""))
+        if not waits:
+            return 0.0, None
+        seconds, why = max(waits)
         return max(0.0, seconds), why
 
     def record(self, click: bool) -> None:

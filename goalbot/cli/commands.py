@@ -10,7 +10,7 @@ import argparse
 import importlib
 import sqlite3
 from pathlib import Path
-from typing import Callable
+from typing import Callable, cast
 
 from goalbot import defaults as D
 from goalbot.cli.flags import (
@@ -79,7 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="goalbot", description="Reach a goal in a real browser: plan, approve, act, validate.")
     add_global_flags(parser)
     parser.add_argument("--version", action="version", version=f"goalbot {_version()}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Each command's parser is a Parser; the modules that add them need only an ArgumentParser's calls.
+    sub = cast("argparse._SubParsersAction[argparse.ArgumentParser]",
+               parser.add_subparsers(dest="command", metavar="COMMAND"))
 
     run = sub.add_parser("run", help="reach a goal")
     run.add_argument("goal", help="what to reach, in your words")

@@ -65,8 +65,8 @@ def _commands(parser: argparse.ArgumentParser) -> Iterator[tuple[argparse.Argume
 
 
 def _positionals(parser: argparse.ArgumentParser) -> list[str]:
-    return [action.metavar or action.dest for action in parser._actions
-            if not action.option_strings and action.dest != argparse.SUPPRESS]  # type: ignore[misc]
+    return [action.metavar if isinstance(action.metavar, str) else action.dest for action in parser._actions
+            if not action.option_strings and action.dest != argparse.SUPPRESS]
 
 
 def _chosen(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:

@@ -179,7 +179,7 @@ class DemoSite:
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
+        host, port = str(self._server.server_address[0]), self._server.server_address[1]
         return f"http://{host}:{port}"
 
     def start(self) -> DemoSite:

@@ -25,9 +25,9 @@ def _shrink(jpeg: bytes, max_side: int) -> Picture:
         scale = min(1.0, max_side / max(image.size))
         if scale < 1.0:
             size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
-            image = image.convert("RGB").resize(size, Image.Resampling.LANCZOS)
+            smaller = image.convert("RGB").resize(size, Image.Resampling.LANCZOS)
             out = io.BytesIO()
-            image.save(out, "JPEG", quality=75)
+            smaller.save(out, "JPEG", quality=75)
             jpeg = out.getvalue()
         width, height = image.size
     return Picture(data_url="data:image/jpeg;base64," + base64.b64encode(jpeg).decode(),

@@ -73,7 +73,7 @@ def _from_object(value: Any) -> Completion:
     message = choice.get("message")
     if not isinstance(message, dict):
         message = {}  # `message: null`: an empty answer, which the role then asks again for
-    usage = value.get("usage") if isinstance(value.get("usage"), dict) else {}
+    usage = _object(value.get("usage"))
     model = value.get("model")
     return Completion(
         content=_content(message.get("content")),
@@ -85,13 +85,18 @@ def _from_object(value: Any) -> Completion:
     )
 
 
+def _object(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one: a field of the wrong type is no field."""
+    return value if isinstance(value, dict) else {}
+
+
 def _content(content: Any) -> str:
     if content is None:
         return ""
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # parts: [{"type": "text", "text": "…"}, …]
-        texts = [part if isinstance(part, str) else part.get("text") for part in content
+        texts = [part if isinstance(part, str) else str(part["text"]) for part in content
                  if isinstance(part, str) or (isinstance(part, dict) and isinstance(part.get("text"), str))]
         return "".join(texts)
     return json.dumps(content, ensure_ascii=False) if isinstance(content, dict) else str(content)
@@ -116,7 +121,7 @@ def _calls(message: dict[str, Any]) -> list[ToolCall]:
     for number, call in enumerate(raw, 1):
         if not isinstance(call, dict):
             continue
-        function = call.get("function") if isinstance(call.get("function"), dict) else call
+        function = call["function"] if isinstance(call.get("function"), dict) else call
         name = function.get("name")
         calls.append(ToolCall(
             id=str(call.get("id") or f"call_{number}"),
@@ -169,7 +174,7 @@ def _from_stream(text: str) -> Completion:
                 continue
             slot = calls.setdefault(call.get("index", position) if isinstance(call.get("index"), int) else position,
                                     {"id": "", "name": "", "arguments": ""})
-            function = call.get("function") if isinstance(call.get("function"), dict) else {}
+            function = _object(call.get("function"))
             slot["id"] = slot["id"] or str(call.get("id") or "")
             name = function.get("name")
             slot["name"] += name if isinstance(name, str) else ""
@@ -178,7 +183,7 @@ def _from_stream(text: str) -> Completion:
             last["finish_reason"] = choice["finish_reason"]
     if not last:
         raise BadBody("sent a stream of events with no completion in it")
-    usage = last.get("usage") if isinstance(last.get("usage"), dict) else {}
+    usage = _object(last.get("usage"))
     return Completion(
         content="".join(content),
         tool_calls=[ToolCall(id=c["id"] or f"call_{n}", name=c["name"], arguments=c["arguments"])

@@ -16,7 +16,8 @@ Box = tuple[int, int, int, int, int]  # index, x, y, width, height in CSS pixels
 
 def boxes_of(observation: Observation) -> list[Box]:
     """The listed elements' boxes, compact enough to ride along in an OBSERVATION event."""
-    return [(e.index, *(round(v) for v in e.box)) for e in observation.elements.values() if e.box is not None]
+    return [(e.index, round(e.box[0]), round(e.box[1]), round(e.box[2]), round(e.box[3]))
+            for e in observation.elements.values() if e.box is not None]
 
 
 def draw_marks(observation: Observation, image_format: str = "PNG") -> bytes:

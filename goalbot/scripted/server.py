@@ -315,7 +315,7 @@ class ScriptedModelServer(ThreadingHTTPServer):
 
     @property
     def base_url(self) -> str:
-        host, port = self.server_address[:2]
+        host, port = str(self.server_address[0]), self.server_address[1]
         return f"http://{host}:{port}/v1"
 
     def answer(self, request: dict[str, Any]) -> Reply:

@@ -52,7 +52,7 @@ def test_the_same_index_is_the_same_place_wherever_it_was_drawn() -> None:
 def test_rate_limits_with_a_clock_we_control() -> None:
     now = [0.0]
     limiter = RateLimiter(SafetyPolicy(min_interval_s=2, burst=1, clicks_per_minute=3), clock=lambda: now[0])
-    assert limiter.wait_before(click=True) == (0.0, "")
+    assert limiter.wait_before(click=True) == (0.0, None)
     limiter.record(click=True)
     now[0] = 0.5
     assert limiter.wait_before(click=True) == (1.5, "min_interval")

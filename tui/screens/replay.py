@@ -170,7 +170,7 @@ class ReplayScreen(Screen[None]):
             self.goto(earlier[-1] if earlier else 0)
 
     def action_jump(self) -> None:
-        numbers = sorted({self.events[i].step for i in self.step_starts if self.events[i].step})
+        numbers = sorted({step for i in self.step_starts if (step := self.events[i].step)})
         if not numbers:
             self.notify("This session has no steps to jump to", severity="warning")
             return

@@ -107,6 +107,7 @@ class Board(Vertical):
                 self._picture_later = self.set_timer(wait, self._picture_turn)
             return
         marks = self.state.marks if self.with_marks else None
+        content: bytes | None
         if wanted[0].startswith(WIREFRAME):  # no picture was kept: the boxes are all there is
             content, marks = wireframe(self.state.marks, self.state.viewport_width), None
         else:
