@@ -15,6 +15,8 @@ if TYPE_CHECKING:  # sqlite_utils loads when a store is opened
     import sqlite_utils
 
 DONE = ("ok", "failed", "cancelled")  # a job that ended, whichever way: resume leaves it alone
+# The source of an eval's batch begins so: its pages were served by that eval alone, and are gone.
+EVAL_SOURCE = "goalbot eval"
 
 
 class JobRow(BaseModel):
@@ -72,6 +74,24 @@ def listed(db: sqlite_utils.Database, limit: int = 50) -> list[tuple[str, str, i
 
 def exists(db: sqlite_utils.Database, batch_id: str) -> bool:
     return db["batches"].exists() and db.execute("select 1 from batches where id = ?", [batch_id]).fetchone() is not None
+
+
+def source_of(db: sqlite_utils.Database, batch_id: str) -> str | None:
+    row = db.execute("select source from batches where id = ?", [batch_id]).fetchone()
+    return row[0] if row else None
+
+
+def cut_short(db: sqlite_utils.Database, batch_id: str, reason: str) -> list[int]:
+    """Every job not ended is ended as cancelled, saying `reason`: for a batch no resume could run."""
+    with db.conn:
+        cut = [int(row[0]) for row in db.execute(
+            "select n from batch_jobs where batch_id = ? and status not in ('ok', 'failed', 'cancelled')",
+            [batch_id]).fetchall()]
+        db.execute("update batch_jobs set status = 'cancelled', reason = ?, ended_at = ? where batch_id = ? "
+                   "and status not in ('ok', 'failed', 'cancelled')", [reason, _now(), batch_id])
+        db.execute("update batch_attempts set status = 'cancelled' where batch_id = ? and status = 'running'",
+                   [batch_id])
+    return cut
 
 
 def broker_of(db: sqlite_utils.Database, batch_id: str) -> str | None:

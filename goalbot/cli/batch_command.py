@@ -40,6 +40,10 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path,
         with opened(db_path, create=False) as db:
             if not batches.exists(db, args.batch_id):
                 return fail(f"no batch {args.batch_id} in {db_path}")
+            source = batches.source_of(db, args.batch_id) or ""
+            if args.what == "resume" and source.startswith(batches.EVAL_SOURCE):
+                return fail(f"batch {args.batch_id} is an eval's: its pages were served by that eval and are "
+                            f"gone; run it again instead: {source}")
             if args.what == "resume":
                 mark_interrupted(db)
                 for n in batches.settle_ended(db, args.batch_id):

@@ -19,7 +19,7 @@ from goalbot.eval.episodes import Episode, plan_episodes, read_goals
 from goalbot.eval.miniwob_site import MiniwobSite
 from goalbot.eval.recording import RecordingFailed, record_reruns
 from goalbot.eval.scorecard import EpisodeResult, Scorecard
-from goalbot.eval.tasks import DEMO_OF, EvalTask
+from goalbot.eval.tasks import ALL, DEMO_OF, EvalTask
 from goalbot.service.batch.checking import check_jobs
 from goalbot.service.batch.jobs import Job
 from goalbot.service.batch.pool import run_in_slots
@@ -41,6 +41,11 @@ class EvalPlan:
     seed: int = 0
     workers: int = 2
     authoring_profile: str | None = None
+
+    def command(self) -> str:
+        """The eval's words, as its batch's source: the same tasks, episodes and seed are the same problems."""
+        names = "" if len(self.tasks) == len(ALL) else f" --tasks {','.join(task.name for task in self.tasks)}"
+        return f"{batches.EVAL_SOURCE}{names} --episodes {self.episodes} --seed {self.seed}"
 
 
 class EvalRefused(Exception):
@@ -70,8 +75,8 @@ def run_eval(plan: EvalPlan, settings: Settings, db_path: Path, say: Say,
                 for e in planned]
         _check(jobs, settings, db_path, set(setup.secrets), say)
         with opened(db_path) as db:
-            batch_id = batches.new_batch(db, "goalbot eval", plan.workers, [job.model_dump(exclude_none=True)
-                                                                              for _, job in jobs])
+            batch_id = batches.new_batch(db, plan.command(), plan.workers, [job.model_dump(exclude_none=True)
+                                                                            for _, job in jobs])
             rows = batches.jobs(db, batch_id)
         card = Scorecard(model=settings.model, base_url=settings.base_url, dialect=",".join(settings.dialect) or "auto",
                          authoring_profile=plan.authoring_profile, batch=batch_id, started_at=started_at, seconds=0.0)
@@ -88,7 +93,11 @@ def run_eval(plan: EvalPlan, settings: Settings, db_path: Path, say: Say,
             card.episodes.append(result)
             heard(result, len(card.episodes), len(planned))
 
-        asyncio.run(run_in_slots(rows, settings, db_path, batch_id, setup, plan.workers, started, ended))
+        try:
+            asyncio.run(run_in_slots(rows, settings, db_path, batch_id, setup, plan.workers, started, ended))
+        finally:  # cut short (Ctrl-C): the pages of what did not end close with this eval
+            with opened(db_path) as db:
+                batches.cut_short(db, batch_id, f"{plan.command()} ended before this episode did")
     order = {(e.task.name, e.seed): e.n for e in planned}
     card.episodes.sort(key=lambda result: order[(result.task, result.seed)])
     card.seconds = time.monotonic() - began

@@ -5,11 +5,14 @@ model claims; the scorecard in the terminal, as JSON and as Markdown; two scorec
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from kit import answer, call, element, finished, plan, rows, run_cli, verdict
+from kit import REPO, answer, call, element, finished, plan, rows, run_cli, verdict, wait_until
 
 QUERIES = {"Click button ONE": ("Press the ONE button", "ONE"), "Click button TWO": ("Press the TWO button", "TWO"),
            "Click the button.": ("Press the only button", "Click Me!")}
@@ -147,3 +150,26 @@ def test_a_recipe_rerun_on_a_redesigned_site_is_scored_by_the_patch_the_model_ma
     assert missed.returncode == 0, missed.stderr
     [episode] = json.loads(missed.stdout)["episodes"]
     assert (episode["success"], episode["reward"]) == (False, 0.0), episode
+
+
+def test_an_eval_cut_short_leaves_no_batch_to_resume_against_pages_that_are_gone(model_server,
+                                                                                 db_path: Path) -> None:
+    script = {**_script(), "server": {"latency_s": 1.5}}  # episodes long enough to be cut mid-way
+    model = model_server(script)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "goalbot", "--db", str(db_path), "eval", "--tasks", "click-test", "--episodes", "4",
+         "--workers", "1", "--base-url", model.base_url, "--model", "scripted-eval"],
+        cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_until(lambda: db_path.exists() and rows(db_path, "select 1 from batch_jobs where status = 'running'"),
+               120, "the first episode running")
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode != 0 and "Traceback" not in err, err
+    jobs = rows(db_path, "select batch_id, status, reason from batch_jobs order by n")
+    # Its pages were served by the eval that was cut: what had not ended is ended, and says why.
+    assert all(job["status"] in ("ok", "failed", "cancelled") for job in jobs), [dict(job) for job in jobs]
+    cut = [job for job in jobs if job["status"] == "cancelled"]
+    assert cut and all("goalbot eval" in job["reason"] for job in cut), [dict(job) for job in cut]
+    resumed = run_cli("--db", str(db_path), "batch", "resume", jobs[0]["batch_id"])
+    assert resumed.returncode == 2 and "goalbot eval" in resumed.stderr and "Traceback" not in resumed.stderr
+    assert "--tasks click-test --episodes 4" in resumed.stderr, resumed.stderr
