@@ -67,5 +67,7 @@ def test_every_shell_block_runs_as_written(page: Path, tmp_path: Path, chromium:
                 os.killpg(shell.pid, signal.SIGKILL)
             shell.wait(60)  # the shell leads its group: reaped, so the group can be seen gone
             wait_until(lambda: _gone(shell.pid), 60, "the block's processes to end")
-        assert shell.returncode == 0, (page.name, block, out[-3000:], err[-3000:])
-        assert "Traceback" not in out + err, (block, err[-3000:])
+        # A string, not a tuple: pytest shortens a tuple's repr, and the words that say why are at its end.
+        said = f"{page.name}, exit {shell.returncode}:\n{block}\n--- stdout\n{out[-3000:]}\n--- stderr\n{err[-3000:]}"
+        assert shell.returncode == 0, said
+        assert "Traceback" not in out + err, said
