@@ -120,8 +120,10 @@ class HardSite:
                 self._send(json.dumps(answer).encode(), "application/json")
 
             def _bounce(self, status: int) -> None:
-                """`/bounce?to=URL`: a redirect, to anywhere the query says."""
-                target = parse_qs(urlsplit(self.path).query).get("to", ["/"])[0]
+                """`/bounce?to=URL&ms=N`: a redirect, to anywhere the query says, N milliseconds late."""
+                query = parse_qs(urlsplit(self.path).query)
+                target = query.get("to", ["/"])[0]
+                time.sleep(int(query.get("ms", ["0"])[0]) / 1000)
                 self.send_response(status)
                 self.send_header("Location", target)
                 self.send_header("Content-Length", "0")
