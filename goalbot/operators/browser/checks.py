@@ -122,7 +122,10 @@ SETTLED_JS = """async ([quiet, idle, most, loading]) => {
     // Data the page is still fetching is drawn when it comes: a look before it shows half a page.
     const fetching = !!watch && !!watch.fetching && watch.fetching(most);
     const pictured = Array.from(document.images).every((i) => i.complete || !inView(i));
-    if (still >= needed && !answering && !fetching && pictured) break;
+    // A document on its way out is waited for until it goes (this call then ends with it); one
+    // still here `most` ms after (a download, an answer with no content) is staying after all.
+    const leaving = !!watch && !!watch.leaving && performance.now() - watch.leaving < most;
+    if (still >= needed && !answering && !fetching && pictured && !leaving) break;
     // Look again when the page could be calm, not a fixed tick later: every look waits this.
     await new Promise((r) => sleep(r, Math.min(25, Math.max(4, needed - still))));
   }

@@ -6,17 +6,28 @@ session per tab) and goes on only when the address is allowed. Playwright's own 
 first request of a new tab, before that tab's session exists, and holds it until the session is
 ready. After every action, a tab that ended up anywhere else all the same (an address no network
 request shows, such as a local file) is taken back. Frames inside an allowed page are left alone.
+
+An action can end while a navigation it started is still on its way: a form post the server answers
+late, with a redirect elsewhere. Each tab's top-frame navigation let through is therefore followed
+to its answer (paused again when its response comes) and the check at an action's end waits for it,
+so the action that sent it is the one reported stopped and no look sees the error page first.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 from typing import Any, Callable
 
 from playwright.async_api import BrowserContext, CDPSession, Page, Request, Route
 from playwright.async_api import Error as PlaywrightError
 
-_DOCUMENTS = {"patterns": [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}]}
+_DOCUMENTS = {"patterns": [{"urlPattern": "*", "resourceType": "Document", "requestStage": stage}
+                            for stage in ("Request", "Response")]}
+# How long an action's end waits for a navigation let through to be answered: one slower than this
+# (or cancelled, which is never answered) is decided by the next action's end, as before.
+ANSWER_WITHIN_S = 5.0
 
 
 class DomainGuard:
@@ -25,6 +36,9 @@ class DomainGuard:
         self._blocked: list[str] = []
         self._watching: dict[Page, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        # Per tab, its top frame's navigation let through and not yet answered: (network id, since).
+        self._in_flight: dict[Page, tuple[str, float]] = {}
+        self._answered = asyncio.Event()
 
     async def attach(self, context: BrowserContext) -> None:
         await context.route("**/*", self._route)
@@ -44,7 +58,7 @@ class DomainGuard:
             session = await page.context.new_cdp_session(page)
             tree = await session.send("Page.getFrameTree")
             top = tree["frameTree"]["frame"]["id"]
-            session.on("Fetch.requestPaused", lambda event: self._spawn(self._paused(session, top, event)))
+            session.on("Fetch.requestPaused", lambda event: self._spawn(self._paused(page, session, top, event)))
             await session.send("Fetch.enable", _DOCUMENTS)
         except PlaywrightError:
             pass  # the tab closed before it could be watched: nothing left to guard
@@ -54,17 +68,45 @@ class DomainGuard:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _paused(self, session: CDPSession, top: str, event: dict[str, Any]) -> None:
+    async def _paused(self, page: Page, session: CDPSession, top: str, event: dict[str, Any]) -> None:
         url = event["request"]["url"]
+        navigation = event.get("networkId") or event["requestId"]  # the same for each hop of a redirect
+        answered = "responseStatusCode" in event or "responseErrorReason" in event
         try:
-            if event.get("frameId") == top and not self.allows(url):
+            if event.get("frameId") != top:
+                await session.send("Fetch.continueRequest", {"requestId": event["requestId"]})
+            elif answered:
+                if not _redirects(event):  # a redirect's next hop is paused and decided as a request
+                    self._settle(page, navigation)
+                await session.send("Fetch.continueRequest", {"requestId": event["requestId"]})
+            elif not self.allows(url):
                 self._blocked.append(url)
+                self._settle(page, navigation)
                 await session.send("Fetch.failRequest", {"requestId": event["requestId"],
                                                          "errorReason": "BlockedByClient"})
-            else:
+            else:  # a new navigation of the top frame replaces any it had on its way
+                self._in_flight[page] = (navigation, time.monotonic())
                 await session.send("Fetch.continueRequest", {"requestId": event["requestId"]})
         except PlaywrightError:
-            pass  # the tab closed while the request waited
+            self._settle(page, navigation)  # the tab closed while the request waited
+
+    def _settle(self, page: Page, navigation: str) -> None:
+        if self._in_flight.get(page, ("", 0.0))[0] == navigation:
+            del self._in_flight[page]
+            self._answered.set()
+
+    async def _navigations_answered(self) -> None:
+        """Returns once every open tab's navigation let through is answered, or has waited
+        ANSWER_WITHIN_S since it was sent."""
+        while True:
+            now = time.monotonic()
+            waiting = [since for tab, (_, since) in self._in_flight.items()
+                       if not tab.is_closed() and now - since < ANSWER_WITHIN_S]
+            if not waiting:
+                return
+            self._answered.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._answered.wait(), ANSWER_WITHIN_S - (now - min(waiting)))
 
     async def _route(self, route: Route, request: Request) -> None:
         try:
@@ -82,12 +124,14 @@ class DomainGuard:
         """Addresses stopped since the last call. Chromium shows an error page where a navigation
         was stopped: the tab goes back to where the agent was. A tab on an address that is not
         allowed (one no request shows) is taken back, or closed when a page opened it."""
+        await self._navigations_answered()
         blocked, self._blocked = self._blocked, []
-        if blocked:  # Chromium commits its error page a moment after the request was stopped
-            try:
-                await page.wait_for_url(lambda url: url.startswith("chrome-error:"), timeout=2_000)
-            except PlaywrightError:
-                pass
+        if blocked and not page.url.startswith("chrome-error:"):
+            # Chromium commits its error page a moment after the request was stopped. An event, not
+            # wait_for_url: that one fails at once on the very navigation that was stopped.
+            with contextlib.suppress(PlaywrightError):
+                await page.wait_for_event("framenavigated", lambda frame: frame is page.main_frame
+                                          and frame.url.startswith("chrome-error:"), timeout=2_000)
         # Only tabs goalbot opened or saw open: a browser reached over CDP keeps the person's own.
         for tab in [tab for tab in self._watching if not tab.is_closed()]:
             if tab.url.startswith("chrome-error:") or not self.allows(tab.url):
@@ -105,3 +149,10 @@ async def _leave(tab: Page, closing: bool) -> None:
             await tab.goto("about:blank")
     except PlaywrightError:
         pass
+
+
+def _redirects(event: dict[str, Any]) -> bool:
+    """A response that sends its navigation on to another address (Chromium follows it)."""
+    status = int(event.get("responseStatusCode") or 0)
+    return 300 <= status < 400 and any(header["name"].lower() == "location"
+                                       for header in event.get("responseHeaders") or [])

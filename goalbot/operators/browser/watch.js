@@ -125,6 +125,21 @@
   const observer = new MutationObserver(bump);
   const WHAT = { subtree: true, childList: true, attributes: true, characterData: true };
   observer.observe(document, WHAT);
+  // A navigation to another document that this one starts (a link, a form sent, a script): from
+  // then on the page is leaving, and a look would see the page it leaves. A form's navigation
+  // begins a task after its submit, so the click that sent it can end before any request is made;
+  // a look waits for the document to go instead. One the page takes over (a router's intercept)
+  // ends in navigatesuccess or navigateerror; one cancelled is said by defaultPrevented.
+  if (window.navigation) {
+    window.navigation.addEventListener("navigate", (e) => {
+      if (e.destination.sameDocument || e.downloadRequest !== null) return;
+      watch.leaving = performance.now();
+      watch.sleep(() => { if (e.defaultPrevented) watch.leaving = 0; }, 0);
+    });
+    for (const type of ["navigatesuccess", "navigateerror"]) {
+      window.navigation.addEventListener(type, () => { watch.leaving = 0; });
+    }
+  }
   // A document observer does not see inside shadow trees; each one is observed as it is made.
   const attach = Element.prototype.attachShadow;
   Element.prototype.attachShadow = function (init) {
