@@ -132,7 +132,8 @@
   // ends in navigatesuccess or navigateerror; one cancelled is said by defaultPrevented.
   if (window.navigation) {
     window.navigation.addEventListener("navigate", (e) => {
-      if (e.destination.sameDocument || e.downloadRequest !== null) return;
+      // downloadRequest: the file name a download link asks for ("" when it names none), else null.
+      if (e.destination.sameDocument || typeof e.downloadRequest === "string") return;
       watch.leaving = performance.now();
       watch.sleep(() => { if (e.defaultPrevented) watch.leaving = 0; }, 0);
     });

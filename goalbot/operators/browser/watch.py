@@ -7,6 +7,7 @@ action can tell whether it had an effect, and keeps a one-line notice of each fo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import mimetypes
 import re
 from pathlib import Path
@@ -18,6 +19,8 @@ from playwright.async_api import Error as PlaywrightError
 from goalbot.actions import SavedFile
 
 DOWNLOAD_PATIENCE_S = 60.0
+# watch.js counts a page that started a navigation as leaving until it goes; a download never goes.
+STAYING_JS = "() => { const watch = window.__goalbotWatch; if (watch) watch.leaving = 0; }"
 
 
 def _safe_name(name: str) -> str:
@@ -31,6 +34,7 @@ class BrowserWatcher:
         self.happenings = 0
         self._notices: list[str] = []
         self._pending: set[asyncio.Task[SavedFile | None]] = set()
+        self._told: set[asyncio.Task[None]] = set()
         self._saved: list[SavedFile] = []
         self._on_new_page = on_new_page
 
@@ -85,6 +89,10 @@ class BrowserWatcher:
         task = asyncio.ensure_future(self._save(download))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
+        # A link that turned into a download leaves its page where it was: no look waits for it to go.
+        told = asyncio.ensure_future(_staying(download.page))
+        self._told.add(told)
+        told.add_done_callback(self._told.discard)
 
     async def _save(self, download: Download) -> SavedFile | None:
         self.download_dir.mkdir(parents=True, exist_ok=True)
@@ -104,3 +112,8 @@ class BrowserWatcher:
         self._saved.append(saved)
         self._notices.append(f"downloaded {saved.name} ({saved.size} bytes)")
         return saved
+
+
+async def _staying(page: Page) -> None:
+    with contextlib.suppress(PlaywrightError):
+        await page.evaluate(STAYING_JS)
