@@ -126,6 +126,8 @@ async def test_a_download_is_saved_and_reported(browser: BrowserOperator, hardsi
     await open_page(browser, hardsite.page("download"))
     result = await browser.execute(A.Click(index=1))
     assert result.ok and "downloaded report.csv" in result.message
+    # The page stays where it was: no look waits for it to go (the settle's bound, 2.5 s, each time).
+    assert not await browser.page.evaluate("window.__goalbotWatch.leaving")
     [saved] = result.files
     assert saved.name == "report.csv" and saved.mime == "text/csv"
     assert Path(saved.path).read_text() == REPORT_CSV
