@@ -81,17 +81,13 @@ def source_of(db: sqlite_utils.Database, batch_id: str) -> str | None:
     return row[0] if row else None
 
 
-def cut_short(db: sqlite_utils.Database, batch_id: str, reason: str) -> list[int]:
+def cut_short(db: sqlite_utils.Database, batch_id: str, reason: str) -> None:
     """Every job not ended is ended as cancelled, saying `reason`: for a batch no resume could run."""
     with db.conn:
-        cut = [int(row[0]) for row in db.execute(
-            "select n from batch_jobs where batch_id = ? and status not in ('ok', 'failed', 'cancelled')",
-            [batch_id]).fetchall()]
         db.execute("update batch_jobs set status = 'cancelled', reason = ?, ended_at = ? where batch_id = ? "
                    "and status not in ('ok', 'failed', 'cancelled')", [reason, _now(), batch_id])
         db.execute("update batch_attempts set status = 'cancelled' where batch_id = ? and status = 'running'",
                    [batch_id])
-    return cut
 
 
 def broker_of(db: sqlite_utils.Database, batch_id: str) -> str | None:

@@ -160,8 +160,8 @@ def test_an_eval_cut_short_leaves_no_batch_to_resume_against_pages_that_are_gone
         [sys.executable, "-m", "goalbot", "--db", str(db_path), "eval", "--tasks", "click-test", "--episodes", "4",
          "--workers", "1", "--base-url", model.base_url, "--model", "scripted-eval"],
         cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_until(lambda: db_path.exists() and rows(db_path, "select 1 from batch_jobs where status = 'running'"),
-               120, "the first episode running")
+    wait_until(lambda: rows(db_path, "select 1 from batch_jobs where status = 'running'"), 120,
+               "the first episode running")
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=120)
     assert process.returncode != 0 and "Traceback" not in err, err
