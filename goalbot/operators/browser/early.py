@@ -42,6 +42,12 @@ def spawn_driver() -> None:
         _early = _EarlyDriver()
 
 
+def kept_loop() -> asyncio.AbstractEventLoop:
+    """The loop a process keeps for its life (a batch's slot runs every job on it): the early
+    driver's, which the first browser started on it then takes; a new loop when none was spawned."""
+    return _early.runner.get_loop() if _early is not None else asyncio.new_event_loop()
+
+
 @contextlib.contextmanager
 def run_loop() -> Iterator[asyncio.Runner]:
     """The runner whose loop holds the early driver (else a new one), closed on leaving, with the

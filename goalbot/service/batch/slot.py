@@ -17,6 +17,7 @@ from goalbot.service.batch.jobs import Job
 from goalbot.service.batch.runs import JobEnd, JobSetup, run_job
 from goalbot.service.settings import Settings
 from goalbot.operators.base import OperatorError
+from goalbot.operators.browser.early import kept_loop, take_driver
 from goalbot.operators.browser.launch import BrowserOptions, SharedBrowser, launch_browser
 from storage import batches
 from storage.db import kept_open, opened
@@ -26,7 +27,7 @@ T = TypeVar("T")
 
 class Slot:
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+        self.loop = kept_loop()
         self.shared: SharedBrowser | None = None
         self.stores: dict[Path, sqlite3.Connection] = {}  # kept open while the slot lives: kept_open
 
@@ -40,7 +41,7 @@ class Slot:
             with contextlib.suppress(Exception):
                 await self.shared.playwright.stop()
             self.shared = None
-        playwright = await async_playwright().start()
+        playwright = await take_driver() or await async_playwright().start()
         try:
             browser = await launch_browser(playwright, BrowserOptions(headless=True, browser_path=browser_path))
         except BaseException:

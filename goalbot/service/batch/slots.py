@@ -30,8 +30,13 @@ def stop_slots(slots: ProcessPoolExecutor) -> None:
 
 
 def prepared() -> None:
-    """A slot process's start: it ends with its batch, and loads what a job runs on before one comes."""
+    """A slot process's start: it ends with its batch, and loads what a job runs on before one comes.
+    The Playwright driver (Node, no browser) is spawned first, to boot on another core meanwhile:
+    a slot's first job then waits for its browser only."""
     dies_with_parent()
+    from goalbot.operators.browser.early import spawn_driver
+
+    spawn_driver()
     import goalbot.service.batch.slot  # noqa: F401
 
 
