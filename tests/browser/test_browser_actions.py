@@ -46,6 +46,10 @@ async def test_a_click_that_changes_nothing_is_no_effect_and_a_covered_one_not_a
     await open_page(browser, hardsite.page("cover"))
     nothing = await browser.execute(A.Click(index=3))
     assert nothing.outcome is Outcome.NO_EFFECT and "nothing changed" in nothing.message
+    # What the pointer's arrival changes is the hover's, not the click's.
+    hovered = await browser.execute(A.Click(index=4))
+    assert hovered.outcome is Outcome.NO_EFFECT, hovered.message
+    assert await browser.page.get_attribute("text=Only hovers", "class") == "hovered"
     assert (await browser.execute(A.Click(index=2))).ok  # shows the banner over "Under"
     covered = await browser.execute(A.Click(index=1))
     assert covered.outcome is Outcome.NOT_ACTIONABLE

@@ -60,7 +60,9 @@ POINT_JS = """([i, captcha]) => {
   // the middle of the part in view: an element taller than the window is pressed where it shows
   const x = (Math.max(r.left, 0) + Math.min(r.right, innerWidth)) / 2;
   const y = (Math.max(r.top, 0) + Math.min(r.bottom, innerHeight)) / 2;
-  return {tag: el.tagName, x, y};
+  const watch = window.__goalbotWatch;
+  if (watch) watch.down = -1;
+  return {tag: el.tagName, x, y, changes: watch ? watch.changes : -1};
 }"""
 
 VALUE_JS = "e => ('value' in e && typeof e.value === 'string') ? e.value : e.innerText"
@@ -133,6 +135,10 @@ SETTLED_JS = """async ([quiet, idle, most, loading]) => {
 }"""
 
 CHANGES_JS = "() => window.__goalbotWatch ? window.__goalbotWatch.changes : -1"
+
+# SETTLED_JS's answer, and the count as the pointer's button last went down (-1: not since POINT_JS).
+SETTLED_SINCE_DOWN_JS = ("async (settle) => { const changes = await (" + SETTLED_JS + ")(settle); "
+                         "const watch = window.__goalbotWatch; return [changes, watch ? watch.down : -1]; }")
 
 # The timers due within `within` ms (ids), and whether any of those or a request is still to come.
 OWED_JS = "(within) => { const w = window.__goalbotWatch; return w && w.owed ? w.owed(within) : []; }"

@@ -31,7 +31,7 @@ class EffectProbe:
 
     def __init__(
         self, page: Callable[[], Page], watcher: BrowserWatcher,
-        settle: Callable[[Page], Awaitable[object]],
+        settle: Callable[[Page, bool], Awaitable[object]],
     ) -> None:
         self._page = page
         self._watcher = watcher
@@ -51,21 +51,41 @@ class EffectProbe:
                 changes.append(None)  # navigating right now: that is a change too
         return (self._watcher.happenings, page.url, len(page.context.pages), tuple(changes))
 
-    async def changed_since(self, before: tuple[object, ...], picture: bytes | None = None) -> bool:
-        """Wait a moment for the action's effect: DOM, navigation, dialog, tab, or pixels."""
+    async def changed_since(self, before: tuple[object, ...], picture: bytes | None = None,
+                            pressed: bool = False) -> bool:
+        """Wait a moment for the action's effect: DOM, navigation, dialog, tab, or pixels.
+        `pressed`: the top frame's count in `before` gives way to its count as the pointer's
+        button went down, when the page saw it go down."""
         deadline = time.monotonic() + EFFECT_PATIENCE_S
         # Most handlers run inside the action itself: the page settles and is compared at once
         # (one call answers both), then polled.
-        if await self.signature(await self._settle(self._page())) != before:
+        if pressed:
+            settled, before = await self._settled_since_down(before)
+        else:
+            settled = await self._settle(self._page(), False)
+        if await self.signature(settled) != before:
             return True
         while time.monotonic() < deadline:
             await asyncio.sleep(EFFECT_POLL_S)
             if await self.signature() != before:
-                await self._settle(self._page())
+                await self._settle(self._page(), False)
                 return True
         if picture is not None:
             return await self._page().screenshot(type="png") != picture
         return False
+
+    async def _settled_since_down(self, before: tuple[object, ...]) -> tuple[object, tuple[object, ...]]:
+        """The settled top frame's count, and `before` with the top frame counted from the moment
+        the button went down, when that document saw it go down (a click that navigated: the new
+        one did not, and `before` stays)."""
+        answer = await self._settle(self._page(), True)
+        if not isinstance(answer, list):
+            return answer, before
+        changes, down = answer
+        counts = before[3]
+        if isinstance(down, int) and down >= 0 and isinstance(counts, tuple) and counts:
+            before = (*before[:3], (down, *counts[1:]))
+        return changes, before
 
     async def answered(self, before: tuple[object, ...]) -> bool:
         """Waits for the page's answer to the input just given: the timers it set itself right
@@ -80,7 +100,7 @@ class EffectProbe:
         deadline = time.monotonic() + EFFECT_PATIENCE_S
         while time.monotonic() < deadline and await self._owes(owed):
             await asyncio.sleep(EFFECT_POLL_S)
-        return await self.signature(await self._settle(page)) != before
+        return await self.signature(await self._settle(page, False)) != before
 
     @staticmethod
     async def _owes(owed: list[tuple[Frame, list[int]]]) -> bool:
@@ -94,11 +114,14 @@ class EffectProbe:
 
     async def with_effect(
         self, act: Callable[[], Awaitable[None]], what: str, by_pixels: bool = False,
+        pressed_from: int | None = None,
     ) -> str:
+        """`act`, which must change the page. `pressed_from`: `act` presses the pointer on the top
+        frame, whose change count this was just now (no call is made for it)."""
         picture = await self._page().screenshot(type="png") if by_pixels else None
-        before = await self.signature()
+        before = await self.signature(pressed_from)
         await act()
-        if not await self.changed_since(before, picture):
+        if not await self.changed_since(before, picture, pressed=pressed_from is not None):
             raise ActionFailed(
                 Outcome.NO_EFFECT,
                 f"{what}, but nothing changed on the page (no DOM change, navigation, dialog, new tab"

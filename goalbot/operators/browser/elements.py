@@ -3,7 +3,7 @@ action helpers reach a page's elements only through here."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from playwright.async_api import ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
@@ -14,6 +14,15 @@ from goalbot.operators.browser import checks as js
 from goalbot.operators.browser.observe import Target
 from goalbot.operators.browser.pages import ACTION_TIMEOUT_MS
 from goalbot.operators.browser.scripts import evaluate
+
+
+class Point(NamedTuple):
+    """Where to press an element, its tag, and its frame's change count when it was found."""
+
+    x: float
+    y: float
+    tag: str
+    changes: int
 
 
 class Elements:
@@ -73,10 +82,10 @@ class Elements:
         self._exists(index)
         return self.targets[index - 1].frame.url
 
-    async def point_of(self, index: int, main: Frame) -> tuple[float, float, str] | None:
-        """Where a person presses element `[index]`, in the viewport, and its tag: found, scrolled
-        into view and checked in one call. None for an element inside a frame (its point would
-        need the frame's place): `ready_for_pointer` serves those."""
+    async def point_of(self, index: int, main: Frame) -> Point | None:
+        """Where a person presses element `[index]`, in the viewport: found, scrolled into view
+        and checked in one call. None for an element inside a frame (its point would need the
+        frame's place): `ready_for_pointer` serves those."""
         self._exists(index)
         target = self.targets[index - 1]
         if target.frame is not main:
@@ -88,7 +97,7 @@ class Elements:
         if answer.get("gone"):
             raise self._stale(index)
         _refuse(index, answer.get("problem"))
-        return answer["x"], answer["y"], answer["tag"]
+        return Point(answer["x"], answer["y"], answer["tag"], answer["changes"])
 
     async def ready_for_pointer(self, index: int) -> ElementHandle:
         """The element, scrolled into view, or why a person could not point at it."""

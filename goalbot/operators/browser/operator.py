@@ -233,11 +233,13 @@ class BrowserOperator:
         # look would wait out.
         return await page.screenshot(type="jpeg", quality=70, caret="initial", timeout=10_000)
 
-    async def _settle(self, page: Page) -> object:
-        """Waits for the page to settle; its main frame's change count then, None when unknown."""
+    async def _settle(self, page: Page, since_down: bool = False) -> object:
+        """Waits for the page to settle; its main frame's change count then, None when unknown.
+        `since_down`: with the count as the pointer's button last went down, [changes, down]."""
+        script = js.SETTLED_SINCE_DOWN_JS if since_down else js.SETTLED_JS
         for _attempt in range(2):  # a page that navigates while settling gets one more wait
             try:  # a page that never finishes loading can still be observed, after the bound
-                return await evaluate(page, js.SETTLED_JS, [QUIET_MS, IDLE_MS, SETTLE_MOST_MS, NAVIGATION_TIMEOUT_MS])
+                return await evaluate(page, script, [QUIET_MS, IDLE_MS, SETTLE_MOST_MS, NAVIGATION_TIMEOUT_MS])
             except PlaywrightError:
                 continue
         return None

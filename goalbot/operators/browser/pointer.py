@@ -44,17 +44,20 @@ async def drag(op: BrowserHands, action: A.Drag) -> str:
 async def press(op: BrowserHands, action: A._Targeted, verb: str, button: str = "left", count: int = 1) -> str:
     point = await op.elements.point_of(action.index, op.page.main_frame) if action.index is not None else None
     if point is not None:
-        # One call to the page found and checked it; moving there first is the hover, so hover
-        # effects are in the baseline the click's effect is measured from.
-        x, y, tag = point
-        await op.page.mouse.move(x, y)
+        x, y = point.x, point.y
 
         async def press_point() -> None:
             await op.page.mouse.click(x, y, button=button, click_count=count)  # type: ignore[arg-type]
 
-        return await op.probe.with_effect(
-            press_point, f"{verb} [{action.index}]", by_pixels=tag == "CANVAS" or count > 1
-        )
+        what = f"{verb} [{action.index}]"
+        if point.tag == "CANVAS" or count > 1:
+            # Pixels are compared: the picture before is taken with the pointer already there,
+            # so what hovering drew is not the click's effect.
+            await op.page.mouse.move(x, y)
+            return await op.probe.with_effect(press_point, what, by_pixels=True)
+        # One call to the page found and checked it; the page counts its changes as the button
+        # goes down, so what the pointer's arrival did (hover) is not the click's effect either.
+        return await op.probe.with_effect(press_point, what, pressed_from=point.changes)
     if action.index is not None:  # inside a frame: Playwright finds its place on the page
         element = await op.elements.ready_for_pointer(action.index)
         tag = await element.evaluate("e => e.tagName")

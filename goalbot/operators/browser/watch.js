@@ -119,6 +119,12 @@
   for (const type of ["input", "change", "scroll", "submit", "hashchange", "popstate"]) {
     window.addEventListener(type, bump, true);
   }
+  // The count as a button goes down (before the page's own listeners: this one was added
+  // first): a click's effect is counted from there, so what the pointer's arrival did, a hover
+  // style or a menu opening, is not taken for the click's answer. -1: none since the element was
+  // found (POINT_JS).
+  watch.down = -1;
+  window.addEventListener("pointerdown", () => { watch.down = watch.changes; }, true);
   // Focus moving to a button is a side effect of every click; focus moving to a field is the
   // effect of clicking into it.
   window.addEventListener("focusin", (e) => { if (editable(e.target)) bump(); }, true);
