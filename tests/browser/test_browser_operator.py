@@ -77,6 +77,12 @@ async def test_typing_that_the_field_refuses_is_no_effect(browser: BrowserOperat
     result = await browser.execute(A.Type(index=2, text="ABCDEF"))
     assert result.outcome is Outcome.NO_EFFECT
     assert (await browser.execute(A.Type(index=2, text="ABC"))).ok
+    # Refused at once, not after waiting for the field to be enabled again.
+    await browser.page.evaluate("() => { document.getElementById('code').disabled = true; }")
+    disabled = await browser.execute(A.Type(index=2, text="XYZ"))
+    assert disabled.outcome is Outcome.NOT_ACTIONABLE and "cannot type into [2]: it is disabled" in disabled.message
+    await browser.page.evaluate("() => document.getElementById('code').remove()")
+    assert (await browser.execute(A.Type(index=2, text="XYZ"))).outcome is Outcome.STALE_INDEX
 
 
 async def test_scroll_reports_when_nothing_moves(browser: BrowserOperator) -> None:

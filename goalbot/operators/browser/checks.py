@@ -7,6 +7,15 @@ FIND_JS = ("i => { const e = window.__goalbot && window.__goalbot.elements[i - 1
            "return e && e.isConnected ? e : null; }")
 
 
+# Element [i] to type into, or why not: "gone", or "it is disabled".
+FIELD_JS = """i => {
+  const e = window.__goalbot && window.__goalbot.elements[i - 1];
+  if (!e || !e.isConnected) return "gone";
+  if (e.disabled || e.getAttribute("aria-disabled") === "true") return "it is disabled";
+  return e;
+}"""
+
+
 def on_element(script: str) -> str:
     """`script(element, arg)` run on element [i] in one call: {value} or {gone}, as FIND_JS finds it."""
     return ("([i, arg]) => { const e = window.__goalbot && window.__goalbot.elements[i - 1]; "

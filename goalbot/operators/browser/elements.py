@@ -63,6 +63,25 @@ class Elements:
             raise stale
         return handle
 
+    async def field(self, index: int) -> ElementHandle:
+        """Element `[index]` to type into, found and checked in one call; ActionFailed when it is
+        gone or disabled (typing would wait for it to be enabled)."""
+        self._exists(index)
+        target = self.targets[index - 1]
+        if target.frame.is_detached():
+            raise self._stale(index)
+        try:
+            handle = await target.frame.evaluate_handle(js.FIELD_JS, target.local)
+            element = handle.as_element()
+            problem = None if element is not None else await handle.json_value()
+        except PlaywrightError as exc:
+            raise self._stale(index) from exc
+        if element is not None:
+            return element
+        if problem == "it is disabled":
+            raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot type into [{index}]: {problem}")
+        raise self._stale(index)
+
     async def run(self, index: int, script: str, arg: Any = None) -> Any:
         """What `script(element, arg)` answers on element `[index]`, asked in one call to its
         frame; ActionFailed when there is no such element or it is gone (or the script failed)."""

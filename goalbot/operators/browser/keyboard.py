@@ -23,8 +23,8 @@ SUGGESTS_JS = """(e) => !!e && e.nodeType === 1 && (
   || (e.getAttribute("aria-autocomplete") || "none") !== "none" || e.hasAttribute("list")
   || e.hasAttribute("aria-controls") || e.hasAttribute("aria-owns") || e.hasAttribute("aria-haspopup")
   || (e.getAttribute("autocomplete") || "").toLowerCase() === "off")"""
-# Whether the field suggests, and why it could not be typed into ("it is disabled"), in one call.
-FIELD_JS = f"(e, captcha) => [({SUGGESTS_JS})(e), ({js.PROBLEM_JS})(e, captcha)]"
+# What the field holds after typing, and whether it suggests, in one call.
+TYPED_JS = f"e => [({js.VALUE_JS})(e), ({SUGGESTS_JS})(e)]"
 # Focus with the caret after what the field holds: text typed without clearing is added at its end.
 # setSelectionRange throws on fields with no caret (email, number): those keep where focus put it.
 CARET_AT_END_JS = """e => {
@@ -46,10 +46,7 @@ async def type_text(op: BrowserHands, action: A.Type) -> str:
         suggests = await op.page.evaluate(f"() => ({SUGGESTS_JS})(document.activeElement)")
         where = await into_focus(op.page, action)
     else:
-        suggests, problem = await op.elements.run(action.index, FIELD_JS, js.CAPTCHA_SELECTOR)
-        if problem == "it is disabled":
-            raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot type into [{action.index}]: {problem}")
-        where = await into_element(await op.elements.element(action.index), action)
+        where, suggests = await into_element(await op.elements.field(action.index), action)
     # Each key is an input event, a change of its own: the page's answer is measured from here.
     before = await op.probe.signature() if suggests and not action.submit else None
     done = f"typed {len(action.text)} characters into {where}"
@@ -82,19 +79,21 @@ async def into_focus(page: Page, action: A.Type) -> str:
     return "the focused element"
 
 
-async def into_element(element: ElementHandle, action: A.Type) -> str:
+async def into_element(element: ElementHandle, action: A.Type) -> tuple[str, bool]:
+    """Types into `element`; where, and whether the field offers suggestions (read after typing:
+    a combobox may say so only once it has text)."""
     if action.clear:
         await element.fill(action.text, timeout=ACTION_TIMEOUT_MS)
     else:
         await element.evaluate(CARET_AT_END_JS)
         await element.type(action.text, timeout=ACTION_TIMEOUT_MS)
-    value = await element.evaluate(js.VALUE_JS)
+    value, suggests = await element.evaluate(TYPED_JS)
     if action.text not in (value or ""):
         raise ActionFailed(
             Outcome.NO_EFFECT,
             f"typed into [{action.index}] but the field does not hold the text (it may reject input or reformat it)",
         )
-    return f"[{action.index}]"
+    return f"[{action.index}]", bool(suggests)
 
 
 async def press_keys(op: BrowserHands, combo: str) -> str:
