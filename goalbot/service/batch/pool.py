@@ -12,7 +12,7 @@ from typing import Awaitable, Callable
 from goalbot.service.batch.jobs import Job
 from goalbot.service.batch.runs import JobEnd, JobSetup
 from goalbot.service.batch.slot import run_here
-from goalbot.service.batch.slots import start_slots
+from goalbot.service.batch.slots import start_slots, stop_slots
 from goalbot.service.settings import Settings
 from storage import batches
 from storage.batches import JobRow
@@ -57,3 +57,6 @@ async def run_in_slots(todo: list[JobRow], settings: Settings, db_path: Path, ba
                 await one(row, pool)
 
         await asyncio.gather(*(when_free(row) for row in todo))
+        # Every job has ended and is in the store: nothing is left for a slot to do on its way out
+        # but take its event loop, driver and browser apart object by object (0.15 s here).
+        stop_slots(pool)

@@ -22,8 +22,9 @@ def start_slots(workers: int, early: int = 0) -> ProcessPoolExecutor:
 
 
 def stop_slots(slots: ProcessPoolExecutor) -> None:
-    """Ends slots no job has used (a refused batch's) at once, rather than after their Python start;
-    shut down, they leave nothing behind for multiprocessing to warn of."""
+    """Ends the slots at once: a refused batch's, rather than after their Python start, and those
+    of a batch whose jobs have all ended. Shut down, they leave nothing behind for multiprocessing
+    to warn of; each slot's driver sees its pipe close and shuts its browser down itself."""
     for process in multiprocessing.active_children():  # this process starts none but slots
         process.terminate()
     slots.shutdown(wait=True, cancel_futures=True)
