@@ -1,7 +1,7 @@
 """Many at once: 20 reruns of one recipe as a `goalbot batch`, next to the same flow written by hand
 in Playwright, run with the same parallelism.
 
-    python bench/batch.py [--jobs 20] [--no-celery]
+    python bench/batch.py [--jobs 20] [--rounds 3] [--no-celery]
 
 The flow is the test site's sign-in and dark mode (tests/hardsite/pages/darkmode.html, five
 actions), recorded once with the scripted model. A goalbot job runs in a slot (a process that keeps
@@ -14,7 +14,11 @@ as much as goalbot. Figures:
 - jobs per minute with 1, 2 and 4 local workers (`goalbot batch --workers N`), and through Celery
   with 2 workers of 1 browser each (`goalbot batch --broker`, Debian's redis-server, started here);
 - both hand-written baselines at the same parallelism, and goalbot's throughput as a share of
-  each (the target: ≥ 0.8× the kept-browser one); one worker again with `--trace failed`, which
+  each (the target: ≥ 0.8× the kept-browser one). goalbot and the two baselines take turns
+  `--rounds` times; jobs per minute are the medians of the rounds, a share the median of each
+  round's goalbot against the same round's baseline, so a machine whose speed drifts during the
+  run weighs on all three alike; the share of each round is printed too. Then one
+  worker again with `--trace failed`, which
   records a Playwright trace of every job to keep a failed one's;
 - peak memory per worker: the most the processes of one slot held at once (PSS, so pages the
   browser's processes share are counted once), sampled every 0.2 s; the hand-written workers are
@@ -41,6 +45,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from statistics import median
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "bench"), str(REPO / "tests")]
@@ -172,7 +177,6 @@ def job_split(db: Path, jobs: int) -> str:
     the first look: a context, a tab, the page loaded and read), actions (to the run's end), gap
     (to the next job's start: the store, the job's bookkeeping)."""
     from datetime import datetime
-    from statistics import median
 
     store = connect(db)
     ids = [row["id"] for row in store.query("select id from sessions order by rowid desc limit ?", [jobs])][::-1]
@@ -216,7 +220,7 @@ def start_cluster(tmp: Path) -> tuple[list[subprocess.Popen[str]], str, dict[str
     return [redis, *workers], url, env
 
 
-def main(jobs_count: int, celery: bool) -> None:
+def main(jobs_count: int, celery: bool, rounds: int) -> None:
     with HardSite() as site, tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         url = site.page("darkmode")
@@ -234,16 +238,31 @@ def main(jobs_count: int, celery: bool) -> None:
         print(f"{'':<34} {'jobs/min':>9} {'kept':>7} {'share':>7} {'spawned':>8} {'share':>7} "
               f"{'MB/worker':>10} {'kept':>6} {'spawned':>8}")
         for workers in (1, 2, 4):
-            took, ok, peak = timed_batch(db, jobs, secrets, "--workers", str(workers), "--min-interval", "0")
-            kept_took, kept_peak = asyncio.run(by_hand_kept(url, jobs_count, workers))
-            kept = jobs_count / kept_took * 60
-            hand, hand_peak = asyncio.run(by_hand(url, jobs_count, workers))
-            rate, hand_rate = ok / took * 60, jobs_count / hand * 60
-            print(f"{f'goalbot batch --workers {workers}':<34} {rate:9.1f} {kept:7.1f} {rate / kept:6.2f}× "
-                  f"{hand_rate:8.1f} {rate / hand_rate:6.2f}× "
-                  f"{peak / 1024 / workers:10.0f} {kept_peak / 1024 / workers:6.0f} {hand_peak / 1024 / workers:8.0f}")
-            if workers == 1:
-                print(f"  a job, one worker (medians): {job_split(db, jobs_count)}")
+            # The three take turns, `rounds` times:
+            # a machine that speeds up or slows down mid-run weighs on all three alike.
+            rates, kept_rates, hand_rates, peaks, kept_peaks, hand_peaks = [], [], [], [], [], []
+            for _ in range(rounds):
+                took, ok, peak = timed_batch(db, jobs, secrets, "--workers", str(workers), "--min-interval", "0")
+                rates.append(ok / took * 60)
+                peaks.append(peak)
+                split = job_split(db, jobs_count) if workers == 1 else ""
+                kept_took, kept_peak = asyncio.run(by_hand_kept(url, jobs_count, workers))
+                kept_rates.append(jobs_count / kept_took * 60)
+                kept_peaks.append(kept_peak)
+                hand, hand_peak = asyncio.run(by_hand(url, jobs_count, workers))
+                hand_rates.append(jobs_count / hand * 60)
+                hand_peaks.append(hand_peak)
+            # A share is goalbot's round against the baselines' same round: the median of those.
+            kept_share = median(r / k for r, k in zip(rates, kept_rates))
+            hand_share = median(r / h for r, h in zip(rates, hand_rates))
+            print(f"{f'goalbot batch --workers {workers}':<34} {median(rates):9.1f} {median(kept_rates):7.1f} "
+                  f"{kept_share:6.2f}× {median(hand_rates):8.1f} {hand_share:6.2f}× {median(peaks) / 1024 / workers:10.0f} "
+                  f"{median(kept_peaks) / 1024 / workers:6.0f} {median(hand_peaks) / 1024 / workers:8.0f}")
+            if rounds > 1:
+                print(f"  shares of the kept baseline, round by round: "
+                      f"{', '.join(f'{r / k:.2f}×' for r, k in zip(rates, kept_rates))}")
+            if split:
+                print(f"  a job, one worker (medians, the last round): {split}")
         took, ok, _ = timed_batch(db, jobs, secrets, "--workers", "1", "--min-interval", "0", "--trace", "failed")
         print(f"{'  one worker, --trace failed':<34} {ok / took * 60:9.1f}   (a trace recorded for every job)")
         took, ok, _ = timed_batch(db, jobs, secrets, "--workers", "2")
@@ -272,5 +291,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=20)
     parser.add_argument("--no-celery", action="store_true", help="leave out the line through Celery")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="times goalbot and both baselines take turns at each parallelism (medians)")
     arguments = parser.parse_args()
-    main(arguments.jobs, not arguments.no_celery)
+    main(arguments.jobs, not arguments.no_celery, max(1, arguments.rounds))
