@@ -17,9 +17,9 @@ as much as goalbot. Figures:
   each (the target: ≥ 0.8× the kept-browser one). goalbot and the two baselines take turns
   `--rounds` times; jobs per minute are the medians of the rounds, a share the median of each
   round's goalbot against the same round's baseline, so a machine whose speed drifts during the
-  run weighs on all three alike; the share of each round is printed too. Then one
-  worker again with `--trace failed`, which
-  records a Playwright trace of every job to keep a failed one's;
+  run weighs on all three alike; the share of each round is printed too;
+- one worker again with `--trace failed`, which records a Playwright trace of every job to keep
+  a failed one's;
 - peak memory per worker: the most the processes of one slot held at once (PSS, so pages the
   browser's processes share are counted once), sampled every 0.2 s; the hand-written workers are
   sampled the same way, so the sampling's own CPU weighs on both sides;
@@ -238,8 +238,8 @@ def main(jobs_count: int, celery: bool, rounds: int) -> None:
         print(f"{'':<34} {'jobs/min':>9} {'kept':>7} {'share':>7} {'spawned':>8} {'share':>7} "
               f"{'MB/worker':>10} {'kept':>6} {'spawned':>8}")
         for workers in (1, 2, 4):
-            # The three take turns, `rounds` times:
-            # a machine that speeds up or slows down mid-run weighs on all three alike.
+            # The three take turns, `rounds` times: a machine that speeds up or slows down mid-run
+            # weighs on all three alike.
             rates, kept_rates, hand_rates, peaks, kept_peaks, hand_peaks = [], [], [], [], [], []
             for _ in range(rounds):
                 took, ok, peak = timed_batch(db, jobs, secrets, "--workers", str(workers), "--min-interval", "0")
