@@ -28,6 +28,8 @@ _DOCUMENTS = {"patterns": [{"urlPattern": "*", "resourceType": "Document", "requ
 # How long an action's end waits for a navigation let through to be answered: one slower than this
 # (or cancelled, which is never answered) is decided by the next action's end, as before.
 ANSWER_WITHIN_S = 5.0
+# How long a tab taken back from a stopped navigation is asked to go back while it cannot answer.
+LEAVE_WITHIN_S = 2.0
 
 
 class DomainGuard:
@@ -142,13 +144,25 @@ class DomainGuard:
 
 
 async def _leave(tab: Page, closing: bool) -> None:
-    try:
-        if closing:
+    if closing:
+        with contextlib.suppress(PlaywrightError):
             await tab.close()
-        elif await tab.go_back(timeout=30_000) is None or not tab.url.startswith(("http:", "https:")):
+        return
+    # Chromium puts its error page in a process of its own: for a moment after it shows, the tab
+    # answers no history call ("Not attached to an active page"). It is asked again, not left on
+    # the error page.
+    deadline = time.monotonic() + LEAVE_WITHIN_S
+    while True:
+        try:
+            back = await tab.go_back(timeout=30_000)
+            break
+        except PlaywrightError:
+            if tab.is_closed() or time.monotonic() > deadline:
+                return
+            await asyncio.sleep(0.05)
+    if back is None or not tab.url.startswith(("http:", "https:")):
+        with contextlib.suppress(PlaywrightError):
             await tab.goto("about:blank")
-    except PlaywrightError:
-        pass
 
 
 def _redirects(event: dict[str, Any]) -> bool:
