@@ -241,11 +241,13 @@ def main(jobs_count: int, celery: bool, rounds: int) -> None:
             # The three take turns, `rounds` times: a machine that speeds up or slows down mid-run
             # weighs on all three alike.
             rates, kept_rates, hand_rates, peaks, kept_peaks, hand_peaks = [], [], [], [], [], []
-            for _ in range(rounds):
+            split = ""
+            for round_ in range(rounds):
                 took, ok, peak = timed_batch(db, jobs, secrets, "--workers", str(workers), "--min-interval", "0")
                 rates.append(ok / took * 60)
                 peaks.append(peak)
-                split = job_split(db, jobs_count) if workers == 1 else ""
+                if workers == 1 and round_ == rounds - 1:
+                    split = job_split(db, jobs_count)
                 kept_took, kept_peak = asyncio.run(by_hand_kept(url, jobs_count, workers))
                 kept_rates.append(jobs_count / kept_took * 60)
                 kept_peaks.append(kept_peak)

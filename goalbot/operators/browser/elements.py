@@ -47,40 +47,26 @@ class Elements:
     def _stale(index: int) -> ActionFailed:
         return ActionFailed(Outcome.STALE_INDEX, f"element [{index}] is gone: the page changed since the observation")
 
-    async def element(self, index: int) -> ElementHandle:
-        """The element `[index]` of the latest observation; ActionFailed when there is none or it
-        is gone."""
+    async def element(self, index: int, script: str = js.FIND_JS, doing: str = "use") -> ElementHandle:
+        """The element `[index]` of the latest observation, found and checked in one call by
+        `script` (FIND_JS; FIELD_JS, which also says why a field cannot be typed into); ActionFailed
+        when there is none, it is gone, or the script says why a person could not `doing` it."""
         self._exists(index)
         target = self.targets[index - 1]
         stale = self._stale(index)
         if target.frame.is_detached():
             raise stale
         try:
-            handle = (await target.frame.evaluate_handle(js.FIND_JS, target.local)).as_element()
+            handle = await target.frame.evaluate_handle(script, target.local)
+            element = handle.as_element()
+            why = None if element is not None else await handle.json_value()
         except PlaywrightError as exc:
             raise stale from exc
-        if handle is None:
-            raise stale
-        return handle
-
-    async def field(self, index: int) -> ElementHandle:
-        """Element `[index]` to type into, found and checked in one call; ActionFailed when it is
-        gone or disabled (typing would wait for it to be enabled)."""
-        self._exists(index)
-        target = self.targets[index - 1]
-        if target.frame.is_detached():
-            raise self._stale(index)
-        try:
-            handle = await target.frame.evaluate_handle(js.FIELD_JS, target.local)
-            element = handle.as_element()
-            problem = None if element is not None else await handle.json_value()
-        except PlaywrightError as exc:
-            raise self._stale(index) from exc
         if element is not None:
             return element
-        if problem == "it is disabled":
-            raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot type into [{index}]: {problem}")
-        raise self._stale(index)
+        if isinstance(why, str) and why != "gone":
+            raise ActionFailed(Outcome.NOT_ACTIONABLE, f"cannot {doing} [{index}]: {why}")
+        raise stale
 
     async def run(self, index: int, script: str, arg: Any = None) -> Any:
         """What `script(element, arg)` answers on element `[index]`, asked in one call to its

@@ -46,7 +46,8 @@ async def type_text(op: BrowserHands, action: A.Type) -> str:
         suggests = await op.page.evaluate(f"() => ({SUGGESTS_JS})(document.activeElement)")
         where = await into_focus(op.page, action)
     else:
-        where, suggests = await into_element(await op.elements.field(action.index), action)
+        field = await op.elements.element(action.index, js.FIELD_JS, "type into")
+        where, suggests = await into_element(field, action)
     # Each key is an input event, a change of its own: the page's answer is measured from here.
     before = await op.probe.signature() if suggests and not action.submit else None
     done = f"typed {len(action.text)} characters into {where}"
