@@ -37,7 +37,7 @@ from goalbot.demo.site import DemoSite  # noqa: E402
 from goalbot.events import Actor, Bus, Emitter, Event, EventType as T, new_session_id  # noqa: E402
 from goalbot.llm.client import ModelConfig, ModelSetup  # noqa: E402
 from goalbot.operators.browser.operator import BrowserOperator  # noqa: E402
-from goalbot.operators.browser.launch import BrowserOptions  # noqa: E402
+from goalbot.operators.browser.options import BrowserOptions  # noqa: E402
 from goalbot.scripted.server import Script, ScriptedModelServer  # noqa: E402
 from tui.app import GoalbotApp  # noqa: E402
 from tui.images import prepare_images  # noqa: E402

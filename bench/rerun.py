@@ -37,7 +37,7 @@ from goalbot.agents.session import RunOptions, Session  # noqa: E402
 from goalbot.events import Bus  # noqa: E402
 from goalbot.llm.client import ModelConfig, ModelSetup  # noqa: E402
 from goalbot.operators.browser.operator import BrowserOperator  # noqa: E402
-from goalbot.operators.browser.launch import BrowserOptions  # noqa: E402
+from goalbot.operators.browser.options import BrowserOptions  # noqa: E402
 from goalbot.recipes.build import build  # noqa: E402
 from goalbot.recipes.runner import RecipeRun, Rerun  # noqa: E402
 from storage import recipes  # noqa: E402

@@ -26,7 +26,7 @@ from goalbot.demo.site import DemoSite  # noqa: E402
 from goalbot.events import Actor, Bus, Emitter, EventType  # noqa: E402
 from goalbot.llm.client import ModelConfig, ModelSetup  # noqa: E402
 from goalbot.operators.browser.operator import BrowserOperator  # noqa: E402
-from goalbot.operators.browser.launch import BrowserOptions  # noqa: E402
+from goalbot.operators.browser.options import BrowserOptions  # noqa: E402
 from goalbot.agents.policies import SafetyPolicy  # noqa: E402
 from goalbot.scripted.server import Script, ScriptedModelServer  # noqa: E402
 from storage.recorder import Recorder  # noqa: E402

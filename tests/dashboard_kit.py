@@ -15,7 +15,7 @@ from goalbot.agents.session import RunOptions, Status
 from goalbot.events import Bus, Event
 from goalbot.llm.usage import Limits
 from goalbot.operators.browser.operator import BrowserOperator
-from goalbot.operators.browser.launch import BrowserOptions
+from goalbot.operators.browser.options import BrowserOptions
 from storage.recorder import Recorder
 from tui.app import GoalbotApp
 from tui.screens.run import LiveRun

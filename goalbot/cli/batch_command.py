@@ -20,7 +20,7 @@ from goalbot.cli.batch_progress import Progress
 from goalbot.cli.terminal import emit, fail, say
 from goalbot.service.batch.checking import check_jobs
 from goalbot.service.batch.jobs import Job, JobsError, ended_line, read_jobs
-from goalbot.service.batch.runs import JobEnd, JobSetup, secrets_of
+from goalbot.service.batch.setup import JobEnd, JobSetup, secrets_of
 from goalbot.service.batch.pool import run_in_slots
 from goalbot.service.settings import Settings
 from goalbot.text.eventfmt import printable

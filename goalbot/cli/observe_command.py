@@ -15,7 +15,7 @@ from PIL import Image
 
 from goalbot.cli.terminal import fail
 from goalbot.operators.base import OperatorError
-from goalbot.operators.browser.launch import BrowserOptions
+from goalbot.operators.browser.options import BrowserOptions
 from goalbot.operators.som import draw_marks
 from goalbot.service.looking import page_to_look_at
 from goalbot.service.refusal import Refusal

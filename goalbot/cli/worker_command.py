@@ -16,7 +16,7 @@ from goalbot.cli.terminal import fail
 
 def cmd_worker(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     from goalbot.agents.secrets import SecretError
-    from goalbot.service.batch.runs import secrets_of  # the browser's modules load only for a worker
+    from goalbot.service.batch.setup import secrets_of
 
     try:
         from goalbot.cluster.broker import QUEUE, BrokerError, celery_app, connect

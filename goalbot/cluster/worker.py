@@ -18,7 +18,7 @@ from celery import Celery, Task
 from celery.signals import worker_process_init, worker_ready, worker_shutdown
 from pydantic import SecretStr, ValidationError
 
-from goalbot.service.batch.runs import JobSetup
+from goalbot.service.batch.setup import JobSetup
 from goalbot.cluster.broker import (CLAIM_TTL_S, KEEP_S, STREAM_MAXLEN, TASK, WORKERS, JobKeys, commands_of,
                                         stream_of)
 from goalbot.cluster.orders import QUESTION_BOUND, Answer, JobOrder, Report

@@ -12,7 +12,8 @@ from pydantic import BaseModel, Field
 from goalbot.demo.goals import DEMOS
 from goalbot.eval.miniwob_site import MiniwobSite
 from goalbot.eval.tasks import DEMO_OF, EvalTask
-from goalbot.operators.browser.launch import BrowserOptions, launch_browser
+from goalbot.operators.browser.launch import launch_browser
+from goalbot.operators.browser.options import BrowserOptions
 
 QUERY_TIMEOUT_MS = 15_000
 # A MiniWoB instruction that writes its password out: goalbot refuses a secret in a goal, so the

@@ -10,7 +10,7 @@ from goalbot.agents.outcome import SessionResult, Status
 from goalbot.demo.goals import DEMOS
 from goalbot.demo.site import DEMO_PASSWORD, DemoSite
 from goalbot.eval.episodes import Episode
-from goalbot.operators.browser.launch import BrowserOptions
+from goalbot.operators.browser.options import BrowserOptions
 from goalbot.recipes.build import RecipeError
 from goalbot.recipes.model import Recipe
 from goalbot.scripted.server import Script, ScriptedModelServer

@@ -23,7 +23,7 @@ from goalbot.eval.tasks import ALL, DEMO_OF, EvalTask
 from goalbot.service.batch.checking import check_jobs
 from goalbot.service.batch.jobs import Job
 from goalbot.service.batch.pool import run_in_slots
-from goalbot.service.batch.runs import JobEnd, JobSetup
+from goalbot.service.batch.setup import JobEnd, JobSetup
 from goalbot.service.checks import endpoint_refusal
 from goalbot.service.refusal import Refusal, Say
 from goalbot.service.settings import Settings

@@ -25,7 +25,7 @@ from goalbot.events import Event, EventType, utc_now
 from goalbot.llm.extraction import SchemaError, checked
 from goalbot.mcp.access import STDIO
 from goalbot.mcp.models import HostRunStatus, Problem, RunLine, RunView, Waiting
-from goalbot.operators.browser.launch import BrowserOptions
+from goalbot.operators.browser.options import BrowserOptions
 from goalbot.payloads import ApprovalData, ExtractedData, GoalStatusData, PlanData, QuestionData, StepData
 from goalbot.recipes.rerun import Rerun
 from goalbot.service.checks import endpoint_refusal

@@ -23,7 +23,7 @@ from goalbot.mcp.access import Keyring, client_of_request
 from goalbot.mcp.models import Observed, Problem, RecipeLine, RecipeList, Report, RunList, RunStarted, RunView
 from goalbot.mcp.runs import HOST_GONE, HostRules, Live, ProblemError, RunBook, digest_of, not_found, waiting_of
 from goalbot.operators.base import OperatorError
-from goalbot.operators.browser.launch import BrowserOptions
+from goalbot.operators.browser.options import BrowserOptions
 from goalbot.payloads import PlanData
 from goalbot.service.looking import page_to_look_at
 from goalbot.service.refusal import Refusal

@@ -9,7 +9,7 @@ from typing import AsyncIterator
 
 from goalbot import defaults as D
 from goalbot.agents.risk import js_patterns
-from goalbot.operators.browser.launch import BrowserOptions
+from goalbot.operators.browser.options import BrowserOptions
 from goalbot.operators.browser.operator import BrowserOperator
 from goalbot.service.checks import check_start_url, domains_for
 

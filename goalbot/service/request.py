@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, SecretStr
 
 from goalbot.agents.secrets import SecretError, parse_secret, read_secrets_file
 from goalbot.service.run_setup import browser_options, headless_by_default
-from goalbot.operators.browser.launch import BrowserOptions
+from goalbot.operators.browser.options import BrowserOptions
 
 VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

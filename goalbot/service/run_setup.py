@@ -7,13 +7,13 @@ import os
 import sys
 
 from goalbot.agents.policies import SafetyPolicy
-from goalbot.agents.session import RunOptions
+from goalbot.agents.options import RunOptions
 from goalbot.service.settings import Settings
 from goalbot.llm.client import ModelConfig, ModelSetup
 from goalbot.llm.dialects import Dialect, parse_dialects
 from goalbot.llm.transport import RetryPolicy
 from goalbot.llm.usage import Limits, PriceTable
-from goalbot.operators.browser.launch import BrowserOptions
+from goalbot.operators.browser.options import BrowserOptions
 
 
 def dialects_of(settings: Settings) -> dict[str, Dialect]:

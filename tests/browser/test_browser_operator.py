@@ -11,7 +11,7 @@ from goalbot import actions as A
 from goalbot.actions import Outcome
 from goalbot.operators.base import OperatorError
 from goalbot.operators.browser.operator import BrowserOperator
-from goalbot.operators.browser.launch import BrowserOptions
+from goalbot.operators.browser.options import BrowserOptions
 
 FORM = """<!doctype html><title>Form</title>
 <h1>Order</h1><p>Choose carefully.</p>

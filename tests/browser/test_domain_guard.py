@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from goalbot import actions as A
-from goalbot.operators.browser.launch import BrowserOptions
+from goalbot.operators.browser.options import BrowserOptions
 from goalbot.operators.browser.operator import BrowserOperator
 
 

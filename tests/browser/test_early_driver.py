@@ -14,7 +14,7 @@ from kit import run_cli
 
 from goalbot.cli.warm_start import named_command
 from goalbot.operators.browser import early
-from goalbot.operators.browser.launch import BrowserOptions
+from goalbot.operators.browser.options import BrowserOptions
 from goalbot.operators.browser.operator import BrowserOperator
 
 

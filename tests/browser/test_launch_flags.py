@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from playwright.async_api import async_playwright
 
-from goalbot.operators.browser.launch import BrowserOptions, launch_browser
+from goalbot.operators.browser.launch import launch_browser
+from goalbot.operators.browser.options import BrowserOptions
 
 
 async def test_every_feature_playwright_disables_stays_disabled_beside_ours(chromium: None) -> None:

@@ -11,7 +11,8 @@ from playwright.async_api import async_playwright
 
 from goalbot.actions import Click
 
-from goalbot.operators.browser.launch import BrowserOptions, launch_browser
+from goalbot.operators.browser.launch import launch_browser
+from goalbot.operators.browser.options import BrowserOptions
 from goalbot.operators.browser.observe import PageObserver
 from goalbot.operators.browser.operator import BrowserOperator
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from playwright.async_api import async_playwright
 
 from goalbot import actions as A
-from goalbot.operators.browser.launch import BrowserOptions, SharedBrowser, launch_browser
+from goalbot.operators.browser.launch import SharedBrowser, launch_browser
+from goalbot.operators.browser.options import BrowserOptions
 from goalbot.operators.browser.operator import BrowserOperator
 
 

@@ -17,7 +17,7 @@ from kit import answer, call, rows, run_cli
 from goalbot import actions as A
 from goalbot.operators.base import OperatorError
 from goalbot.operators.browser.operator import BrowserOperator
-from goalbot.operators.browser.launch import BrowserOptions
+from goalbot.operators.browser.options import BrowserOptions
 from goalbot.operators.browser.locate import LAUNCH_ARGS, find_browser, playwright_chromium
 from goalbot.operators.som import COLOURS
 from hardsite.server import REPORT_CSV, HardSite

@@ -54,9 +54,11 @@ def test_a_deliberate_violation_breaks_them(lint_available: None, tmp_path: Path
     assert result.returncode != 0 and "BROKEN" in result.stdout, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("command", [["tail", "-n", "5"], ["tail", "--json"], ["sessions", "--plain"], ["--help"]])
-def test_light_commands_load_no_browser_model_or_dashboard(tmp_path: Path, command: list[str]) -> None:
-    store = tmp_path / "goalbot.db"
+HEAVY = ("textual", "openai", "playwright", "tui", "PIL")
+
+
+def _heavy_after(store: Path, command: list[str]) -> subprocess.CompletedProcess[str]:
+    """`goalbot --db store *command` in a fresh Python, which then names the heavy parts it loaded."""
     probe = (
         "import sys\n"
         "from goalbot.cli import main\n"
@@ -66,11 +68,26 @@ def test_light_commands_load_no_browser_model_or_dashboard(tmp_path: Path, comma
         f"    main(['--db', {str(store)!r}, *{command!r}])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'textual', 'openai', 'playwright', 'tui', 'PIL'})\n"
+        f"heavy = sorted({{m.split('.')[0] for m in sys.modules}} & {set(HEAVY)!r})\n"
         "print('HEAVY', heavy, file=sys.stderr)\n"
     )
-    result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120,
-                            stdin=subprocess.DEVNULL)
+    return subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("command", [["tail", "-n", "5"], ["tail", "--json"], ["sessions", "--plain"], ["--help"]])
+def test_light_commands_load_no_browser_model_or_dashboard(tmp_path: Path, command: list[str]) -> None:
+    result = _heavy_after(tmp_path / "goalbot.db", command)
+    assert "HEAVY []" in result.stderr, result.stderr
+
+
+def test_a_batch_checks_its_jobs_without_loading_what_runs_them(tmp_path: Path) -> None:
+    """Only a batch's slots run jobs: the batch itself reads and checks them, and hands them out,
+    with no browser driver or model client loaded."""
+    jobs = tmp_path / "jobs.jsonl"
+    jobs.write_text('{"recipe": "no-such-recipe"}\n')
+    result = _heavy_after(tmp_path / "goalbot.db", ["batch", str(jobs), "--workers", "1"])
+    assert "no recipe no-such-recipe" in result.stderr, result.stderr  # checked, and refused
     assert "HEAVY []" in result.stderr, result.stderr
 
 

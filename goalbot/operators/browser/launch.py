@@ -8,38 +8,19 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from playwright.async_api import Browser, BrowserContext, Page, Playwright
 from playwright.async_api import Error as PlaywrightError
-from pydantic import BaseModel
 
 from goalbot.defaults import data_home
 from goalbot.operators.base import OperatorError
 from goalbot.operators.display import display_problem
 from goalbot.operators.browser.locate import LAUNCH_ARGS, BrowserNotFound, find_browser
+from goalbot.operators.browser.options import BrowserOptions
 from goalbot.operators.browser.scripts import PAGE_SCRIPTS_JS
 
 CONNECT_TIMEOUT_MS = 15_000
 PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-
-
-class BrowserOptions(BaseModel):
-    headless: bool = True
-    browser_path: str | None = None
-    profile: str | None = None
-    storage_state: Path | None = None
-    cdp_url: str | None = None
-    # With cdp_url: a new empty context for this run, closed at its end (a batch's warm browser),
-    # instead of the running browser's own with its logins.
-    cdp_fresh_context: bool = False
-    viewport: tuple[int, int] = (1280, 800)
-    # A Playwright trace (DOM snapshots; screenshots only when asked), kept when the run fails or always.
-    trace: Literal["off", "failed", "always"] = "off"
-    trace_screenshots: bool = False
-    # False: the trace keeps the actions, console and network only. A DOM snapshot around every
-    # call costs more than the rest of a short rerun's checks together.
-    trace_snapshots: bool = True
 
 
 def profiles_dir() -> Path:

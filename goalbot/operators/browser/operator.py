@@ -30,7 +30,8 @@ from goalbot.operators.browser.elements import Elements
 from goalbot.operators.browser.fetched import FetchedLog
 from goalbot.operators.browser.early import take_driver
 from goalbot.operators.browser.guard import DomainGuard
-from goalbot.operators.browser.launch import BrowserOptions, Launched, SharedBrowser, in_shared, launch, shut
+from goalbot.operators.browser.launch import Launched, SharedBrowser, in_shared, launch, shut
+from goalbot.operators.browser.options import BrowserOptions
 from goalbot.operators.browser.observe import PageObserver, PageView
 from goalbot.operators.browser.pages import NAVIGATION_TIMEOUT_MS
 from goalbot.operators.browser.scripts import evaluate

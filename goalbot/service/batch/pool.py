@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import Awaitable, Callable
 
 from goalbot.service.batch.jobs import Job
-from goalbot.service.batch.runs import JobEnd, JobSetup
-from goalbot.service.batch.slot import run_here
-from goalbot.service.batch.slots import start_slots, stop_slots
+from goalbot.service.batch.setup import JobEnd, JobSetup
+from goalbot.service.batch.slots import run_in_slot, start_slots, stop_slots
 from goalbot.service.settings import Settings
 from storage import batches
 from storage.batches import JobRow
@@ -36,7 +35,7 @@ async def run_in_slots(todo: list[JobRow], settings: Settings, db_path: Path, ba
         if on_start is not None:
             on_start(row)
         try:
-            end = await loop.run_in_executor(pool, run_here, Job.model_validate(row.spec), settings, db_path, setup,
+            end = await loop.run_in_executor(pool, run_in_slot, Job.model_validate(row.spec), settings, db_path, setup,
                                              batch_id, row.n)
         except BrokenProcessPool as exc:
             # Not an end of the job's own: left for `batch resume` to run again.

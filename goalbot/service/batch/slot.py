@@ -14,11 +14,13 @@ from typing import Any, Coroutine, TypeVar
 from playwright.async_api import async_playwright
 
 from goalbot.service.batch.jobs import Job
-from goalbot.service.batch.runs import JobEnd, JobSetup, run_job
+from goalbot.service.batch.runs import run_job
+from goalbot.service.batch.setup import JobEnd, JobSetup
 from goalbot.service.settings import Settings
 from goalbot.operators.base import OperatorError
 from goalbot.operators.browser.early import kept_loop, take_driver
-from goalbot.operators.browser.launch import BrowserOptions, SharedBrowser, launch_browser
+from goalbot.operators.browser.launch import SharedBrowser, launch_browser
+from goalbot.operators.browser.options import BrowserOptions
 from storage import batches
 from storage.db import kept_open, opened
 

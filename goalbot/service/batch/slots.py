@@ -9,6 +9,13 @@ import ctypes
 import multiprocessing
 import signal
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from goalbot.service.batch.jobs import Job
+    from goalbot.service.batch.setup import JobEnd, JobSetup
+    from goalbot.service.settings import Settings
 
 PR_SET_PDEATHSIG = 1
 
@@ -39,6 +46,14 @@ def prepared() -> None:
 
     spawn_driver()
     import goalbot.service.batch.slot  # noqa: F401
+
+
+def run_in_slot(job: Job, settings: Settings, db_path: Path, setup: JobSetup, batch_id: str, n: int) -> JobEnd:
+    """What a slot is handed: one job, run by the modules `prepared` loaded. Named here, so that the
+    batch hands jobs out without loading them (Playwright, the agents) itself."""
+    from goalbot.service.batch.slot import run_here
+
+    return run_here(job, settings, db_path, setup, batch_id, n)
 
 
 def dies_with_parent() -> None:
