@@ -16,7 +16,7 @@ from goalbot.cli.terminal import fail
 
 def cmd_worker(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     from goalbot.agents.secrets import SecretError
-    from goalbot.service.batch.setup import secrets_of
+    from goalbot.service.batch.setup import opens_ahead, secrets_of
 
     try:
         from goalbot.cluster.broker import QUEUE, BrokerError, celery_app, connect
@@ -40,7 +40,8 @@ def cmd_worker(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     name = args.name or f"goalbot-{os.getpid()}@{socket.gethostname()}"
     app = celery_app(args.broker, args.requeue_after)
     register(app, WorkerSetup(name=name, db_path=db_path, settings=settings, seal=seal, client=client,
-                              broker_url=args.broker, cdp_url=args.cdp_url, secrets=secrets))
+                              broker_url=args.broker, cdp_url=args.cdp_url, secrets=secrets,
+                              open_ahead=opens_ahead(args.browsers)))
     print(f"goalbot worker {name}: {args.browsers} browsers, jobs from {args.broker}, sessions in {db_path}",
           file=sys.stderr, flush=True)
     # One process a browser: a job's Python work has a core of its own, and its slot keeps the browser.

@@ -48,6 +48,7 @@ class WorkerSetup:
     broker_url: str
     cdp_url: str | None = None
     secrets: dict[str, SecretStr] = field(default_factory=dict)  # this machine's, never the broker's
+    open_ahead: bool = True  # `opens_ahead` for this worker's browsers
 
 
 def register(app: Celery, setup: WorkerSetup) -> None:
@@ -120,7 +121,7 @@ class Shift:
         # A grid's browser (--cdp-url) is shared with others: each job takes a fresh context of it.
         setup = JobSetup(ask=self.order.ask, trace=self.order.trace, secrets=self.setup.secrets,
                          shared_pace=self.setup.broker_url, cdp_url=self.setup.cdp_url,
-                         fresh_context=self.setup.cdp_url is not None)
+                         fresh_context=self.setup.cdp_url is not None, open_ahead=self.setup.open_ahead)
         slot = this_slot()
         return slot.run(self._attempt(slot, setup))
 

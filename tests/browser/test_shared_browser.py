@@ -70,3 +70,27 @@ async def test_a_spare_whose_browser_died_is_not_taken_and_the_run_says_why(hard
             raise AssertionError("a run started in a browser that was closed")
         finally:
             await second.close()
+
+
+async def test_a_slot_with_no_core_to_spare_opens_nothing_ahead_and_each_run_opens_its_own(hardsite) -> None:
+    """With as many slots as cores (`opens_ahead`), a context opened ahead would take CPU from the
+    jobs: none is opened while a run works, and the next run opens its own."""
+    async with async_playwright() as playwright:
+        shared = SharedBrowser(playwright=playwright, ahead=False,
+                               browser=await launch_browser(playwright, BrowserOptions(headless=True)))
+        try:
+            contexts = []
+            for _ in range(2):
+                run = BrowserOperator(BrowserOptions(headless=True), shared=shared)
+                await run.start(hardsite.page("lure"))
+                try:
+                    observation = await run.observe(screenshot=False)
+                    assert any("Continue to the full recipe" in e.name for e in observation.elements.values())
+                    assert shared.spare is None
+                    # The run's own context, and none opened beside it (the last run's may still be closing).
+                    assert [c for c in shared.browser.contexts if c not in contexts] == [run.page.context]
+                    contexts.append(run.page.context)
+                finally:
+                    await run.close()
+        finally:
+            await shared.browser.close()

@@ -46,9 +46,10 @@ class SharedBrowser:
     # tab starts a renderer process, the largest part of a short job's start; opened ahead, it
     # starts on the core the run leaves idle. Nothing in it is any run's until a run takes it.
     spare: asyncio.Task[Launched] | None = None
+    ahead: bool = True  # False: no spare, when no core is left idle for it (a batch's `opens_ahead`)
 
     def open_spare(self, viewport: tuple[int, int]) -> None:
-        if self.spare is None and self.browser.is_connected():
+        if self.ahead and self.spare is None and self.browser.is_connected():
             self.spare = asyncio.ensure_future(_opened_in(self, viewport))
             # A spare whose browser closed fails with nobody to tell: the next run opens its own.
             self.spare.add_done_callback(lambda done: done.cancelled() or done.exception())

@@ -4,13 +4,14 @@ each job a fresh context of it. `goalbot batch` and `goalbot eval` run their job
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Awaitable, Callable
 
 from goalbot.service.batch.jobs import Job
-from goalbot.service.batch.setup import JobEnd, JobSetup
+from goalbot.service.batch.setup import JobEnd, JobSetup, opens_ahead
 from goalbot.service.batch.slots import run_in_slot, start_slots, stop_slots
 from goalbot.service.settings import Settings
 from storage import batches
@@ -48,6 +49,7 @@ async def run_in_slots(todo: list[JobRow], settings: Settings, db_path: Path, ba
                 await heard
 
     slots_wanted = min(workers, len(todo)) or 1  # never more slots (browsers) than jobs
+    setup = dataclasses.replace(setup, open_ahead=opens_ahead(slots_wanted))
     with slots or start_slots(slots_wanted) as pool:
         gate = asyncio.Semaphore(slots_wanted)  # a job counts as running only once a slot has it
 

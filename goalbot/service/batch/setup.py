@@ -3,6 +3,7 @@ its slots load what runs a job (Playwright, the agents)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +27,7 @@ class JobSetup:
     fresh_context: bool = False
     use_recipes: bool = True  # False: every goal is planned, as an eval of the model needs
     authoring_profile: str | None = None  # --authoring-profile vN for every job; None: the pinned one
+    open_ahead: bool = True  # a slot opens its next job's context while a job runs (`opens_ahead`)
 
 
 @dataclass
@@ -33,6 +35,14 @@ class JobEnd:
     status: str
     session_id: str | None
     reason: str
+
+
+def opens_ahead(slots: int) -> bool:
+    """Whether each of `slots` slots should open its next job's context and tab while a job runs.
+    That work is free only on a core no slot is using: with one slot on two cores a job starts about
+    0.1 s sooner, while with as many slots as cores or more it takes CPU from the jobs themselves
+    (on two cores, 3% fewer jobs a minute with two slots, 6% with four)."""
+    return slots < len(os.sched_getaffinity(0))
 
 
 def secrets_of(path: Path | None) -> dict[str, SecretStr]:

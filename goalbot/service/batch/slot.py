@@ -64,6 +64,7 @@ class Slot:
                 shared = await self.browser(settings.browser_path)
             except OperatorError as exc:
                 return JobEnd("failed", None, str(exc))
+            shared.ahead = setup.open_ahead
         return await run_job(job, settings, db_path, setup, shared=shared, **more)
 
 
