@@ -1,7 +1,7 @@
 """A Celery worker's side of a job: claim it, run it in this worker process's slot (its browser kept
 between jobs) on this machine's own store, and copy its session to the coordinator's stream while
-it runs; answers for it come back the other way. The model endpoint and its key are this machine's settings: no key travels through
-the broker."""
+it runs; answers for it come back the other way. The model endpoint and its key are this machine's
+settings: no key travels through the broker."""
 
 from __future__ import annotations
 
