@@ -296,4 +296,6 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=3,
                         help="times goalbot and both baselines take turns at each parallelism (medians)")
     arguments = parser.parse_args()
-    main(arguments.jobs, not arguments.no_celery, max(1, arguments.rounds))
+    if arguments.jobs < 1 or arguments.rounds < 1:
+        parser.error("--jobs and --rounds are 1 at least")
+    main(arguments.jobs, not arguments.no_celery, arguments.rounds)
