@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
+import contextlib
 import json
 import os
 import shutil
@@ -44,6 +46,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from statistics import median
 
@@ -155,17 +158,18 @@ async def by_hand(url: str, jobs: int, parallel: int) -> tuple[float, int]:
     return took, memory.peak_kb
 
 
-async def by_hand_kept(url: str, jobs: int, parallel: int) -> tuple[float, int]:
+async def by_hand_kept(url: str, jobs: int, parallel: int, safety: bool = False) -> tuple[float, int]:
     """Seconds for `jobs` hand-written jobs shared by `parallel` workers, each keeping one browser,
-    and their peak memory (KB), sampled as goalbot's is: the sampling costs both the same CPU."""
+    and their peak memory (KB), sampled as goalbot's is: the sampling costs both the same CPU.
+    `safety`: each job inside goalbot's page-side safety (batch_by_hand.py --safety)."""
     shares = [jobs // parallel + (n < jobs % parallel) for n in range(parallel)]
     memory = PeakMemory(counted=True)
     started = time.perf_counter()
     with memory:
         workers = []
         for share in [share for share in shares if share]:
-            workers.append(await asyncio.create_subprocess_exec(sys.executable, str(BY_HAND), url,
-                                                                "--kept", str(share)))
+            workers.append(await asyncio.create_subprocess_exec(sys.executable, str(BY_HAND), url, "--kept",
+                                                                str(share), *(["--safety"] if safety else [])))
             memory.roots.add(workers[-1].pid)
         codes = await asyncio.gather(*(worker.wait() for worker in workers))
     assert not any(codes), "a hand-written worker failed"
@@ -220,7 +224,19 @@ def start_cluster(tmp: Path) -> tuple[list[subprocess.Popen[str]], str, dict[str
     return [redis, *workers], url, env
 
 
-def main(jobs_count: int, celery: bool, rounds: int) -> None:
+def compiled() -> None:
+    """goalbot's modules in bytecode first, as pip leaves an installed package (`make bytecode`). In a
+    checkout with a module edited since, where PYTHONDONTWRITEBYTECODE is set, each slot and the
+    batch would compile it again at every start: a cost no installed goalbot pays."""
+    for package in ("goalbot", "storage"):
+        compileall.compile_dir(REPO / package, quiet=1)
+
+
+@contextlib.contextmanager
+def darkmode_jobs(jobs_count: int) -> Iterator[tuple[str, Path, Path, Path]]:
+    """The test site's darkmode page (its address), a store holding its recipe, recorded once with the
+    scripted model, a jobs file of `jobs_count` reruns of it, and the secrets file they type from."""
+    compiled()
     with HardSite() as site, tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         url = site.page("darkmode")
@@ -233,6 +249,11 @@ def main(jobs_count: int, celery: bool, rounds: int) -> None:
         secrets.write_text("PW=hunter2\n")
         jobs = tmp / "jobs.jsonl"
         jobs.write_text("".join(json.dumps({"recipe": "darkmode"}) + "\n" for _ in range(jobs_count)))
+        yield url, db, jobs, secrets
+
+
+def main(jobs_count: int, celery: bool, rounds: int) -> None:
+    with darkmode_jobs(jobs_count) as (url, db, jobs, secrets):
         print(f"{jobs_count} reruns of a five-action recipe (goalbot: a context of its slot's browser each; "
               "by hand, kept: the same; by hand, spawned: a process and a browser each)")
         print(f"{'':<34} {'jobs/min':>9} {'kept':>7} {'share':>7} {'spawned':>8} {'share':>7} "
@@ -271,7 +292,7 @@ def main(jobs_count: int, celery: bool, rounds: int) -> None:
         print(f"{'  the same, default pace (0.5 s)':<34} {ok / took * 60:9.1f}   (the site's pace, shared by the jobs)")
         if not celery:
             return
-        cluster = start_cluster(tmp)
+        cluster = start_cluster(db.parent)
         if cluster is None:
             return
         processes, broker, env = cluster
