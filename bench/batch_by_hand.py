@@ -7,10 +7,10 @@ one job of a hand-made batch (bench/batch.py); bench/rerun.py times it in proces
     … --kept N --safety                           the same, each job inside goalbot's page-side
                                                   safety (bench/batch_safety.py)
 
-With --safety a job gets what goalbot puts around every page, its own modules: the domain guard
-(every document request of a tab's top frame paused and checked, redirects included), the write
-hold's route for sockets and its script, goalbot's page scripts (the watch, the look), and a
-settled look at the page before each action and at the end, as a rerun's runner takes.
+With --safety, goalbot's own modules put around each job what goalbot puts around every page: the
+domain guard (every document request of a tab's top frame paused and checked, redirects included),
+the write hold's route for sockets and its script, goalbot's page scripts (the watch, the look),
+and a settled look at the page before each action and at the end, as a rerun's runner takes.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ class Safety:
     """goalbot's page-side mechanisms for one context, set up and used as its operator does."""
 
     def __init__(self, url: str) -> None:
+        # Imported here: a bare worker loads Playwright alone, as a hand-written one would.
         from goalbot.operators.browser.guard import DomainGuard
         from goalbot.operators.browser.observe import PageObserver
         from goalbot.operators.browser.operator import IDLE_MS, QUIET_MS, SETTLE_MOST_MS, TEXT_BUDGET
