@@ -26,6 +26,7 @@ class PolicyName(StrEnum):
     HELD_WRITES = "held_writes"
     RECIPE_PATCH = "recipe_patch"
     RECIPE_OPTIONAL = "recipe_optional"  # an optional action left out: what it dismissed did not come
+    RECIPE_STATE = "recipe_state"  # a toggle left as it was: it already held the state the recipe sets
     RECIPE_BRANCH = "recipe_branch"  # a step done another way the recipe keeps: its condition held
     RECIPE_BLOCK = "recipe_block"  # a step that is another recipe (a sign-in, a search) ran it
     RECIPE_LOGIN = "recipe_login"  # the site asked to sign in again: its sign-in recipe ran

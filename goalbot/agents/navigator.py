@@ -69,7 +69,7 @@ async def target_of(action: Action, observation: Observation, operator: Operator
     element = observation.elements.get(index) if isinstance(index, int) else None
     if element is None:
         return None
-    return {"role": element.role, "name": element.name, "box": element.box,
+    return {"role": element.role, "name": element.name, "box": element.box, "states": element.states,
             **await operator.evidence(element.index)}
 
 

@@ -5,6 +5,9 @@ options, addresses, element evidence and expectations (see `variables`)."""
 
 from __future__ import annotations
 
+import json
+import re
+from typing import Literal
 from urllib.parse import urlsplit
 
 from goalbot.agents.secrets import HIDDEN, REFERENCE
@@ -14,11 +17,14 @@ from goalbot.payloads import (
     ActionData, ExtractedData, ObservationData, PlanDecisionData, ShownAction, StepData, TaskStartData,
 )
 from goalbot.operators.json_places import NetworkPlace
+from goalbot.recipes.expecting import WILD
 from goalbot.recipes.model import NAME, Evidence, Fingerprint, Recipe, RecipeAction, RecipeStep, Recorded
-from goalbot.recipes.variables import each_text, loosen, names_in, template
+from goalbot.recipes.variables import VARIABLE, each_text, loosen, names_in, template
 
 # Actions that change nothing a rerun could repeat, or need the model or a person to mean anything.
 NOT_REPLAYED = frozenset({"finished", "call_user", "save_data"})
+# A number as a whole: the 4 of "/user/4/", "#4" or "4_a", never the 2 of "v2" nor of ":8002".
+WHOLE_NUMBER = re.compile(r"(?<![^\W_])\d+(?![^\W_])")
 
 
 class RecipeError(Exception):
@@ -43,6 +49,9 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
     steps: dict[int, RecipeStep] = {}
     page, title, announced = start.url or "", "", list[str]()
     varying: dict[str, str] = {}  # pages reached through a value in a form not seen → their folder
+    # The numbers the run made (a new object's id, in the address it was sent to): never the
+    # recipe's, since a rerun makes others; and what the person gave, whose numbers are not.
+    made, given = _Made(), [start.goal, *variables.values()]
     acting: tuple[Event, RecipeAction] | None = None  # started, not yet done
     done: RecipeAction | None = None  # done, and the look that shows what it changed is still to come
     rules = _DataRules(start.options)
@@ -58,14 +67,16 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
                 acting = None
             case EventType.OBSERVATION, ObservationData() as look:
                 if done is not None:  # the first look after an action: what it changed
-                    _expect_from(done, look.url, announced, look.announced, variables, varying)
+                    seen = " ".join([page, title, *announced, *given])
+                    _expect_from(done, look.url, announced, look.announced, variables, varying, made.noting(seen))
                     done = None
                 page, title, announced = look.url, look.title, look.announced
             case EventType.STEP_START, StepData() as step:
                 steps.setdefault(event.step or 0, RecipeStep(description=template(step.description, variables)))
             case EventType.ACT_START, ActionData() as started if started.action.name not in NOT_REPLAYED:
-                acting = (event, _action(started, varying.get(_path(page)) or template(_path(page), variables),
-                                         title, variables))
+                acting = (event, _action(started, varying.get(_path(page)) or made.wild(template(_path(page), variables)),
+                                         made.wild(title), variables))
+                given.append(_given_by(started))
             # Each start is kept once, at its own end: `finished` ends a step with an ACT_OK of its own
             # and no start, and must not keep the action before it a second time.
             case EventType.ACT_OK, ActionData() as ended if (
@@ -105,8 +116,36 @@ def _action(started: ActionData, page_path: str, title: str, variables: dict[str
     target = None
     if started.target:
         target = each_text(Evidence.model_validate(started.target), lambda text: template(text, variables))
-    return RecipeAction(action=shown, target=target,
-                        fingerprint=Fingerprint(url_contains=page_path, title=template(title, variables)))
+    recorded = RecipeAction(action=shown, target=target,
+                            fingerprint=Fingerprint(url_contains=page_path, title=template(title, variables)))
+    recorded.expect.state = state_set(started)
+    return recorded
+
+
+# A click on these sets a state, and the state is what the person wanted: "turn on dark mode".
+TOGGLES = frozenset({"checkbox", "switch", "menuitemcheckbox"})
+CHOICES = frozenset({"radio", "menuitemradio"})
+
+
+def state_set(started: ActionData) -> Literal["checked", "unchecked"] | None:
+    """The state a click on a toggle or a radio left it in, from the state the look before it
+    showed: a rerun keeps that state rather than clicking it again."""
+    if started.action.name != "click" or not started.target:
+        return None
+    role, states = started.target.get("role"), started.target.get("states") or []
+    if role in CHOICES:
+        return "checked"
+    if role in TOGGLES and ("checked" in states or "unchecked" in states):
+        return "unchecked" if "checked" in states else "checked"
+    return None
+
+
+def _given_by(started: ActionData) -> str:
+    """What an action brought to the page: what it typed or chose, and the words of its element
+    (not the element's place: `nth-of-type(4)` says nothing of an id 4)."""
+    target = started.target or {}
+    words = [str(target.get(key, "")) for key in ("name", "label", "placeholder", "nearby")]
+    return " ".join([json.dumps(started.action.without("index", "to_index").model_dump(), ensure_ascii=False), *words])
 
 
 def _dismissed_an_interstitial(action: RecipeAction) -> bool:
@@ -118,16 +157,51 @@ def _dismissed_an_interstitial(action: RecipeAction) -> bool:
 
 
 def _expect_from(action: RecipeAction, url_after: str, announced_before: list[str], announced_after: list[str],
-                 variables: dict[str, str], varying: dict[str, str]) -> None:
-    path = template(_path(url_after), variables)
+                 variables: dict[str, str], varying: dict[str, str], made: _Made) -> None:
+    """What the action changed, as a rerun is to check it. The address first: a number in it that
+    the run made is WILD there and in every text after."""
+    path = made.wild(template(_path(url_after), variables), new=True, mint=True)
     if path != action.fingerprint.url_contains:
         used = names_in(" ".join(str(v) for v in action.action.args().values())
                         + (action.target.name if action.target else ""))
         if used and not names_in(path):  # the value may be in this address in a form not seen
             varying[_path(url_after)] = path = loosen(path)
         action.expect.url_contains = path
-    action.expect.text_appeared = [template(text, variables) for text in announced_after
+    action.expect.text_appeared = [made.wild(template(text, variables), new=True) for text in announced_after
                                    if text not in announced_before]
+
+
+class _Made:
+    """The numbers a recorded run made: an id that was on no page before the action that led to
+    it, nor in anything the person gave (the goal, a --var, what was typed). A rerun makes another,
+    so a recipe keeps each as WILD, wherever it turns up later (the next page's address)."""
+
+    def __init__(self) -> None:
+        self.numbers: set[str] = set()
+        self._seen: set[str] = set()
+
+    def noting(self, seen: str) -> _Made:
+        """Self, knowing the numbers of `seen` (the page before an action, what was given) as not new."""
+        self._seen = set(WHOLE_NUMBER.findall(seen))
+        return self
+
+    def wild(self, text: str, new: bool = False, mint: bool = False) -> str:
+        """`text` with the numbers the run made as WILD; with `new`, any number not seen too; with
+        `mint`, those are the run's from now on (an address: the object it was sent to). A number
+        in an announcement only ("saved at 12:03") says nothing of the addresses after it."""
+        def number(match: re.Match[str]) -> str:
+            found = match.group(0)
+            fresh = new and found not in self._seen
+            if fresh and mint:
+                self.numbers.add(found)
+            return WILD if fresh or found in self.numbers else found
+
+        # A {{variable}} is the person's value, checked as it is: nothing inside it goes wild.
+        pieces, at = list[str](), 0
+        for match in VARIABLE.finditer(text):
+            pieces += [WHOLE_NUMBER.sub(number, text[at:match.start()]), match.group(0)]
+            at = match.end()
+        return "".join([*pieces, WHOLE_NUMBER.sub(number, text[at:])])
 
 
 class _DataRules:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -50,9 +50,13 @@ class Expect(BaseModel):
     text_appeared: list[str] = Field(default_factory=list, description="What the page announced after it "
                                      "(status and alert regions) that it had not before.")
     element_gone: bool = Field(False, description="The element acted on left the page, which stayed.")
+    state: Literal["checked", "unchecked"] | None = Field(
+        None, description="A click on a toggle, checkbox, switch or radio: the state it set. A rerun where the "
+                          "element already holds it leaves it, and one whose click did not set it has failed.")
 
     def words(self) -> list[str]:
         said = [f"address has {self.url_contains}"] if self.url_contains else []
+        said += [f"it is {self.state}"] if self.state else []
         said += [f"field holds {self.value!r}"] if self.value else []
         said += [f"page says {text!r}" for text in self.text_appeared]
         return said + (["the element goes away"] if self.element_gone else [])

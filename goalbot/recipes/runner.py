@@ -65,6 +65,7 @@ class RecipeRun(StepFlows, FoundFlow):
         self.patches: list[str] = []  # what the model's patches changed, in words
         self.found_by: dict[Rung, int] = {}  # how many actions each rung of the ladder found
         self.skipped = 0  # optional actions whose interstitial did not come
+        self.kept = 0  # toggles that already held the state their click set: left as they were
         self.steps_done = 0  # the steps that ran: a planned run that takes over numbers its own after them
         self.values, self.row, self.signing_in, self.sign_ins = dict(rerun.values), None, False, 0
         self._patched: RecipeAction | None = None  # the action the latest patch was for
@@ -100,7 +101,7 @@ class RecipeRun(StepFlows, FoundFlow):
             if not self._hands_over(ended.result):
                 raise
             return await self._planned_instead(f"{self._name} stopped: {ended.result.reason}", started=True)
-        how = _how(self.found_by, self.skipped)
+        how = _how(self.found_by, self.skipped, self.kept)
         return SessionResult(status=Status.OK, reason=f"every step of recipe {self.recipe.name} "
                                                       f"v{self.recipe.version} ran {how}",
                              answer=answer)
@@ -164,10 +165,10 @@ class RecipeRun(StepFlows, FoundFlow):
             await self.person.pause_point(number)
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number,
                               description=self._filled(step.description))
-            before, skipped = dict(self.found_by), self.skipped
+            before, skipped, kept = dict(self.found_by), self.skipped, self.kept
             observation = await self._step(step, number, observation, recorded=True)
             how = _how({rung: count - before.get(rung, 0) for rung, count in self.found_by.items()},
-                       self.skipped - skipped)
+                       self.skipped - skipped, self.kept - kept)
             self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, number, index=number,
                               description=self._filled(step.description), reason=how)
             self.steps_done = number
@@ -223,6 +224,11 @@ class RecipeRun(StepFlows, FoundFlow):
             if found is None:
                 return observation, True
             arguments["index"] = found.index
+            if _holds(recorded.expect.state, observation, found.index):
+                self.kept += 1
+                self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_STATE,
+                                  message=f"left {recorded.words()} as it was: it is already {recorded.expect.state}")
+                return observation, False
         try:
             action = A.ACTION_ADAPTER.validate_python(arguments)
         except ValidationError as exc:
@@ -252,6 +258,11 @@ class RecipeRun(StepFlows, FoundFlow):
         if expected and not path_fits(expected, urlsplit(after.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"after it the page is {after.url}; the recipe "
                              f"expects {expected}", arguments)
+        if recorded.expect.state and recorded.target is not None:
+            again = await strictly(self._named(recorded.target), after, self.operator)
+            if again is not None and not _holds(recorded.expect.state, after, again):
+                raise self._fail(step, "ExpectationFailed", f"after the click {recorded.words()} is not "
+                                 f"{recorded.expect.state}, the state the recipe sets", arguments)
         wanted = [str(self._filled(text)) for text in recorded.expect.text_appeared]
         exact = frozenset(self._filled(text) for text in recorded.expect.text_appeared if names_in(text))
         missing, after = await announced_again(lambda: self.camera.look(step), wanted,
@@ -428,9 +439,16 @@ class RecipeRun(StepFlows, FoundFlow):
         return each_text(evidence, self._filled) if evidence is not None else None
 
 
-def _how(found_by: dict[Rung, int], skipped: int = 0) -> str:
-    """"as recorded", or what it took: "with 2 elements found again (refind 1, memory 1)"; and
-    the optional actions left out because what they dismissed did not come."""
+def _holds(state: str | None, observation: Observation, index: int) -> bool:
+    """The element at `index` already shows `state` ("checked" or "unchecked")."""
+    element = observation.elements.get(index)
+    return state is not None and element is not None and state in element.states
+
+
+def _how(found_by: dict[Rung, int], skipped: int = 0, kept: int = 0) -> str:
+    """"as recorded", or what it took: "with 2 elements found again (refind 1, memory 1)"; the
+    optional actions left out because what they dismissed did not come; the toggles that already
+    held their state."""
     again = {rung.value: count for rung, count in found_by.items() if count and not rung.as_recorded}
     how = "as recorded"
     if again:
@@ -439,4 +457,6 @@ def _how(found_by: dict[Rung, int], skipped: int = 0) -> str:
         how = f"with {total} element{'s' if total > 1 else ''} found again ({rungs})"
     if skipped:
         how += f", {skipped} optional action{'s' if skipped > 1 else ''} not needed"
+    if kept:
+        how += f", {kept} setting{'s' if kept > 1 else ''} already as the recipe sets {'them' if kept > 1 else 'it'}"
     return how

@@ -260,6 +260,8 @@ def _action(recorded: RecipeAction) -> list[str]:
             return lines + ["    " + line for line in _do(name, args, "element") + _expect(recorded, "element")]
         lines.append(f"element = find(page, {what}, {ways})")
         element = "element"
+        if name == "click" and recorded.expect.state:  # the state it set, left alone where it already holds
+            return lines + [f"element.set_checked({recorded.expect.state == 'checked'})"] + _expect(recorded, element)
     return lines + _do(name, args, element) + _expect(recorded, element)
 
 

@@ -82,7 +82,7 @@ def _authoring(events: list[Event]) -> str:
 
 # How a rerun went its way (an optional action left out, another way, a block, a sign-in again,
 # a loop): said in the recipe's section, not among the detours.
-RECIPE_WAYS = (PolicyName.RECIPE_OPTIONAL, PolicyName.RECIPE_BRANCH, PolicyName.RECIPE_BLOCK, PolicyName.RECIPE_LOGIN,
+RECIPE_WAYS = (PolicyName.RECIPE_OPTIONAL, PolicyName.RECIPE_STATE, PolicyName.RECIPE_BRANCH, PolicyName.RECIPE_BLOCK, PolicyName.RECIPE_LOGIN,
                PolicyName.RECIPE_LOOP, PolicyName.RECIPE_FOUND)
 
 
