@@ -73,6 +73,21 @@ def test_a_goal_in_other_words_reruns_its_recipe_and_a_look_alike_goal_does_not(
     assert "from recipe" not in elsewhere.stderr and elsewhere.returncode != 0
 
 
+def test_a_korean_goal_finds_the_recipe_recorded_in_english(hardsite: HardSite, model_server, db_path: Path) -> None:
+    # The people who asked for goalbot write Korean: particles on the value, the verb's ending.
+    _record(hardsite, model_server, db_path)
+    catalogue = hardsite.page("catalogue")
+    hardsite.reset()
+    found = _run(db_path, "Copper Teapot을 장바구니에 담아줘", catalogue)
+    assert found.returncode == 0, found.stderr
+    assert f"goalbot: {FOUND}: it reruns with no model" in found.stderr, found.stderr
+    assert hardsite.reached("/api/cart", "POST") == ['{"item":"Copper Teapot"}']
+    hardsite.reset()
+    opposite = _run(db_path, "장바구니에서 Blue Kettle 빼줘", catalogue)
+    assert opposite.returncode != 0 and "from recipe" not in opposite.stderr, opposite.stderr
+    assert hardsite.reached("/api/cart", "POST") == []
+
+
 async def test_mcp_run_goal_and_a_batch_goal_job_find_it_too(
         hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
     _record(hardsite, model_server, db_path)
