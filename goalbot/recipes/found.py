@@ -6,7 +6,7 @@ planner in the same session, from the page where it stopped."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from goalbot.agents.outcome import Finish, SessionResult, Status, finish
 from goalbot.events import Actor, EventType
@@ -16,50 +16,39 @@ from goalbot.llm.parsing import AnswerError
 from goalbot.payloads import PLANNED_INSTEAD, PolicyName
 from goalbot.recipes.binding import bind
 from goalbot.recipes.finding import found_line
-from goalbot.recipes.variables import VARIABLE
+from goalbot.recipes.variables import VARIABLE, fill
 
 if TYPE_CHECKING:
     from goalbot.agents.control import SessionControl
     from goalbot.agents.crew import Crew
     from goalbot.agents.options import RunOptions
-    from goalbot.events import Emitter
-    from goalbot.llm.client import ModelClient
     from goalbot.recipes.model import Recipe
     from goalbot.recipes.rerun import Rerun
 
-T = TypeVar("T")
 
+class FoundRecipe:
+    """The approval and hand-over of a rerun the typed goal found. `values` is the rerun's own:
+    what the matcher binds, the rerun types."""
 
-class FoundFlow:
-    """The found rerun's approval and hand-over; `RecipeRun` supplies the rest."""
-
-    rerun: Rerun
-    recipe: Recipe
-    options: RunOptions
-    crew: Crew
-    control: SessionControl
-    emitter: Emitter
-    client: ModelClient | None
-    values: dict[str, str]
-    steps_done: int
-
-    def _filled(self, value: T) -> T:
-        raise NotImplementedError
+    def __init__(self, rerun: Rerun, recipe: Recipe, options: RunOptions, crew: Crew, control: SessionControl,
+                 values: dict[str, str]) -> None:
+        self.rerun, self.recipe, self.options, self.crew, self.control = rerun, recipe, options, crew, control
+        self.emitter, self.client, self.values = crew.emitter, crew.client, values
 
     @property
-    def _name(self) -> str:
+    def name(self) -> str:
         return f"recipe {self.recipe.name} v{self.recipe.version}"
 
-    async def _approved(self) -> str:
+    async def approved(self) -> str:
         """"" once the person approves the found recipe's plan (or --yes does); else why the goal
         is planned instead (turned down, or the matcher said it is not the same goal)."""
         said = self.rerun.found
         if self.rerun.unsure:
             bound, why_not = await self._bound()
             if why_not:
-                return f"{self._name} may not do the goal: {why_not}"
+                return f"{self.name} may not do the goal: {why_not}"
             said = f"{bound} — the matcher bound it, as the goal's words did not surely fit ({self.rerun.unsure})"
-        steps = [self._filled(step.description) for step in self.recipe.steps]
+        steps = [fill(step.description, self.values) for step in self.recipe.steps]
         choice = "; approve to rerun it, or turn it down to plan the goal" if self.client else ""
         self.emitter.emit(EventType.PLAN_PROPOSED, Actor.PLANNER, None, steps=steps, revision=1,
                           reasoning=said + choice, asks_approval=not self.control.auto_approve)
@@ -73,7 +62,7 @@ class FoundFlow:
             raise finish(Status.CANCELLED, f"the person rejected the recipe's plan ({said}); "
                                            "--no-recipes plans the goal anew")
         told = f": {decision.feedback}" if decision.feedback else ""
-        return f"the person turned down {self._name}{told}"
+        return f"the person turned down {self.name}{told}"
 
     async def _bound(self) -> tuple[str, str]:
         """The matcher's one call: ("from recipe … , NAME = value", "") once bound, else ("", why not)."""
@@ -98,14 +87,15 @@ class FoundFlow:
                           message=f"the matcher bound {said.removeprefix('from ')}: {answer.reason}")
         return said, ""
 
-    def _hands_over(self, result: SessionResult) -> bool:
+    def hands_over(self, result: SessionResult) -> bool:
         """A found rerun that failed on the page (not one stopped, or whose browser never came up)
         goes on planned, when there is a model to plan with."""
         return (bool(self.rerun.found) and self.client is not None and result.status is Status.FAILED
                 and not result.could_not_start and not self.control.stop_requested)
 
-    async def _planned_instead(self, why: str, started: bool) -> SessionResult:
-        """The goal planned from where the rerun is (its start page, when it never began)."""
+    async def planned_instead(self, why: str, started: bool, steps_done: int = 0) -> SessionResult:
+        """The goal planned from where the rerun is (its start page, when it never began), its
+        steps numbered after the `steps_done` the rerun ran."""
         from goalbot.agents.session import Session  # the planning loop, only when a found rerun hands over
 
         if self.client is None:
@@ -114,7 +104,7 @@ class FoundFlow:
                           message=f"{why}: {PLANNED_INSTEAD}")
         session = Session(self.options, self.crew.operator, None, self.emitter.bus, self.control, crew=self.crew)
         session.state.plan_revision = 1  # the recipe's plan was the first: viewers open the planner's as new
-        session.state.steps_run = self.steps_done  # its steps come after the recipe's that ran
+        session.state.steps_run = steps_done  # its steps come after the recipe's that ran
         try:
             if not started:
                 await session.start()

@@ -1,11 +1,15 @@
 """A rerun: a recipe's actions carried out one by one with no model, each element found by the
 ladder (`locate`), each action through the same guards as a run (GO / NOT GO, domains, secrets),
-each result checked against what it did the first time. The events are a run's events."""
+each result checked against what it did the first time. The events are a run's events.
+
+The steps need not be one straight line: the way a condition on the page picks (a branch),
+another recipe run as a step (a block), a pass for every record of a list (a loop), and the
+site's sign-in recipe when a session expired mid-rerun. Each runs in a `Scope` of its own, passed
+down to every action it takes."""
 
 from __future__ import annotations
 
 import json
-from typing import TypeVar, overload
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
@@ -28,21 +32,26 @@ from goalbot.llm.parsing import AnswerError
 from goalbot.operators.base import Observation, Operator, OperatorError
 from goalbot.payloads import PolicyName, Rung
 from goalbot.recipes.branching import branched
-from goalbot.recipes.expecting import announced_again, path_fits, went_away
-from goalbot.recipes.flows import StepFlows
-from goalbot.recipes.found import FoundFlow
+from goalbot.recipes.expecting import announced_again, path_fits, shows, went_away
+from goalbot.recipes.found import FoundRecipe
 from goalbot.recipes.rerun import Rerun
 from goalbot.recipes.locate import Found, anything_alike, locate, strictly
-from goalbot.recipes.model import Evidence, Recipe, RecipeAction, Recorded
+from goalbot.recipes.model import Block, Branch, Evidence, Loop, Recipe, RecipeAction, RecipeStep, Recorded, When
 from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts, steps_named
-from goalbot.recipes.variables import each_text, fill, names_in, template
+from goalbot.recipes.scope import Scope
+from goalbot.recipes.variables import each_text, names_in, record_values, template
 
-T = TypeVar("T")
 # CSS paths a look answers besides itself: a step's and the next one's, within what costs a look little.
 EXPECTED_PATHS = 12
+MAX_SIGN_INS = 2  # a sign-in that does not take is not tried again and again
 
 
-class RecipeRun(StepFlows, FoundFlow):
+def asks_to_sign_in(observation: Observation) -> bool:
+    """The page wants a password: a sign-in wall, where a recipe that expected its app stands."""
+    return any(element.input_type == "password" for element in observation.elements.values())
+
+
+class RecipeRun:
     """One rerun of a recipe, made like a `Session` and ending like one."""
 
     def __init__(self, rerun: Rerun, options: RunOptions, operator: Operator, bus: Bus,
@@ -67,7 +76,9 @@ class RecipeRun(StepFlows, FoundFlow):
         self.skipped = 0  # optional actions whose interstitial did not come
         self.kept = 0  # toggles that already held the state their click set: left as they were
         self.steps_done = 0  # the steps that ran: a planned run that takes over numbers its own after them
-        self.values, self.row, self.signing_in, self.sign_ins = dict(rerun.values), None, False, 0
+        self.values = dict(rerun.values)  # the rerun's own {{variables}}: the matcher of a found one binds them
+        self.sign_ins = 0
+        self.found = FoundRecipe(rerun, self.recipe, options, self.crew, control, self.values)
         self._patched: RecipeAction | None = None  # the action the latest patch was for
         self.patched_steps: set[int] = set()  # the steps patches changed: new ways of doing them
         self.client = self.crew.client
@@ -88,19 +99,20 @@ class RecipeRun(StepFlows, FoundFlow):
 
     async def _ran(self) -> SessionResult:
         if self.rerun.unsure and self.control.auto_approve:  # a recipe that only may do the goal: the person's call
-            return await self._planned_instead(f"{self.rerun.found} might do the goal ({self.rerun.unsure}), but "
-                                               "--yes takes only a recipe the goal surely names", started=False)
+            return await self.found.planned_instead(f"{self.rerun.found} might do the goal ({self.rerun.unsure}), "
+                                                    "but --yes takes only a recipe the goal surely names", started=False)
         if self.rerun.found:
-            declined = await self._approved()
+            declined = await self.found.approved()
             if declined:
-                return await self._planned_instead(declined, started=False)
+                return await self.found.planned_instead(declined, started=False)
         try:
             observation = await self._drive()
             answer = await self._result(observation) if self.recipe.result is not None else ""
         except Finish as ended:
-            if not self._hands_over(ended.result):
+            if not self.found.hands_over(ended.result):
                 raise
-            return await self._planned_instead(f"{self._name} stopped: {ended.result.reason}", started=True)
+            return await self.found.planned_instead(f"{self.found.name} stopped: {ended.result.reason}",
+                                                    started=True, steps_done=self.steps_done)
         how = _how(self.found_by, self.skipped, self.kept)
         return SessionResult(status=Status.OK, reason=f"every step of recipe {self.recipe.name} "
                                                       f"v{self.recipe.version} ran {how}",
@@ -146,9 +158,9 @@ class RecipeRun(StepFlows, FoundFlow):
                      **({"found": self.rerun.found} if self.rerun.found else {})},
         )
         if self.rerun.found:
-            return  # its plan is proposed once it is known to be the one (`FoundFlow`)
+            return  # its plan is proposed once it is known to be the one (`FoundRecipe`)
         # the person chose these steps by naming the recipe
-        steps = [self._filled(step.description) for step in recipe.steps]
+        steps = [self._top.filled(step.description) for step in recipe.steps]
         self.emitter.emit(EventType.PLAN_PROPOSED, Actor.PLANNER, None, steps=steps, revision=1,
                           reasoning=f"recipe {recipe.name} v{recipe.version}", asks_approval=False)
         self.emitter.emit(EventType.PLAN_APPROVED, Actor.USER, None, steps=steps,
@@ -161,22 +173,28 @@ class RecipeRun(StepFlows, FoundFlow):
             raise Finish(SessionResult(status=Status.FAILED, reason=str(exc), could_not_start=True)) from exc
         self._expect(1)
         observation = await self.camera.look(None, key=True, seen=self.options.vision)
+        scope = self._top
         for number, step in enumerate(self.recipe.steps, 1):
             await self.person.pause_point(number)
             self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number,
-                              description=self._filled(step.description))
+                              description=scope.filled(step.description))
             before, skipped, kept = dict(self.found_by), self.skipped, self.kept
-            observation = await self._step(step, number, observation, recorded=True)
+            observation = await self._step(step, number, observation, scope, recorded=True)
             how = _how({rung: count - before.get(rung, 0) for rung, count in self.found_by.items()},
                        self.skipped - skipped, self.kept - kept)
             self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, number, index=number,
-                              description=self._filled(step.description), reason=how)
+                              description=scope.filled(step.description), reason=how)
             self.steps_done = number
             self._expect(number + 1)
             self.emitter.emit(EventType.GOAL_STATUS, Actor.VALIDATOR, number, achieved=number == len(self.recipe.steps),
                               progress_percent=100 * number // len(self.recipe.steps), confidence=1.0,
                               description=f"step {number} of {len(self.recipe.steps)} ran {how}")
         return observation
+
+    @property
+    def _top(self) -> Scope:
+        """The recipe's own scope: the rerun's values, no row, no block."""
+        return Scope(values=self.values)
 
     def _expect(self, number: int) -> None:
         """Each recorded element is looked for by its CSS path first, after a look: from the look
@@ -193,26 +211,26 @@ class RecipeRun(StepFlows, FoundFlow):
     def _ended(self, step: int, error: str, message: str) -> Finish:
         """The step failed (its ACT_FAIL said why): the rerun ends, rather than go on blindly."""
         self.emitter.emit(EventType.STEP_FAIL, Actor.VALIDATOR, step, index=step,
-                          description=self._filled(self.recipe.steps[step - 1].description),
+                          description=self._top.filled(self.recipe.steps[step - 1].description),
                           reason=f"{error}: {message}")
         return finish(Status.FAILED, f"step {step}: {error}: {message}")
 
     async def _act(self, recorded: RecipeAction, position: int | None, step: int,
-                   observation: Observation, again: bool = False) -> tuple[Observation, bool]:
-        """Runs one recorded action; True with the page when a patch changed the recipe instead.
-        `position`: its number among the recorded way's actions; None for another way's. `again`:
-        the second try, after a banner that covered its element was dismissed."""
+                   observation: Observation, scope: Scope, again: bool = False) -> tuple[Observation, bool]:
+        """Runs one recorded action in `scope`; True with the page when a patch changed the recipe
+        instead. `position`: its number among the recorded way's actions; None for another way's.
+        `again`: the second try, after a banner that covered its element was dismissed."""
         await self.person.pause_point(step)
-        arguments = {key: self._filled(value) for key, value in recorded.action.model_dump().items()}
+        arguments = {key: scope.filled(value) for key, value in recorded.action.model_dump().items()}
         if recorded.action.name in ("extract", "choose"):
-            return await self._gather(recorded, step, observation, arguments), False
-        printed = "" if self.signing_in else self._filled(recorded.fingerprint.url_contains)
+            return await self._gather(recorded, step, observation, arguments, scope), False
+        printed = "" if scope.signing_in else scope.filled(recorded.fingerprint.url_contains)
         if printed and not path_fits(printed, urlsplit(observation.url).path or "/"):
-            observation = await self._signed_in_again(step, observation) or observation
+            observation = await self._signed_in_again(step, observation, scope) or observation
         if printed and not path_fits(printed, urlsplit(observation.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"the page is {observation.url}, not the one the recipe "
                              f"expects ({printed})", arguments)
-        if recorded.optional and await self._absent(recorded, position, observation):
+        if recorded.optional and await self._absent(recorded, position, observation, scope):
             self.skipped += 1
             where = recorded.target.overlay if recorded.target else "interstitial"
             self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_OPTIONAL,
@@ -220,7 +238,7 @@ class RecipeRun(StepFlows, FoundFlow):
             return observation, False
         found: Found | None = None
         if recorded.target is not None:
-            found, observation = await self._find(recorded, position, step, observation, arguments)
+            found, observation = await self._find(recorded, position, step, observation, arguments, scope)
             if found is None:
                 return observation, True
             arguments["index"] = found.index
@@ -238,15 +256,15 @@ class RecipeRun(StepFlows, FoundFlow):
             # Remembered for the next rerun of this version, and kept in a version a patch makes,
             # with today's values written back as the recipe's {{variables}}.
             self.heals[position] = recorded.target = each_text(
-                Evidence.model_validate(target), lambda text: template(text, self.values))
+                Evidence.model_validate(target), lambda text: template(text, scope.values))
         rung = Rung.PATCH if recorded is self._patched else found.rung if found else Rung.DIRECT
         acted = await self.hands.act(action, observation, step, arguments, target, bad_secret="BadRecipe",
                                      resolved_by=rung)
         if not acted.ok and acted.error == "NotActionable" and "covered by" in acted.message and not again:
             # A banner that came after the look its optional step read: dismissed, then once more.
             looked = await self.camera.look(step, seen=self.options.vision)
-            if await self._dismiss_seen(step, looked, own=True):
-                return await self._act(recorded, position, step, await self.camera.look(step), again=True)
+            if await self._dismiss_seen(step, looked, scope, own=True):
+                return await self._act(recorded, position, step, await self.camera.look(step), scope, again=True)
         if not acted.ok:
             raise self._ended(step, acted.error or "Failed", acted.message)
         self.found_by[rung] = self.found_by.get(rung, 0) + 1
@@ -254,17 +272,17 @@ class RecipeRun(StepFlows, FoundFlow):
             raise self._fail(step, "ExpectationFailed", f"{recorded.words()} is still on the page; the first "
                              "time the action made it go away", arguments)
         after = await self.camera.look(step, key=self._last_of_run(recorded))
-        expected = "" if self.signing_in else self._filled(recorded.expect.url_contains or "")
+        expected = "" if scope.signing_in else scope.filled(recorded.expect.url_contains or "")
         if expected and not path_fits(expected, urlsplit(after.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"after it the page is {after.url}; the recipe "
                              f"expects {expected}", arguments)
         if recorded.expect.state and recorded.target is not None:
-            again = await strictly(self._named(recorded.target), after, self.operator)
-            if again is not None and not _holds(recorded.expect.state, after, again):
+            now = await strictly(scope.named(recorded.target), after, self.operator)
+            if now is not None and not _holds(recorded.expect.state, after, now):
                 raise self._fail(step, "ExpectationFailed", f"after the click {recorded.words()} is not "
                                  f"{recorded.expect.state}, the state the recipe sets", arguments)
-        wanted = [str(self._filled(text)) for text in recorded.expect.text_appeared]
-        exact = frozenset(self._filled(text) for text in recorded.expect.text_appeared if names_in(text))
+        wanted = [str(scope.filled(text)) for text in recorded.expect.text_appeared]
+        exact = frozenset(scope.filled(text) for text in recorded.expect.text_appeared if names_in(text))
         missing, after = await announced_again(lambda: self.camera.look(step), wanted,
                                                after, self.secrets.scrub, exact)
         if missing:
@@ -273,7 +291,7 @@ class RecipeRun(StepFlows, FoundFlow):
         return after, False
 
     async def _gather(self, recorded: RecipeAction, step: int, observation: Observation,
-                      arguments: dict[str, object]) -> Observation:
+                      arguments: dict[str, object], scope: Scope) -> Observation:
         """A recorded `extract` reads its places (the model only when they no longer read right);
         a recorded `choose` picks by the recipe's policy on today's data, and clicks today's pick."""
         if recorded.action.name == "extract":
@@ -299,7 +317,7 @@ class RecipeRun(StepFlows, FoundFlow):
             return observation
         self.found_by[Rung.DIRECT] = self.found_by.get(Rung.DIRECT, 0) + 1
         after = await self.camera.look(step, key=self._last_of_run(recorded))
-        expected = self._filled(recorded.expect.url_contains or "")
+        expected = scope.filled(recorded.expect.url_contains or "")
         if expected and not path_fits(expected, urlsplit(after.url).path or "/"):
             raise self._fail(step, "ExpectationFailed", f"after the choice the page is {after.url}; the recipe "
                              f"expects {expected}", arguments)
@@ -313,25 +331,26 @@ class RecipeRun(StepFlows, FoundFlow):
         return any(way and way[-1] is recorded for way in [step.actions, *(b.actions for b in step.branches)])
 
     async def _find(self, recorded: RecipeAction, position: int | None, step: int, observation: Observation,
-                    arguments: dict[str, object]) -> tuple[Found | None, Observation]:
+                    arguments: dict[str, object], scope: Scope) -> tuple[Found | None, Observation]:
         """The element by the ladder. When no rung is sure: the model's patch (None: the recipe
         changed, run it from here again), else the person at a checkpoint — GO once they have put
         the page right (opened the menu, say) looks again; NOT GO or silence stops."""
         assert recorded.target is not None
-        if self.row is not None:
-            return await self._in_row(recorded, step, arguments, observation), observation
+        if scope.row is not None:
+            renewed = await self._signed_in_again(step, observation, scope)
+            return await self._in_row(recorded, step, arguments, renewed or observation, scope), renewed or observation
         healed = self._healed(position)
-        found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
-                             self._exact(recorded.target))
-        renewed = await self._signed_in_again(step, observation) if found is None else None
+        found = await locate(scope.named(recorded.target), observation, self.operator, scope.named(healed),
+                             scope.exact(recorded.target))
+        renewed = await self._signed_in_again(step, observation, scope) if found is None else None
         if renewed is not None:
             observation = renewed
-            found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
-                                 self._exact(recorded.target))
-        if found is None and await self._dismiss_seen(step, observation, own=True):
+            found = await locate(scope.named(recorded.target), observation, self.operator, scope.named(healed),
+                                 scope.exact(recorded.target))
+        if found is None and await self._dismiss_seen(step, observation, scope, own=True):
             observation = await self.camera.look(step, seen=self.options.vision)
-            found = await locate(self._named(recorded.target), observation, self.operator, self._named(healed),
-                                 self._exact(recorded.target))
+            found = await locate(scope.named(recorded.target), observation, self.operator, scope.named(healed),
+                                 scope.exact(recorded.target))
         if found is not None:
             return found, observation
         if position is not None and await self._patch(recorded, position, step, observation):
@@ -345,8 +364,8 @@ class RecipeRun(StepFlows, FoundFlow):
             raise finish(Status.CANCELLED, f"NOT GO at the checkpoint: step {step} could not surely find "
                                            f"{recorded.words()}")
         observation = await self.camera.look(step, seen=self.options.vision)
-        found = await locate(self._named(recorded.target), observation, self.operator,
-                             self._named(self._healed(position)), self._exact(recorded.target))
+        found = await locate(scope.named(recorded.target), observation, self.operator,
+                             scope.named(self._healed(position)), scope.exact(recorded.target))
         if found is None:
             raise self._fail(step, "TargetNotFound", f"no element on the page is surely {recorded.words()}", arguments)
         return found.model_copy(update={"rung": Rung.PERSON}), observation
@@ -383,14 +402,11 @@ class RecipeRun(StepFlows, FoundFlow):
                           message=f"patched: {'; '.join(changed)} ({answer.reason})")
         return True
 
-    def _filled(self, value: T) -> T:
-        return fill(value, self.values) if isinstance(value, str) else value  # type: ignore[return-value]
-
-    async def _dismiss_seen(self, step: int, observation: Observation, own: bool = False) -> bool:
+    async def _dismiss_seen(self, step: int, observation: Observation, scope: Scope, own: bool = False) -> bool:
         """A banner or dialog that this recording never met, but another recipe on this site
         dismissed: dismissed the same way, through the same gates, with no model. `own`: this
         recipe's own interstitials first (one that came after the look its optional step read)."""
-        mine = [self._named(a.target) for a in self.recipe.every_action if a.optional and a.target] if own else []
+        mine = [scope.named(a.target) for a in self.recipe.every_action if a.optional and a.target] if own else []
         for seen in [*mine, *self.rerun.interstitials]:
             index = await strictly(seen, observation, self.operator)
             if index is None:
@@ -411,32 +427,149 @@ class RecipeRun(StepFlows, FoundFlow):
         """Healing memory for the recorded way's action at `position`, while no patch moved the places."""
         return None if self.patches or position is None else self.rerun.healed.get(position)
 
-    async def _absent(self, recorded: RecipeAction, position: int | None, observation: Observation) -> bool:
+    async def _absent(self, recorded: RecipeAction, position: int | None, observation: Observation,
+                      scope: Scope) -> bool:
         """Nothing on the page is, or looks like, the optional action's element: the interstitial
         it dismissed did not come. One that came changed is healed as any other element is."""
         if recorded.target is None:
             return False
-        target = self._named(recorded.target)
-        assert target is not None
-        found = await locate(target, observation, self.operator, self._named(self._healed(position)),
-                             self._exact(recorded.target))
+        target = scope.named(recorded.target)
+        found = await locate(target, observation, self.operator, scope.named(self._healed(position)),
+                             scope.exact(recorded.target))
         return found is None and not anything_alike(target, observation)
 
-    def _exact(self, evidence: Evidence) -> list[str]:
-        """The element's names that hold one of today's values: matched as they are, not as alike."""
-        return [self._filled(text) for text in (evidence.name, evidence.label, evidence.placeholder)
-                if names_in(text)]
+    # -- the steps that are not one straight line -----------------------------------------------
 
-    @overload
-    def _named(self, evidence: Evidence) -> Evidence: ...
-    @overload
-    def _named(self, evidence: None) -> None: ...
-    @overload
-    def _named(self, evidence: Evidence | None) -> Evidence | None: ...
+    async def _step(self, step: RecipeStep, number: int, observation: Observation, scope: Scope,
+                    recorded: bool) -> Observation:
+        """One step: its block, its loop, the way its condition picks, or its recorded actions.
+        `recorded`: a step of the recipe itself, whose actions patches and healing memory number."""
+        if step.block is not None:
+            return await self._block(step.block, number, observation, scope)
+        if step.for_each is not None:
+            return await self._loop(step, step.for_each, number, observation, scope)
+        done = 0
+        branch = await self._branch(step, number, observation, scope)
+        while branch is None and done < len(step.actions):
+            position = sum(len(s.actions) for s in self.recipe.steps[:number - 1]) + done + 1 if recorded else None
+            observation, again = await self._act(step.actions[done], position, number, observation, scope)
+            done += 0 if again else 1  # a patch changed the recipe here: run what stands here now
+        for action in branch.actions if branch is not None else []:
+            # Another way's actions have no place in the numbering patches and memory use.
+            observation, _ = await self._act(action, None, number, observation, scope)
+        return observation
 
-    def _named(self, evidence: Evidence | None) -> Evidence | None:
-        """The evidence with today's values in it: a link named by the product is found by today's."""
-        return each_text(evidence, self._filled) if evidence is not None else None
+    async def _loop(self, step: RecipeStep, loop: Loop, number: int, observation: Observation,
+                    scope: Scope) -> Observation:
+        """The loop's actions once for every record of its list as the page shows it today, each
+        pass in its record's row and said as a step of its own."""
+        try:
+            records = self.gatherer.candidates(loop.over)
+        except LookupError as exc:
+            raise self._ended(number, "BadRecipe", f"the loop over {loop.over}: {exc}") from exc
+        if len(records) > loop.most:
+            raise self._ended(number, "LoopTooLong", f"{loop.over} holds {len(records)} records; this loop goes "
+                                                     f"through {loop.most} at most")
+        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_LOOP,
+                          message=f"step {number} goes through the {len(records)} records of {loop.over}")
+        for n, record in enumerate(records):
+            row = self.gatherer.row(loop.over, n)
+            if row is None:
+                raise self._ended(number, "BadRecipe", f"{loop.over} was not read from rows on the page: "
+                                                       "a loop finds each pass's elements in its row")
+            inside = scope.pass_over(row, record_values(record))
+            said = ", ".join(f"{key} {value}" for key, value in list(record_values(record).items())[:2])
+            description = f"{scope.filled(step.description)} — pass {n + 1} of {len(records)}" + (
+                f" ({said.replace('each_', '')})" if said else "")
+            self.emitter.emit(EventType.STEP_START, Actor.PLANNER, number, index=number, description=description)
+            for action in loop.actions:
+                observation, _ = await self._act(action, None, number, observation, inside)
+            self.emitter.emit(EventType.STEP_OK, Actor.VALIDATOR, number, index=number, description=description,
+                              reason="as recorded, in its row")
+        return observation
+
+    async def _in_row(self, recorded: RecipeAction, step: int, arguments: dict[str, object],
+                      observation: Observation, scope: Scope) -> Found:
+        """A pass's element: the one in its record's row with the recorded role and name (today's
+        record's values in it); never a look-alike, never one of another row."""
+        assert recorded.target is not None and scope.row is not None
+        target = scope.named(recorded.target)
+        wanted = " ".join(target.name.split()).casefold()
+        shown = observation.elements
+        hits = [index for index in await self.operator.items(*scope.row) if index in shown
+                and shown[index].role == target.role and " ".join(shown[index].name.split()).casefold() == wanted]
+        if len(hits) != 1:
+            how = "no" if not hits else f"{len(hits)} elements like"
+            raise self._fail(step, "TargetNotFound", f"this pass's row holds {how} {target.role} {target.name!r}",
+                             arguments)
+        return Found(index=hits[0], rung=Rung.ROW)
+
+    async def _block(self, block: Block, number: int, observation: Observation, scope: Scope) -> Observation:
+        """Another recipe's steps, run as this step with its variables bound in this one's words."""
+        recipe = self.rerun.blocks.get(block.key())
+        if recipe is None:
+            raise self._ended(number, "BadRecipe", f"block {block.recipe} was not read before the rerun started")
+        values = {name: scope.filled(block.values[name]) if name in block.values else scope.values.get(name, "")
+                  for name in recipe.variables}
+        bound = "".join(f", {name} = {value}" for name, value in values.items())
+        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_BLOCK,
+                          message=f"step {number} runs block {recipe.name} v{recipe.version}{bound}")
+        return await self._inside(recipe, number, observation, scope.block_of(recipe.name, values))
+
+    async def _inside(self, recipe: Recipe, number: int, observation: Observation, scope: Scope) -> Observation:
+        """`recipe`'s steps as part of step `number`, in their own `scope`."""
+        for step in recipe.steps:
+            observation = await self._step(step, number, observation, scope, recorded=False)
+        return observation
+
+    async def _signed_in_again(self, number: int, observation: Observation, scope: Scope) -> Observation | None:
+        """A page that asks to sign in where the recipe expected the app (a session that expired
+        in a kept profile): the site's sign-in recipe runs, with no model, and the rerun carries
+        on from the page it leaves. With none, a checkpoint says so. None: the page asks nothing."""
+        if scope.signing_in or self.sign_ins >= MAX_SIGN_INS or not asks_to_sign_in(observation):
+            return None
+        self.sign_ins += 1
+        login = await self._sign_in_here(observation, scope)
+        if login is None:
+            none = self.rerun.no_sign_in or "no sign-in recipe of this site finds its first field on this page"
+            what = (f"recipe step {number}: the page asks to sign in again and {none}. "
+                    "Sign in, then say GO to go on, or NOT GO to stop")
+            if not await self.person.checkpoint(what, number):
+                raise finish(Status.CANCELLED, f"step {number}: the page asks to sign in again and {none}")
+            return await self.camera.look(number, seen=self.options.vision)
+        self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_LOGIN,
+                          message=f"step {number}: the page asks to sign in again: running recipe "
+                                  f"{login.name} v{login.version}")
+        # The sign-in's own scope: its values, and none of a loop pass's row it may have come in.
+        return await self._inside(login, number, observation,
+                                  scope.sign_in({name: scope.values.get(name, "") for name in login.variables}))
+
+    async def _sign_in_here(self, observation: Observation, scope: Scope) -> Recipe | None:
+        """The first sign-in recipe whose first element is surely on this page: the wall it was
+        recorded on, not another app's of the same site."""
+        for login in self.rerun.sign_ins:
+            first = next((action.target for action in login.every_action if action.target is not None), None)
+            if first is not None and await locate(scope.named(first), observation, self.operator) is not None:
+                return login
+        return None
+
+    async def _branch(self, step: RecipeStep, number: int, observation: Observation, scope: Scope) -> Branch | None:
+        """The first of the step's other ways whose condition holds on the page; None: the
+        recorded way (when none holds, or the step has no other)."""
+        for n, branch in enumerate(step.branches, 2):
+            if await self._condition_holds(branch.when, observation, scope):
+                self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_BRANCH,
+                                  message=f"step {number} done its way {n}: {scope.filled(branch.when.words())}")
+                return branch
+        return None
+
+    async def _condition_holds(self, when: When, observation: Observation, scope: Scope) -> bool:
+        if when.url_contains and not path_fits(scope.filled(when.url_contains), urlsplit(observation.url).path or "/"):
+            return False
+        if when.text and not shows(observation, scope.filled(when.text)):
+            return False
+        named = scope.named(when.element) if when.element is not None else None
+        return named is None or await strictly(named, observation, self.operator) is not None
 
 
 def _holds(state: str | None, observation: Observation, index: int) -> bool:

@@ -19,7 +19,7 @@ from kit import answer, call, darkmode_script, element, finished, plan, rows, ru
 from tui.app import GoalbotApp
 from tui.starting import goal_starter
 
-UNSURE = "add the Copper Teapot to the cart, quickly"  # "quickly" is a second value for one variable
+UNSURE = "add the Copper Teapot to the cart, gift-wrapped"  # "gift-wrapped" is a second value for one variable
 BOUND = "from recipe cart v1, PRODUCT = Copper Teapot — the matcher bound it"
 
 
@@ -31,7 +31,7 @@ def _record_cart(hardsite: HardSite, model_server, db_path: Path) -> None:  # ty
 
 
 def _matcher(same: bool = True) -> dict[str, object]:
-    reason = "the same purchase; quickly is how, not what" if same else "quickly asks for express delivery"
+    reason = "the same purchase; gift-wrapped is how, not what" if same else "gift-wrapped asks for a wrapping"
     return answer(call("match", same=same, values={"PRODUCT": "Copper Teapot"} if same else {}, reason=reason))
 
 
@@ -112,7 +112,7 @@ async def test_when_the_matcher_says_it_is_another_goal_the_planner_plans_it(
     assert hardsite.reached("/api/cart", "POST") == ['{"item":"Copper Teapot"}']
     _, events = _events(db_path)
     said = [e["message"] for e in events if e["type"] == "POLICY" and e["policy"] == "recipe_found"]
-    assert said == ["recipe cart v1 may not do the goal: quickly asks for express delivery: "
+    assert said == ["recipe cart v1 may not do the goal: gift-wrapped asks for a wrapping: "
                     "the goal is planned instead, from this page"], said
 
 
