@@ -40,6 +40,7 @@ class Acted(BaseModel):
     error: str | None = None
     before: str = ""
     after: str = ""
+    downloads: int = 0  # files the action downloaded
 
     @property
     def ok(self) -> bool:
@@ -90,7 +91,7 @@ class Hands:
         after = await self.operator.signature()
         self.guards.ran(action, observation, before, after)
         return Acted(ended=Ended.DONE if result.ok else Ended.FAILED, message=result.message, error=error,
-                     before=before, after=after)
+                     before=before, after=after, downloads=len(files))
 
     def _with_secrets(self, action: Action) -> Action:
         """Typing `<secret:NAME>` types the value; nothing else ever holds it."""

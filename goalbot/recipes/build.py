@@ -60,6 +60,7 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
         match event.type, event.payload:
             case EventType.EXTRACTED, ExtractedData() as extracted if extracted.valid:
                 read[extracted.key] = extracted
+                given.append(json.dumps(extracted.data, ensure_ascii=False))  # read off a page: not the run's own
             case EventType.PLAN_APPROVED, PlanDecisionData() as approved if approved.policies:
                 rules.policies.update(policies_of(approved.policies))
             # The click a `choose` made is the choice's own: a rerun makes it by today's pick.
@@ -86,6 +87,7 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
                 done, acting = acting[1], None
                 steps.setdefault(event.step or 0, RecipeStep(description="")).actions.append(done)
                 done.expect.element_gone = ended.gone
+                done.expect.download = bool(ended.files)
                 if done.action.name == "type":
                     done.expect.value = str(done.action.arg("text", ""))
             case EventType.ACT_FAIL, _:

@@ -50,6 +50,8 @@ class Expect(BaseModel):
     text_appeared: list[str] = Field(default_factory=list, description="What the page announced after it "
                                      "(status and alert regions) that it had not before.")
     element_gone: bool = Field(False, description="The element acted on left the page, which stayed.")
+    download: bool = Field(False, description="The action downloaded a file: a rerun whose action downloads "
+                           "nothing has not done it, whatever the page says.")
     state: Literal["checked", "unchecked"] | None = Field(
         None, description="A click on a toggle, checkbox, switch or radio: the state it set. A rerun where the "
                           "element already holds it leaves it, and one whose click did not set it has failed.")
@@ -57,6 +59,7 @@ class Expect(BaseModel):
     def words(self) -> list[str]:
         said = [f"address has {self.url_contains}"] if self.url_contains else []
         said += [f"it is {self.state}"] if self.state else []
+        said += ["a file downloads"] if self.download else []
         said += [f"field holds {self.value!r}"] if self.value else []
         said += [f"page says {text!r}" for text in self.text_appeared]
         return said + (["the element goes away"] if self.element_gone else [])

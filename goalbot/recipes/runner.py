@@ -215,11 +215,12 @@ class RecipeRun:
                           reason=f"{error}: {message}")
         return finish(Status.FAILED, f"step {step}: {error}: {message}")
 
-    async def _act(self, recorded: RecipeAction, position: int | None, step: int,
-                   observation: Observation, scope: Scope, again: bool = False) -> tuple[Observation, bool]:
+    async def _act(self, recorded: RecipeAction, position: int | None, step: int, observation: Observation,
+                   scope: Scope, again: bool = False, renewed: bool = False) -> tuple[Observation, bool]:
         """Runs one recorded action in `scope`; True with the page when a patch changed the recipe
         instead. `position`: its number among the recorded way's actions; None for another way's.
-        `again`: the second try, after a banner that covered its element was dismissed."""
+        `again`: the second try, after a banner that covered its element was dismissed; `renewed`:
+        after the session it ran in ended under it and was signed in again."""
         await self.person.pause_point(step)
         arguments = {key: scope.filled(value) for key, value in recorded.action.model_dump().items()}
         if recorded.action.name in ("extract", "choose"):
@@ -264,31 +265,46 @@ class RecipeRun:
             # A banner that came after the look its optional step read: dismissed, then once more.
             looked = await self.camera.look(step, seen=self.options.vision)
             if await self._dismiss_seen(step, looked, scope, own=True):
-                return await self._act(recorded, position, step, await self.camera.look(step), scope, again=True)
+                return await self._act(recorded, position, step, await self.camera.look(step), scope, again=True,
+                                       renewed=renewed)
         if not acted.ok:
             raise self._ended(step, acted.error or "Failed", acted.message)
         self.found_by[rung] = self.found_by.get(rung, 0) + 1
-        if recorded.expect.element_gone and found is not None and not await went_away(self.operator, found.index):
-            raise self._fail(step, "ExpectationFailed", f"{recorded.words()} is still on the page; the first "
-                             "time the action made it go away", arguments)
+        stayed = (recorded.expect.element_gone and found is not None
+                  and not await went_away(self.operator, found.index))
         after = await self.camera.look(step, key=self._last_of_run(recorded))
+        unmet, after = await self._unmet(recorded, acted.downloads, stayed, after, scope, step)
+        if unmet is None:
+            return after, False
+        if not renewed and not scope.signing_in and asks_to_sign_in(after):
+            # The session ended under the action (a download answered with the sign-in page): once
+            # signed in again the action is done again, never taken as done.
+            back = await self._signed_in_again(step, after, scope)
+            if back is not None:
+                return await self._act(recorded, position, step, back, scope, renewed=True)
+        raise self._fail(step, "ExpectationFailed", unmet, arguments)
+
+    async def _unmet(self, recorded: RecipeAction, downloads: int, stayed: bool, after: Observation, scope: Scope,
+                     step: int) -> tuple[str | None, Observation]:
+        """What the action did the first time and did not do now, in words (None: all of it), and
+        the page after it."""
+        if stayed:
+            return f"{recorded.words()} is still on the page; the first time the action made it go away", after
+        if recorded.expect.download and not downloads:
+            return f"{recorded.words()} downloaded nothing; the first time it downloaded a file", after
         expected = "" if scope.signing_in else scope.filled(recorded.expect.url_contains or "")
         if expected and not path_fits(expected, urlsplit(after.url).path or "/"):
-            raise self._fail(step, "ExpectationFailed", f"after it the page is {after.url}; the recipe "
-                             f"expects {expected}", arguments)
+            return f"after it the page is {after.url}; the recipe expects {expected}", after
         if recorded.expect.state and recorded.target is not None:
             now = await strictly(scope.named(recorded.target), after, self.operator)
             if now is not None and not _holds(recorded.expect.state, after, now):
-                raise self._fail(step, "ExpectationFailed", f"after the click {recorded.words()} is not "
-                                 f"{recorded.expect.state}, the state the recipe sets", arguments)
+                return f"after the click {recorded.words()} is not {recorded.expect.state}, the state the recipe sets", after
         wanted = [str(scope.filled(text)) for text in recorded.expect.text_appeared]
         exact = frozenset(scope.filled(text) for text in recorded.expect.text_appeared if names_in(text))
-        missing, after = await announced_again(lambda: self.camera.look(step), wanted,
-                                               after, self.secrets.scrub, exact)
+        missing, after = await announced_again(lambda: self.camera.look(step), wanted, after, self.secrets.scrub, exact)
         if missing:
-            raise self._fail(step, "ExpectationFailed", f"the page did not say {missing[0]!r} as it did the "
-                             "first time", arguments)
-        return after, False
+            return f"the page did not say {missing[0]!r} as it did the first time", after
+        return None, after
 
     async def _gather(self, recorded: RecipeAction, step: int, observation: Observation,
                       arguments: dict[str, object], scope: Scope) -> Observation:

@@ -12,9 +12,14 @@ Script (JSON):
                    {"content": "plain text, for a model that does not call tools"}],
      "validator": [...]}
 
+`{"$read": "(\\d+) rows", "as": "integer"}` stands for what the model reads off the page it was
+sent: the regex's first group in the newest user message (`as`: "integer" or "number" makes it
+one, commas dropped), so an extractor's answer is the page's own, not one the test wrote down.
+
 `{"$element": "Save"}` stands for the index of the element named "Save" in the latest
 observation the request carries, so scripts survive changes in numbering; `{"$element": "Save",
-"role": "button"}` takes only a line of that role, as a model reading roles and names would. `arguments` given as a
+"role": "button"}` takes only a line of that role, as a model reading roles and names would;
+`"after": "INV-1002"` takes the first such element after that text (a row's own "Download"). `arguments` given as a
 string are sent verbatim (that is how a script sends broken JSON); `"finish_reason": "length"`
 says the model was cut off.
 
@@ -158,13 +163,48 @@ def resolve_element(name: str, observation: str, role: str | None = None) -> int
     raise ScriptError(f"no {what} in the observation")
 
 
-def _fill(value: Any, observation: str) -> Any:
+def read_value(pattern: str, page: str, kind: str | None = None) -> Any:
+    """The first group of `pattern` in `page` (the whole match without one), as `kind`."""
+    found = re.search(pattern, page)
+    if found is None:
+        raise ScriptError(f"nothing on the page matches {pattern!r}")
+    text = found.group(1) if found.groups() else found.group(0)
+    if kind in ("integer", "number"):
+        number = float(text.replace(",", ""))
+        return int(number) if kind == "integer" else number
+    return text
+
+
+def _latest_user_text(request: dict[str, Any]) -> str:
+    for message in reversed(request.get("messages", [])):
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, list):
+                return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+            return str(content or "")
+    return ""
+
+
+def _after(observation: str, text: str | None) -> str:
+    """The observation from the first line holding `text` on: where a model reading a row's own
+    text ("INV-1002") looks for that row's "Download", among rows whose buttons all say so."""
+    if text is None:
+        return observation
+    at = observation.find(text)
+    if at < 0:
+        raise ScriptError(f"no text {text!r} in the observation")
+    return observation[at:]
+
+
+def _fill(value: Any, observation: str, page: str = "") -> Any:
     if isinstance(value, dict):
-        if set(value) in ({"$element"}, {"$element", "role"}):
-            return resolve_element(value["$element"], observation, value.get("role"))
-        return {k: _fill(v, observation) for k, v in value.items()}
+        if "$element" in value and set(value) <= {"$element", "role", "after"}:
+            return resolve_element(value["$element"], _after(observation, value.get("after")), value.get("role"))
+        if set(value) in ({"$read"}, {"$read", "as"}):
+            return read_value(value["$read"], page or observation, value.get("as"))
+        return {k: _fill(v, observation, page) for k, v in value.items()}
     if isinstance(value, list):
-        return [_fill(v, observation) for v in value]
+        return [_fill(v, observation, page) for v in value]
     return value
 
 
@@ -352,13 +392,13 @@ class ScriptedModelServer(ThreadingHTTPServer):
             return fault_reply(canned)
         if canned is not None and ("body" in canned or "body_hex" in canned):
             return raw_reply(canned)
-        observation = _latest_observation(request)
+        observation, page = _latest_observation(request), _latest_user_text(request)
         if canned is not None and "completion" in canned:
-            return Reply(body=_fill(canned["completion"], observation))
+            return Reply(body=_fill(canned["completion"], observation, page))
         if canned is not None and "message" in canned:
-            message = _fill(canned["message"], observation)
+            message = _fill(canned["message"], observation, page)
         else:
-            message = self._message(role, canned, observation)
+            message = self._message(role, canned, observation, page)
         completion_text = json.dumps(message)
         calls = message.get("tool_calls") if isinstance(message, dict) else None
         finish = (canned or {}).get("finish_reason") or ("tool_calls" if calls else "stop")
@@ -375,7 +415,7 @@ class ScriptedModelServer(ThreadingHTTPServer):
             },
         })
 
-    def _message(self, role: str, canned: dict[str, Any] | None, observation: str) -> dict[str, Any]:
+    def _message(self, role: str, canned: dict[str, Any] | None, observation: str, page: str = "") -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": None}
         if canned is None:
             message["content"] = f"(the script has no answer left for the {role})"
@@ -386,7 +426,7 @@ class ScriptedModelServer(ThreadingHTTPServer):
             for call in canned.get("tool_calls", []):
                 arguments = call.get("arguments", {})
                 if not isinstance(arguments, str):
-                    arguments = json.dumps(_fill(arguments, observation), ensure_ascii=False)
+                    arguments = json.dumps(_fill(arguments, observation, page), ensure_ascii=False)
                 calls.append({
                     "id": f"call_{next(self._ids)}", "type": "function",
                     "function": {"name": call["name"], "arguments": arguments},

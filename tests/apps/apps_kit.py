@@ -110,3 +110,10 @@ class Served:
             self.process.wait(15)
         except ProcessLookupError:
             pass
+
+
+def read_off_page(pattern: str, kind: str | None = None) -> dict[str, str]:
+    """A value the scripted model reads off the page it was sent (the regex's first group;
+    `kind` "integer" or "number" makes it one): an extractor's answer is then the page's own,
+    so a run that reached the wrong page answers wrongly, as a real model would."""
+    return {"$read": pattern} if kind is None else {"$read": pattern, "as": kind}

@@ -47,8 +47,11 @@
     else hidden.right += 1;
   };
   // Containers whose content cannot stick out of their own box.
+  // The body's and the root's overflow is the viewport's, not a box's (JupyterLab's body is
+  // overflow: hidden with no height): it clips nothing of what is drawn in view.
   const boxed = (el, style) => el.tagName === "TR" || el.tagName === "TBODY" || el.tagName === "LI"
-    || (style.overflowX !== "visible" && style.overflowY !== "visible");
+    || (el !== document.body && el !== document.documentElement
+        && style.overflowX !== "visible" && style.overflowY !== "visible");
   const LIKELY_INTERACTIVE = "a[href], button, input:not([type=hidden]), select, textarea, [role=button], "
     + "[role=link], [role=checkbox], [role=option], [role=menuitem], [role=tab], [tabindex]:not([tabindex='-1']), "
     + "[onclick], [contenteditable=true]";
@@ -88,8 +91,10 @@
     }
     return null;
   };
+  // In a document edited whole (designMode: a framed editor) the root element is editable too;
+  // the body is the field a person types into.
   const editableRoot = (el) => el.isContentEditable
-    && !(el.parentElement && el.parentElement.isContentEditable);
+    && !(el.parentElement && el.parentElement !== document.documentElement && el.parentElement.isContentEditable);
   const interactiveRole = (el, role, style, parentCursor) => {
     if (role && INTERACTIVE_ROLES.has(role)) return role;
     if (editableRoot(el)) return "textbox";
@@ -103,10 +108,106 @@
 
   // @names
 
+  // A select's options as a person sees them. A list box (multiple, or size > 1) shows a window
+  // of its options in its own scroll box: those in view are listed, with the chosen ones and a
+  // few on either side, and the rest counted above and below, so scrolling the list changes the
+  // look. A dropdown shows them all once opened: all are listed up to LONG_DROPDOWN, else the
+  // first ones and those around the chosen one. An option's text is shortened only past
+  // OPTION_ROOM, keeping the part that tells it from the others.
+  const OPTION_ROOM = 60;
+  const AROUND = 2;
+  const LONG_DROPDOWN = 30;
+  const sharedStart = (a, b) => {
+    let i = 0;
+    while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
+    return i;
+  };
+  const distinctTexts = (texts) => {
+    const order = texts.map((t, i) => i).sort((a, b) => (texts[a] < texts[b] ? -1 : texts[a] > texts[b] ? 1 : 0));
+    const shared = new Array(texts.length).fill(0);
+    order.forEach((at, k) => {  // the longest start shared with any other is shared with a neighbour in sorted order
+      if (k > 0) shared[at] = Math.max(shared[at], sharedStart(texts[at], texts[order[k - 1]]));
+      if (k + 1 < order.length) shared[at] = Math.max(shared[at], sharedStart(texts[at], texts[order[k + 1]]));
+    });
+    return texts.map((t, i) => {
+      if (t.length <= OPTION_ROOM) return t;
+      // Its first word or two, then from a word boundary some way before where it differs, so the
+      // words around the difference are read with it; without its start if that is still too long.
+      const head = t.slice(0, t.lastIndexOf(" ", 16) > 6 ? t.lastIndexOf(" ", 16) : 16);
+      const from = t.lastIndexOf(" ", shared[i] - 20) + 1;
+      let kept = from > head.length + 4 ? `${head}…${t.slice(from)}` : t;
+      if (kept.length > OPTION_ROOM && from > head.length + 4) kept = `…${t.slice(from)}`;
+      return kept.length > OPTION_ROOM ? kept.slice(0, OPTION_ROOM - 1) + "…" : kept;
+    });
+  };
+  const listWindow = (select, options) => {
+    const r = select.getBoundingClientRect();
+    const top = r.top + select.clientTop;
+    const bottom = top + select.clientHeight;
+    const inView = [];
+    options.forEach((o, i) => {
+      const b = o.getBoundingClientRect();
+      if (b.height > 0 && b.bottom > top + 1 && b.top < bottom - 1) inView.push(i);
+    });
+    return inView.length ? [inView[0], inView[inView.length - 1]] : [0, Math.min(options.length, 20) - 1];
+  };
+  const describeOptions = (select, item) => {
+    const options = Array.from(select.options);
+    const texts = distinctTexts(options.map((o) => o.text.replace(/\s+/g, " ").trim()));
+    const chosen = options.map((o, i) => (o.selected ? i : -1)).filter((i) => i >= 0);
+    const said = chosen.map((i) => texts[i]);
+    item.value = said.length > 4 ? `${said.slice(0, 4).join(", ")} and ${said.length - 4} more` : said.join(", ");
+    if (select.multiple) item.states.push("multiple");
+    const listBox = select.multiple || select.size > 1;
+    const [first, last] = listBox ? listWindow(select, options)
+      : options.length <= LONG_DROPDOWN ? [0, options.length - 1] : [0, 19];
+    const from = Math.max(0, first - (listBox ? AROUND : 0));
+    const to = Math.min(options.length - 1, last + (listBox ? AROUND : 0));
+    const shown = new Set();
+    for (let i = from; i <= to; i += 1) shown.add(i);
+    for (const i of chosen) for (let j = i - (listBox ? 0 : 3); j <= i + (listBox ? 0 : 3); j += 1) {
+      if (j >= 0 && j < options.length) shown.add(j);
+    }
+    const listed = Array.from(shown).sort((a, b) => a - b);
+    item.options = [];
+    listed.forEach((i, k) => {
+      const gap = k > 0 ? i - listed[k - 1] - 1 : 0;
+      if (gap) item.options.push(`… ${gap} more`);
+      item.options.push(texts[i] + (select.multiple && options[i].selected ? " ✓" : ""));
+    });
+    const above = listed.length ? listed[0] : 0;
+    const below = listed.length ? options.length - 1 - listed[listed.length - 1] : options.length;
+    // A list box's are out of its view, scrolled to; a closed dropdown's are all one click away.
+    if (listBox && (above || below)) item.hidden = { above, below, left: 0, right: 0 };
+    else if (below) item.options.push(`… ${below} more`);
+  };
+  // A drawn dropdown (selectric, jQuery UI's selectmenu, …) stands in for the native select the
+  // page hides inside it or just before it: it is read as that select, with its options.
+  const standInFor = (el, clip) => {
+    if (el.tagName === "SELECT") return null;
+    const inside = el.querySelectorAll ? el.querySelectorAll("select") : [];
+    // One just before it only for an element that says it opens a list: a button after a hidden
+    // select is as often the row's own "Edit".
+    const before = el.previousElementSibling;
+    const opens = el.hasAttribute("aria-haspopup") || ["combobox", "listbox"].includes(el.getAttribute("role"));
+    const select = inside.length === 1 ? inside[0]
+      : !inside.length && opens && before && before.tagName === "SELECT" ? before : null;
+    // A box that also holds a field, button or link a person sees is a form or a row, not a
+    // dropdown (a drawn dropdown's own input for the keyboard is kept out of sight).
+    const others = el.querySelectorAll
+      ? Array.from(el.querySelectorAll("input:not([type=hidden]), textarea, button, a[href], [role=button], [role=link]")) : [];
+    if (!select || others.some((f) => !tiny(f.getBoundingClientRect()))) return null;
+    const style = getComputedStyle(select);
+    const r = select.getBoundingClientRect();
+    const hidden = style.display === "none" || style.visibility === "hidden" || Number(style.opacity) === 0
+      || tiny(r) || !intersects(r, clip) || !reachable(select, r, clip);
+    return hidden ? select : null;
+  };
+
   const where = (box) => `at (${Math.round(box.left + box.width / 2)}, ${Math.round(box.top + box.height / 2)})`;
   const drawn = []; // shapes in a drawing: look-alikes among them are told apart by where they are
-  const describe = (el, role, box, isNew) => {
-    const item = { kind: "element", role, name: nameOf(el, role), states: [], new: isNew,
+  const describe = (el, role, box, isNew, select = el.tagName === "SELECT" ? el : null) => {
+    const item = { kind: "element", role, name: nameOf(select || el, role), states: [], new: isNew,
       box: [box.left, box.top, box.width, box.height] };
     const tag = el.tagName;
     if (tag === "INPUT") {
@@ -130,12 +231,8 @@
     } else if (tag === "TEXTAREA") {
       item.input_type = "multi-line";
       item.value = clean(el.value, 60);
-    } else if (tag === "SELECT") {
-      item.value = Array.from(el.selectedOptions).map((o) => clean(o.text, 40)).join(", ");
-      if (el.multiple) item.states.push("multiple");
-      const options = Array.from(el.options);
-      item.options = options.slice(0, 20).map((o) => clean(o.text, 40) + (el.multiple && o.selected ? " ✓" : ""));
-      if (options.length > 20) item.options.push(`… ${options.length - 20} more`);
+    } else if (select) {
+      describeOptions(select, item);
     } else if (role === "textbox" || role === "searchbox") {
       item.value = clean(el.innerText, 60);
     } else if (role === "combobox") {
@@ -156,7 +253,9 @@
       item.states.push("captcha");
       challenge = "captcha";
     }
-    if (el === document.activeElement || (el.getRootNode().activeElement === el)) item.states.push("focused");
+    // A document's body is its active element whenever nothing else is: focused only with the keys.
+    const keys = el !== document.body || document.hasFocus();
+    if (keys && (el === document.activeElement || (el.getRootNode().activeElement === el))) item.states.push("focused");
     if (!item.name && !item.value) item.states.push(where(box));
     else if (el instanceof SVGElement) drawn.push([item, box]);
     return item;
@@ -219,7 +318,9 @@
         if (!intersects(box, ctx.clip)) count(ctx.hidden, box, ctx.clip);
         else if (reachable(el, box, ctx.clip)) {
           elements.push(el);
-          listed = describe(el, interactive, box, Boolean(known) && !known.has(el));
+          const select = standInFor(el, ctx.clip);
+          const role = select ? (select.multiple ? "listbox" : "combobox") : interactive;
+          listed = describe(el, role, box, Boolean(known) && !known.has(el), select || undefined);
           listed.local = elements.length;
           items.push(listed);
         }
@@ -259,9 +360,9 @@
       }
       if (listed) {
         if (listed.role !== "scrollable") listed.states.push("scrollable");
-        listed.hidden = hidden;
+        listed.hidden = listed.hidden || hidden;  // a select has counted its own options
       }
-      inner = { ...inner, clip: narrow(ctx.clip, rect), hidden: listed ? hidden : ctx.hidden };
+      inner = { ...inner, clip: narrow(ctx.clip, rect), hidden: listed ? listed.hidden : ctx.hidden };
     }
     if (el.shadowRoot) for (const child of el.shadowRoot.children) visit(child, inner);
     for (const node of el.childNodes) {

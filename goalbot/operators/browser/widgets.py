@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
@@ -19,10 +20,84 @@ if TYPE_CHECKING:
 
 CHOOSER_TIMEOUT_MS = 3_000
 
+# The option of a native select named `o` by its text, its value, or the shortened text the look
+# gave a long one ("Authentication…| permission | Can add permission": its parts in order); its value.
 NATIVE_OPTION_JS = """(e, o) => {
-  const hit = Array.from(e.options).find(x => x.text.trim() === o || x.value === o)
-    || Array.from(e.options).find(x => x.text.trim().toLowerCase() === o.trim().toLowerCase());
-  return hit ? hit.value : null;
+  const norm = (s) => (s || "").replace(/\\s+/g, " ").trim();
+  const options = Array.from(e.options);
+  const bare = norm(o).replace(/ ✓$/, "");
+  const low = bare.toLowerCase();
+  const parts = low.split("…").map((p) => p.trim()).filter(Boolean);
+  const shortened = (text) => {
+    const t = text.toLowerCase();
+    let at = 0;
+    for (const p of parts) {
+      const i = t.indexOf(p, at);
+      if (i < 0 || (at === 0 && i > 0 && !low.startsWith("…"))) return false;
+      at = i + p.length;
+    }
+    return low.endsWith("…") || at === t.length;
+  };
+  const hit = options.find((x) => norm(x.text) === bare || x.value === o)
+    || options.find((x) => norm(x.text).toLowerCase() === low);
+  if (hit) return hit.value;
+  const likely = bare.includes("…") && parts.length ? options.filter((x) => shortened(norm(x.text))) : [];
+  return likely.length === 1 ? likely[0].value : null;
+}"""
+
+# The options a person would take for `o` when it names none exactly: those holding most of its
+# words (or their stems: "aliases" finds "alias"), best first.
+OPTIONS_LIKE_JS = """(e, o) => {
+  const stems = o.toLowerCase().split(/[\\s…|,]+/).filter((w) => w.length > 1)
+    .map((w) => w.slice(0, Math.max(4, w.length - 2)));
+  const texts = Array.from(e.options).map((x) => x.text.replace(/\\s+/g, " ").trim());
+  const score = (t) => stems.filter((w) => t.toLowerCase().includes(w)).length;
+  const like = texts.map((t, i) => [score(t), i]).filter(([n]) => n > 0).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  return (like.length ? like.map(([, i]) => texts[i]) : texts).slice(0, 8);
+}"""
+
+# The native select a drawn dropdown stands in for: the one inside it, or the hidden one just before
+# an element that opens a list (as the look reads such a dropdown); the element itself when it is
+# a select.
+NATIVE_BEHIND_JS = """e => {
+  if (e.tagName === "SELECT") return e;
+  const inside = e.querySelectorAll("select");
+  if (inside.length) return inside.length === 1 ? inside[0] : null;
+  const before = e.previousElementSibling;
+  const opens = e.hasAttribute("aria-haspopup") || ["combobox", "listbox"].includes(e.getAttribute("role"));
+  if (!opens || !before || before.tagName !== "SELECT") return null;
+  const r = before.getBoundingClientRect();
+  const st = getComputedStyle(before);
+  const unseen = r.width <= 1 || r.height <= 1 || st.visibility === "hidden" || Number(st.opacity) === 0;
+  return unseen ? before : null;
+}"""
+
+# Whether the select holds the option of value `v` (among others, for a `multiple` one).
+HOLDS_JS = "(e, v) => Array.from(e.selectedOptions).some((o) => o.value === v)"
+OPTION_TEXT_JS = "(e, v) => (Array.from(e.options).find((o) => o.value === v)?.text || '').replace(/\\s+/g, ' ').trim()"
+
+# The item a drawn dropdown shows for the option `text`, in view: inside the dropdown, in the
+# popup it controls, or in a list the page put elsewhere (jQuery UI appends its menu to the body).
+DRAWN_OPTION_JS = """(el, text) => {
+  const norm = (s) => (s || "").replace(/\\s+/g, " ").trim().toLowerCase();
+  const want = norm(text);
+  const root = el.getRootNode();
+  const byId = (id) => id && (root.getElementById ? root : document).getElementById(id);
+  const controlled = [el, ...el.querySelectorAll("[aria-controls], [aria-owns]")]
+    .flatMap((x) => [x.getAttribute("aria-controls"), x.getAttribute("aria-owns")]).map(byId);
+  const ITEMS = "li, [role=option], [role=menuitem], [role=menuitemradio], [role=treeitem]";
+  const scopes = [[el, "*"], ...controlled.filter(Boolean).map((c) => [c, "*"]), [document, ITEMS]];
+  const seen = (x) => {
+    const r = x.getBoundingClientRect();
+    const st = getComputedStyle(x);
+    return r.width > 1 && r.height > 1 && st.visibility !== "hidden" && Number(st.opacity) !== 0;
+  };
+  for (const [scope, which] of scopes) {
+    const hits = Array.from(scope.querySelectorAll(which))
+      .filter((x) => !x.closest("select") && norm(x.innerText) === want && seen(x));
+    if (hits.length) return hits[hits.length - 1];
+  }
+  return null;
 }"""
 
 # What a `multiple` list has chosen (values or texts); null for a list that holds one choice.
@@ -34,25 +109,59 @@ SELECTABLE_JS = """e => ["combobox", "listbox", "menu", "menubar", "tree", "radi
 
 async def select_option(op: BrowserHands, action: A.SelectOption) -> str:
     element = await op.elements.element(action.index)
-    if await element.evaluate("e => e.tagName") == "SELECT":
-        match = await element.evaluate(NATIVE_OPTION_JS, action.option)
-        if match is None:
-            options = await element.evaluate("e => Array.from(e.options).map(o => o.text.trim())")
-            raise ActionFailed(
-                Outcome.TARGET_NOT_FOUND,
-                f"[{action.index}] has no option {action.option!r}; it has {options[:20]}",
-            )
-        wanted = [match]
-        if action.keep_others:  # a list that holds one choice has no others to keep
-            wanted += [v for v in await element.evaluate(CHOSEN_JS, "value") or [] if v != match]
-        chosen = await element.select_option(value=wanted, timeout=ACTION_TIMEOUT_MS)
-        if match not in chosen:
-            raise ActionFailed(Outcome.NO_EFFECT, f"[{action.index}] did not take {action.option!r}")
+    if await element.evaluate("e => e.tagName") != "SELECT":
+        native = (await element.evaluate_handle(NATIVE_BEHIND_JS)).as_element()
+        if native is not None:
+            return await _select_drawn(op, action, element, native)
+        return await _select_custom(op, action)
+    match = await _native_match(element, action)
+    wanted = [match]
+    if action.keep_others:  # a list that holds one choice has no others to keep
+        wanted += [v for v in await element.evaluate(CHOSEN_JS, "value") or [] if v != match]
+    chosen = await element.select_option(value=wanted, timeout=ACTION_TIMEOUT_MS)
+    if match not in chosen:
+        raise ActionFailed(Outcome.NO_EFFECT, f"[{action.index}] did not take {action.option!r}")
+    await op.after_input()
+    now = await element.evaluate(CHOSEN_JS, "text")
+    chosen_now = f" (chosen now: {', '.join(now)})" if now else ""
+    return f"selected {action.option!r} in [{action.index}]{chosen_now}"
+
+
+async def _native_match(select: ElementHandle, action: A.SelectOption) -> str:
+    """The value of the option `action.option` names, or why there is none, with the options
+    nearest to what was asked (a long list's first twenty rarely hold them)."""
+    match = await select.evaluate(NATIVE_OPTION_JS, action.option)
+    if match is None:
+        like = await select.evaluate(OPTIONS_LIKE_JS, action.option)
+        raise ActionFailed(Outcome.TARGET_NOT_FOUND, f"[{action.index}] has no option {action.option!r}; "
+                           f"its options nearest to it: {like}")
+    return str(match)
+
+
+async def _select_drawn(op: BrowserHands, action: A.SelectOption, dropdown: ElementHandle,
+                        native: ElementHandle) -> str:
+    """A dropdown the page draws over a native select it hides: chosen as a person does, by
+    opening it and clicking the option; the hidden select, which the page's form reads, says
+    whether it took."""
+    match = await _native_match(native, action)
+    if await native.evaluate(HOLDS_JS, match):
+        return f"{action.option!r} is already chosen in [{action.index}]"
+    text = await native.evaluate(OPTION_TEXT_JS, match)
+    item = (await dropdown.evaluate_handle(DRAWN_OPTION_JS, text)).as_element()
+    if item is None:
+        opener = await op.elements.ready_for_pointer(action.index)
+        await opener.click(timeout=ACTION_TIMEOUT_MS)
         await op.after_input()
-        now = await element.evaluate(CHOSEN_JS, "text")
-        chosen_now = f" (chosen now: {', '.join(now)})" if now else ""
-        return f"selected {action.option!r} in [{action.index}]{chosen_now}"
-    return await _select_custom(op, action)
+        item = (await dropdown.evaluate_handle(DRAWN_OPTION_JS, text)).as_element()
+    if item is None:
+        raise ActionFailed(Outcome.TARGET_NOT_FOUND, f"[{action.index}] shows no option {text!r} to click, "
+                           "even after opening it; observe again to see what it offers")
+    await item.scroll_into_view_if_needed(timeout=ACTION_TIMEOUT_MS)
+    await item.click(timeout=ACTION_TIMEOUT_MS)
+    await op.after_input()
+    if not await native.evaluate(HOLDS_JS, match):
+        raise ActionFailed(Outcome.NO_EFFECT, f"clicked the option {text!r} of [{action.index}] but it did not take")
+    return f"selected {action.option!r} in [{action.index}]"
 
 
 async def _select_custom(op: BrowserHands, action: A.SelectOption) -> str:
