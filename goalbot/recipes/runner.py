@@ -9,7 +9,9 @@ down to every action it takes."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
@@ -32,7 +34,7 @@ from goalbot.llm.parsing import AnswerError
 from goalbot.operators.base import Observation, Operator, OperatorError
 from goalbot.payloads import PolicyName, Rung
 from goalbot.recipes.branching import branched
-from goalbot.recipes.expecting import announced_again, path_fits, shows, went_away
+from goalbot.recipes.expecting import EXPECT_PATIENCE_S, POLL_S, announced_again, path_fits, shows, went_away
 from goalbot.recipes.found import FoundRecipe
 from goalbot.recipes.rerun import Rerun
 from goalbot.recipes.locate import Found, anything_alike, locate, strictly
@@ -358,6 +360,8 @@ class RecipeRun:
         healed = self._healed(position)
         found = await locate(scope.named(recorded.target), observation, self.operator, scope.named(healed),
                              scope.exact(recorded.target))
+        if found is None:
+            found, observation = await self._drawn_late(recorded, observation, scope, healed, step)
         renewed = await self._signed_in_again(step, observation, scope) if found is None else None
         if renewed is not None:
             observation = renewed
@@ -385,6 +389,25 @@ class RecipeRun:
         if found is None:
             raise self._fail(step, "TargetNotFound", f"no element on the page is surely {recorded.words()}", arguments)
         return found.model_copy(update={"rung": Rung.PERSON}), observation
+
+    async def _drawn_late(self, recorded: RecipeAction, observation: Observation, scope: Scope,
+                          healed: Evidence | None, step: int) -> tuple[Found | None, Observation]:
+        """The element on a page still drawing (an app that renders what its socket brings, a list
+        that loads): looked for again as the page changes, within the patience an expectation
+        has, before any rung that goes past the page (a patch, the person)."""
+        assert recorded.target is not None
+        deadline = time.monotonic() + EXPECT_PATIENCE_S
+        while time.monotonic() < deadline:
+            await asyncio.sleep(POLL_S)
+            again = await self.camera.look(step, seen=self.options.vision)
+            if again is observation:  # unchanged since: nothing new to look for it in
+                continue
+            observation = again
+            found = await locate(scope.named(recorded.target), observation, self.operator, scope.named(healed),
+                                 scope.exact(recorded.target))
+            if found is not None:
+                return found, observation
+        return None, observation
 
     async def _patch(self, recorded: RecipeAction, position: int, step: int, observation: Observation) -> bool:
         """Asks the model for a patch and applies it; False when there is none to apply."""
