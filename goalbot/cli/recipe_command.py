@@ -291,6 +291,9 @@ def _places_in_words(recorded: Recorded) -> str:
             return [f"{name or 'the list'} from rows {place['each']!r} ({fields})"]
         if "at" in place:
             return [f"{name} at {place['at']!r}"]
+        if isinstance(place.get("any"), list):  # spots as steady as each other, which must agree
+            spots = " and ".join(repr(spot.get("at")) for spot in place["any"] if isinstance(spot, dict))
+            return [f"{name} at {spots}, alike"]
         return [part for key, sub in place.get("fields", {}).items() for part in words(sub, key)]
 
     drawn = "; ".join(words(recorded.place, ""))  # a recipe file may carry terminal escapes

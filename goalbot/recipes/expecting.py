@@ -5,6 +5,7 @@ done; the address is checked by the runner at once, since a navigation has settl
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import Awaitable, Callable
 
@@ -14,6 +15,8 @@ from goalbot.recipes.locate import ACCEPT, plain, similarity
 
 EXPECT_PATIENCE_S = 3.0
 POLL_S = 0.15
+# Where a recording held a number the run itself made (a new object's id): any number fits there.
+WILD = "*"
 
 
 async def went_away(operator: Operator, index: int, patience: float = EXPECT_PATIENCE_S) -> bool:
@@ -45,19 +48,34 @@ def unsaid(wanted: list[str], observation: Observation, scrub: Callable[[str], s
 
 
 def _says(now: str, text: str, exact: bool) -> bool:
+    if WILD in text and re.search(_pattern(plain(text), r"(?:\d+|\*)"), plain(now)):
+        return True  # a page's own `*` ("* required") still says itself
     if not exact:
         return similarity(text, now) >= ACCEPT
     return plain(text) in plain(now)
 
 
+def _pattern(text: str, number: str) -> str:
+    """`text` as a regular expression in which each WILD stands for a number, the rest as written."""
+    return number.join(re.escape(part) for part in text.split(WILD))
+
+
 def path_fits(expected: str, path: str) -> bool:
     """The address path has the expected one as whole segments, in a row: `/product/walnut-shelf`
     is not in `/product/walnut-shelf-bracket`. A folder (`/product/`, kept when the rest varies)
-    asks only that its segments lead somewhere below it."""
+    asks only that its segments lead somewhere below it. A WILD is any number, within its segment:
+    `/user/*/change/` is `/user/5/change/`, not `/user/5/delete/` nor `/user/bob/change/`."""
     wanted, have = [s for s in expected.split("/") if s], [s for s in path.split("/") if s]
     if not wanted:
         return True
-    return any(have[at:at + len(wanted)] == wanted for at in range(len(have) - len(wanted) + 1))
+    return any(all(_segment_fits(want, had) for want, had in zip(wanted, have[at:at + len(wanted)]))
+               for at in range(len(have) - len(wanted) + 1))
+
+
+def _segment_fits(wanted: str, have: str) -> bool:
+    if WILD not in wanted:
+        return wanted == have
+    return re.fullmatch(_pattern(wanted, r"\d+"), have) is not None
 
 
 async def announced_again(look: Callable[[], Awaitable[Observation]], wanted: list[str], after: Observation,

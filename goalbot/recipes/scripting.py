@@ -94,13 +94,19 @@ def find(page: Page, what: str, ways: list[tuple[str, str]]) -> Locator:
         page.wait_for_timeout(200)
 
 
+def wild(text: str, number: str) -> re.Pattern[str]:
+    """`text` as a pattern: each * is a number the recorded run made (a new object's id)."""
+    return re.compile(number.join(re.escape(part) for part in text.split("*")))
+
+
 def on_path(page: Page, path: str) -> None:
     """The address's path holds `path`, compared by whole segments, within PATIENCE_S."""
-    want = [part for part in path.split("/") if part]
+    want = [wild(part, r"\d+") for part in path.split("/") if part]
     deadline = time.monotonic() + PATIENCE_S
     while True:
         have = [part for part in urlsplit(page.url).path.split("/") if part]
-        if not want or any(have[i:i + len(want)] == want for i in range(len(have) - len(want) + 1)):
+        if not want or any(all(w.fullmatch(h) for w, h in zip(want, have[i:i + len(want)]))
+                           for i in range(len(have) - len(want) + 1)):
             return
         if time.monotonic() > deadline:
             raise AssertionError(f"the page is {page.url}, not at {path}")
@@ -108,7 +114,8 @@ def on_path(page: Page, path: str) -> None:
 
 
 def says(page: Page, text: str) -> None:
-    expect(page.get_by_text(text).first).to_be_visible(timeout=PATIENCE_S * 1000)
+    shown = page.get_by_text(wild(text, r"(?:\d+|\*)") if "*" in text else text)
+    expect(shown.first).to_be_visible(timeout=PATIENCE_S * 1000)
 
 
 def launch(playwright, headed: bool):  # type: ignore[no-untyped-def]

@@ -27,3 +27,22 @@ def test_an_announcement_holding_a_value_must_say_it_as_it_is() -> None:
     assert unsaid(wanted, said("Walnut Shelf added to your cart (1 item)"), str, exact) == []
     # With no value in it, a little drift still counts as said.
     assert unsaid(["Saved at 12:01"], said("Saved at 12:03"), str) == []
+
+
+def test_a_wild_number_in_an_address_is_any_number_and_the_rest_must_fit() -> None:
+    assert path_fits("/admin/auth/user/*/change/", "/admin/auth/user/5/change/")
+    assert path_fits("/admin/auth/user/*/change/", "/admin/auth/user/1234/change/")
+    assert not path_fits("/admin/auth/user/*/change/", "/admin/auth/user/5/delete/")
+    assert not path_fits("/admin/auth/user/*/change/", "/admin/auth/user/add/")  # the form again: not saved
+    assert not path_fits("/admin/auth/user/*/change/", "/admin/auth/user/bob/change/")
+    assert path_fits("/ticket/t-*", "/ticket/t-12") and not path_fits("/ticket/t-*", "/ticket/t-12x")
+
+
+def test_a_wild_number_in_an_announcement_is_any_number_and_a_value_in_it_still_counts() -> None:
+    wanted = ["Ticket #* “Printer jams” created"]
+    exact = frozenset(wanted)  # it held the person's value: said as it is, or not at all
+    assert unsaid(wanted, said("Ticket #13 “Printer jams” created"), str, exact) == []
+    assert unsaid(wanted, said("Ticket #13 “Printer jams again” created"), str, exact) == wanted
+    assert unsaid(wanted, said("Ticket #new “Printer jams” created"), str, exact) == wanted
+    assert unsaid(["Fields marked * are required"], said("Fields marked * are required"), str,
+                  frozenset({"Fields marked * are required"})) == []

@@ -5,6 +5,7 @@
 //   {"each": SEL, "as": KIND}                      a list of values
 //   {"each": SEL, "fields": {NAME: {"at": REL, "as": KIND}}}   a list of records, REL under each
 //   {"fields": {NAME: PLACE}}                      an object
+//   {"any": [{"at": SEL, "as": KIND}, …]}          one value written in spots as steady as each other
 // KIND: "text"; "number" (the one number in the text); "part" (the text between `before` and
 // `after`); "map" (the value each text stood for when it was recorded, in `texts`).
 ([mode, arg]) => {
@@ -81,10 +82,50 @@
     return p;
   };
 
-  // The place of a single value anywhere under `root`: only a value written in one spot.
-  const locateValue = (all, value) => {
-    const found = candidates(all, value);
-    return found.length === 1 ? { at: absolute(found[0].el).join(" > "), ...place(found[0].how) } : null;
+  // How surely a spot shows the same thing on a later visit, when a value is written in several:
+  // a heading or caption says what the page holds ("12 rows where …"); words of its own label it;
+  // a stable id anchors it; written as the value alone it is that value. A row of a list (a
+  // facet, a table row) moves or changes when the data does.
+  const HEADING = "h1, h2, h3, h4, h5, h6, caption, legend, [role=heading]";
+  const ROW = "li, tr, dd, option, [role=row], [role=listitem], [role=option]";
+  // The words of a field's name ("open_tickets": open, ticket), to tell its label by.
+  const wordsOf = (name) => (name || "").toLowerCase().split(/[^\p{L}]+/u).filter((w) => w.length >= 3)
+    .map((w) => w.replace(/s$/, ""));
+  const steadiness = (hit, at, named) => {
+    let score = hit.how.exact ? 1 : 0;
+    if (hit.el.closest(HEADING)) score += 2;
+    const rest = hit.how.as === "part" ? hit.how.before + hit.how.after
+      : hit.how.as === "number" ? hit.text.replace(NUMBER, "") : "";
+    if (/\p{L}{3}/u.test(rest)) score += 1;
+    // Labelled by the very words the data is asked by ("12 rows where …" for `rows`, "Price" in
+    // the cell before `price`) comes before all else: a heading that happens to hold the same
+    // number ("12 results") is not the price.
+    const label = `${rest} ${squash(hit.el.previousElementSibling && hit.el.previousElementSibling.textContent)}`
+      .toLowerCase();
+    if (named.length && named.some((w) => label.includes(w))) score += 10;
+    if (at[0].startsWith("#")) score += 1;
+    if (hit.el.closest(ROW)) score -= 2;
+    return score;
+  };
+  const MOST_PLACES = 4;
+  // The place of a single value anywhere under `root`. Written in several spots, the steadiest is
+  // kept; spots as steady as each other are all kept ({"any": […]}), and must agree when read.
+  const locateValue = (all, value, name) => {
+    const named = wordsOf(name);
+    const hits = [];
+    for (const o of all) {
+      const how = howWritten(value, o.text);
+      if (how) hits.push({ el: o.el, text: o.text, how });
+    }
+    if (!hits.length) return null;
+    const scored = hits.map((hit) => {
+      const at = absolute(hit.el);
+      return { score: steadiness(hit, at, named), spot: { at: at.join(" > "), ...place(hit.how) } };
+    });
+    const best = Math.max(...scored.map((s) => s.score));
+    const kept = scored.filter((s) => s.score === best).map((s) => s.spot);
+    if (kept.length > MOST_PLACES) return null;  // everywhere alike: no spot says it is the one
+    return kept.length === 1 ? kept[0] : { any: kept };
   };
 
   // One selector for elements alike in shape: the steps all of them share, positions kept where equal.
@@ -171,9 +212,9 @@
     return { place: { each, fields }, positions: rows.map((r) => everyRow.indexOf(r)) };
   };
 
-  const locate = (all, data) => {
+  const locate = (all, data, name = "") => {
     if (isScalar(data)) {
-      const at = locateValue(all, data);
+      const at = locateValue(all, data, name);
       return at ? { place: at, positions: [] } : null;
     }
     if (Array.isArray(data)) {
@@ -188,7 +229,7 @@
     const fields = {};
     let positions = [];
     for (const [name, value] of Object.entries(data)) {
-      const found = locate(all, value);
+      const found = locate(all, value, name);
       if (!found) return null;
       fields[name] = found.place;
       if (found.positions.length) positions = found.positions;
@@ -274,7 +315,34 @@
     }
     return values;
   };
+  // A value kept in several spots: each is read, and they must say the same. A spot gone from the
+  // page, or no longer written as it was, says nothing; two that disagree are a miss that names
+  // both, never a silent pick.
+  const readAny = (spots, where) => {
+    const said = [], wrong = [];
+    for (const spot of spots) {
+      const el = document.querySelector(spot.at);
+      if (!el) continue;
+      const before = misses.length;
+      const value = readText(el, spot, where || spot.at);
+      const failed = misses.splice(before);
+      if (value !== undefined && !failed.length) said.push([spot.at, value]);
+      else wrong.push(...failed);
+    }
+    const what = where || "the value";
+    if (!said.length) {
+      misses.push(...(wrong.length ? wrong : [`${what}: none of the places it was written in is on the page now`]));
+      return undefined;
+    }
+    if (new Set(said.map(([, value]) => JSON.stringify(value))).size > 1) {
+      misses.push(`${what}: the places it was written in disagree now: `
+        + said.map(([at, value]) => `${at} says ${JSON.stringify(value)}`).join("; "));
+      return undefined;
+    }
+    return said[0][1];
+  };
   const read = async (p, where) => {
+    if (Array.isArray(p.any)) return readAny(p.any, where);
     if (p.at !== undefined && p.each === undefined) return readText(document.querySelector(p.at), p, where);
     if (p.each !== undefined) {
       const rows = rowsOf(p, where);
