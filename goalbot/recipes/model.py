@@ -20,6 +20,17 @@ MAX_BRANCHES = 8  # ways to do one step: a site's A/B layouts, not a program
 MAX_BLOCK_DEPTH = 4  # a block inside a block inside …: flows people name, not recursion
 MAX_PASSES = 500  # records a loop goes through: a list a person would have done by hand
 LOOP_FIELD = re.compile(r"[A-Za-z0-9_]{1,40}")  # a record's field a pass names as {{each_FIELD}}
+# A {{variable}}'s and a <secret:NAME>'s names: what `--var` and `--secret` fill, and what an exported
+# script makes arguments and environment names of; a recipe file is hostile input.
+VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+SECRET_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
+
+
+def _names(names: list[str], pattern: re.Pattern[str], what: str) -> list[str]:
+    for name in names:
+        if not pattern.fullmatch(name):
+            raise ValueError(f"bad {what} name {name[:40]!r}: letters, digits and '_' only (64 at most)")
+    return names
 
 
 class Evidence(BaseModel):
@@ -168,6 +179,12 @@ class Block(BaseModel):
                                    "words (a value, or one of its own {{variables}}); one left out takes the "
                                    "rerun's value of the same name.")
 
+    @field_validator("values")
+    @classmethod
+    def _named(cls, values: dict[str, str]) -> dict[str, str]:
+        _names(list(values), VARIABLE_NAME, "variable")
+        return values
+
     def key(self) -> str:
         return f"{self.recipe}@{self.version or 'latest'}"
 
@@ -231,6 +248,16 @@ class Recipe(BaseModel):
         if not NAME.fullmatch(name):
             raise ValueError(f"bad recipe name {name!r}: use letters, digits, '.', '_' or '-' (64 at most)")
         return name
+
+    @field_validator("variables")
+    @classmethod
+    def _variables(cls, names: list[str]) -> list[str]:
+        return _names(names, VARIABLE_NAME, "variable")
+
+    @field_validator("secrets")
+    @classmethod
+    def _secrets(cls, names: list[str]) -> list[str]:
+        return _names(names, SECRET_NAME, "secret")
 
     @field_validator("steps")
     @classmethod

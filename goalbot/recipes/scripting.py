@@ -11,7 +11,9 @@ stop that names `goalbot rerun`, so the script never goes on without the data.""
 from __future__ import annotations
 
 import json
+import math
 import re
+import unicodedata
 from typing import Any
 
 from goalbot.agents.risk import words_risk
@@ -128,14 +130,20 @@ def launch(playwright, headed: bool):  # type: ignore[no-untyped-def]
 
 MAIN = r'''
 
+def option(name: str) -> str:
+    """The flag of a variable: --NAME, or --var-NAME where the script's own flags have the name."""
+    return f"--var-{name}" if name in ("url", "headed", "help") else f"--{name}"
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--url", help="start here instead of the recorded page")
     parser.add_argument("--headed", action="store_true", help="show the browser window")
-    for name in VARIABLES:
-        parser.add_argument(f"--{name}", required=True, metavar="VALUE", help=f"the recipe's {{{{{name}}}}}")
+    for n, name in enumerate(VARIABLES):
+        parser.add_argument(option(name), dest=f"value_{n}", required=True, metavar="VALUE",
+                            help=f"the recipe's {{{{{name}}}}}")
     arguments = parser.parse_args()
-    values = {name: getattr(arguments, name) for name in VARIABLES}
+    values = {name: getattr(arguments, f"value_{n}") for n, name in enumerate(VARIABLES)}
     missing = [f"SECRET_{name}" for name in SECRETS if f"SECRET_{name}" not in os.environ]
     if missing:
         print(f"set {', '.join(missing)} in the environment: the secrets this flow types", file=sys.stderr)
@@ -172,8 +180,12 @@ class ScriptWriter:
     def script(self, file_name: str) -> str:
         recipe = self.recipe
         body = self._steps(recipe.steps, "    ")  # first: the blocks it runs become functions on the way
-        usage = " ".join([f"--{name} …" for name in self.variables] + ["[--url START] [--headed]"])
-        secrets = "".join(f"SECRET_{name}=… " for name in self.secrets())
+        # Names come from a recipe file, which may be anyone's: every piece of the docstring is one
+        # safe line, and every value in code is a repr.
+        flags = [f"--var-{name}" if name in ("url", "headed", "help") else f"--{name}" for name in self.variables]
+        usage = _line(" ".join([f"{flag} …" for flag in flags] + ["[--url START] [--headed]"]))
+        secrets = _line("".join(f"SECRET_{name}=… " for name in self.secrets()))
+        file_name = _line(file_name)
         header = f'''#!/usr/bin/env python3
 """{_line(recipe.name)} v{recipe.version}: {_line(recipe.goal)}
 
@@ -188,8 +200,8 @@ or you); no GO / NOT GO (the actions goalbot asks about are marked GO below and 
 asking); no allowed domains, held writes or secret guard; no store, events, report or replay.
 """
 '''
-        constants = [f"NAME = {json.dumps(recipe.name)}", f"START_URL = {json.dumps(recipe.start_url)}",
-                     f"VARIABLES = {json.dumps(self.variables)}", f"SECRETS = {json.dumps(self.secrets())}"]
+        constants = [f"NAME = {recipe.name!r}", f"START_URL = {recipe.start_url!r}",
+                     f"VARIABLES = {self.variables!r}", f"SECRETS = {self.secrets()!r}"]
         run = ["def run(page: Page, values: dict[str, str], secrets: dict[str, str]) -> None:", *_body(body, "    ")]
         sections = [header + RUNTIME.strip(), "\n".join(constants),
                     *("\n".join(lines) for lines in self.functions.values()), "\n".join(run), MAIN.strip()]
@@ -233,10 +245,10 @@ asking); no allowed domains, held writes or secret guard; no store, events, repo
             self.functions[function] += _body(self._steps(block.steps, "    "), "    ")
         self.variables += [name for name in block.variables if name not in step.block.values
                            and name not in self.variables]
-        bound = ", ".join(f"{json.dumps(name)}: fill({json.dumps(step.block.values[name])}, values)"
-                          if name in step.block.values else f"{json.dumps(name)}: values[{json.dumps(name)}]"
+        bound = ", ".join(f"{name!r}: fill({step.block.values[name]!r}, values)"
+                          if name in step.block.values else f"{name!r}: values[{name!r}]"
                           for name in block.variables)
-        return [f"{pad}{function}(page, {{{bound}}}, secrets)  # {step.block.words()}"]
+        return [f"{pad}{function}(page, {{{bound}}}, secrets)  # {_line(step.block.words())}"]
 
     def _actions(self, actions: list[RecipeAction], pad: str) -> list[str]:
         lines: list[str] = []
@@ -276,8 +288,8 @@ def _do(name: str, args: dict[str, Any], element: str) -> list[str]:
     on = element or "page"
     match name:
         case "click":
-            return [f"{on}.click()"] if element else [f"page.mouse.click({float(args.get('x') or 0)}, "
-                                                      f"{float(args.get('y') or 0)})"]
+            return [f"{on}.click()"] if element else [f"page.mouse.click({_number(args.get('x'))!r}, "
+                                                      f"{_number(args.get('y'))!r})"]
         case "double_click":
             return [f"{element}.dblclick()"]
         case "right_click":
@@ -301,9 +313,9 @@ def _do(name: str, args: dict[str, Any], element: str) -> list[str]:
             return ["page.go_back()"]
         case "scroll":
             sign = -1 if str(args.get("direction", "down")) in ("up", "left") else 1
-            return [f"page.mouse.wheel(0, {sign * int(args.get('amount') or 600)})"]
+            return [f"page.mouse.wheel(0, {sign * int(_number(args.get('amount'), 600, most=100_000))})"]
         case "wait":
-            return [f"page.wait_for_timeout({int(float(args.get('seconds') or 1) * 1000)})"]
+            return [f"page.wait_for_timeout({int(_number(args.get('seconds'), 1, most=3600) * 1000)})"]
     return [f"raise AssertionError({_text(f'{name} is not exported: run goalbot rerun')})"]
 
 
@@ -359,15 +371,29 @@ def _body(lines: list[str], pad: str) -> list[str]:
 def _value(text: str) -> str:
     """A recorded text as an expression: its secrets from `secrets`, its {{variables}} filled."""
     pieces = SECRET.split(text)
-    parts = [f"secrets[{json.dumps(piece)}]" if n % 2 else f"fill({_text(piece)}, values)"
+    parts = [f"secrets[{piece!r}]" if n % 2 else f"fill({_text(piece)}, values)"
              for n, piece in enumerate(pieces) if piece or n % 2]
     return " + ".join(parts) or '""'
 
 
 def _text(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+    """A recorded text as a Python literal: repr, never pasted, whatever quotes or escapes it holds."""
+    return repr(str(text))
+
+
+def _number(value: object, default: float = 0.0, most: float = 1e6) -> float:
+    """A recorded number as a finite float within ±`most` ("1e3", "inf", "nan" and words as
+    they may come from a recipe file): what goes into code is a number, never a name."""
+    try:
+        number = float(value) if value is not None and value != "" else default  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return default
+    return max(-most, min(most, number)) if math.isfinite(number) else default
 
 
 def _line(text: str) -> str:
-    """Text from a recipe, safe inside a comment or a docstring: one line, no quotes that end it."""
-    return " ".join(str(text).split()).replace('"""', "'''").replace("\\", "/")[:200]
+    """Text from a recipe, safe inside a comment or a docstring: one line, no double quote to end it,
+    no control, format or surrogate character (a NUL stops Python compiling, a surrogate stops
+    the file being written)."""
+    shown = "".join(ch if unicodedata.category(ch)[0] not in "CZ" or ch == " " else " " for ch in str(text))
+    return " ".join(shown.split()).replace('"', "'").replace("\\", "/")[:200]

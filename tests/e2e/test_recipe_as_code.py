@@ -47,7 +47,7 @@ def test_the_exported_script_runs_with_plain_python_and_leaves_the_site_as_recor
     script = (out / "darkmode.py").read_text()
     assert "import goalbot" not in script and "from goalbot" not in script
     assert "no healing" in script and 'page.get_by_role(role, name=name, exact=True)' in script
-    assert '("role", fill("button\\nSign in", values))' in script  # role and name first, then the fallbacks
+    assert "('role', fill('button\\nSign in', values))" in script  # role and name first, then the fallbacks
     assert "hunter2" not in script
 
     hardsite.reset()
