@@ -81,6 +81,10 @@ class Hands:
         self.fresh_pdf = next((Path(saved.path) for saved in reversed(result.files) if is_pdf(saved.name, saved.mime)),
                               None)
         gone = result.ok and target is not None and await self.operator.gone(getattr(action, "index", 0))
+        if result.ok and not gone and target and target.get("overlay") and target.get("css"):
+            # A banner's "Accept all" that posts a form back to its own address: the page came back
+            # without the banner, which is the banner gone as surely as one a script removed.
+            gone = await self.operator.absent(str(target["css"]))
         error = None if result.ok else result.outcome.value
         self.emitter.emit(EventType.ACT_OK if result.ok else EventType.ACT_FAIL, Actor.NAVIGATOR, step,
                           action=shown, message=result.message, error=error,

@@ -37,6 +37,8 @@ class Reading(BaseModel):
     scope: int | None = None
     place: dict[str, Any] | None = None
     network: NetworkPlace | None = None
+    other_places: list[dict[str, Any]] = Field(default_factory=list, description="Where it was read on the "
+                                               "site's other layouts: each read in turn when `place` does not.")
 
 
 class Kept(BaseModel):
@@ -82,6 +84,11 @@ class Reader:
             rung, data, wrong = await self._read_places(reading)
             if not wrong:
                 return self._keep(key, data, reading, observation, scope, rung, 1, [], step)
+            for other in reading.other_places:  # the page in another of the site's layouts (an A/B test)
+                elsewhere = reading.model_copy(update={"place": other})
+                rung, read_there, wrong_there = await self._read_places(elsewhere)
+                if not wrong_there:
+                    return self._keep(key, read_there, elsewhere, observation, scope, rung, 1, [], step)
         if wrong and self.extractor is None:
             rung = "network" if reading.place is None else "ocr" if _drawn_in_pictures(reading) else "places"
             self._emit_read(key, data, False, wrong, observation, scope, rung, 1, reading, step)

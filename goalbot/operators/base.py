@@ -280,6 +280,12 @@ class Operator(Protocol):
         (removed or hidden) while the page itself stayed; False when it cannot be told."""
         ...
 
+    async def absent(self, selector: str) -> bool:
+        """Whether nothing the CSS `selector` names shows on the page as it is now, once it has
+        loaded: a banner whose form posted back to the same address, and came back without it.
+        False when it cannot be told."""
+        ...
+
     async def read_text(self, scope: int | None) -> str:
         """The text a person reads on the page, or in element `[scope]`; "" when the operator
         cannot tell more than its observation."""

@@ -134,6 +134,9 @@ class DesktopOperator:
     def expect_to_find(self, selectors: list[str]) -> None:
         pass  # a screen has no selectors
 
+    async def absent(self, selector: str) -> bool:
+        return False  # a screen has no selectors
+
     async def gone(self, index: int) -> bool:
         return False
 

@@ -93,6 +93,9 @@ class Recorded(BaseModel):
                                          "a rerun asks the extractor.")
     network: NetworkPlace | None = Field(None, description="Where the data was in the JSON the page fetched: "
                                          "read there first, with no model.")
+    other_places: list[dict[str, Any]] = Field(default_factory=list, max_length=MAX_BRANCHES,
+                                               description="Where it was read on the site's other layouts (a table "
+                                               "and cards at one address): read in turn when `place` does not.")
 
     model_config = ConfigDict(validate_by_name=True, serialize_by_alias=True)
 

@@ -38,7 +38,9 @@ from goalbot.recipes.expecting import EXPECT_PATIENCE_S, POLL_S, announced_again
 from goalbot.recipes.found import FoundRecipe
 from goalbot.recipes.rerun import Rerun
 from goalbot.recipes.locate import Found, anything_alike, locate, strictly
-from goalbot.recipes.model import Block, Branch, Evidence, Loop, Recipe, RecipeAction, RecipeStep, Recorded, When
+from goalbot.recipes.model import (
+    MAX_BRANCHES, Block, Branch, Evidence, Loop, Recipe, RecipeAction, RecipeStep, Recorded, When,
+)
 from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts, steps_named
 from goalbot.recipes.scope import Scope
 from goalbot.recipes.variables import each_text, names_in, record_values, template
@@ -126,7 +128,7 @@ class RecipeRun:
         assert recorded is not None
         last = len(self.recipe.steps)
         reading = Reading(instruction=recorded.instruction, schema_=recorded.schema_, place=recorded.place,
-                          network=recorded.network)
+                          network=recorded.network, other_places=recorded.other_places)
         read = await self.gatherer.read("result", reading, observation, last)
         self._reread(read, "result", recorded, last)
         if not read.ok:
@@ -143,7 +145,11 @@ class RecipeRun:
             self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_PATCH,
                               message=f"{key} read by the model: this page shows no place to read it again")
             return
+        # The places that read before are kept beside the new ones: a site that serves two layouts
+        # at one address is read by each again, with no model, whichever it serves tomorrow.
+        before = [place for place in [recorded.place, *recorded.other_places] if place and place != reading.place]
         recorded.place, recorded.network = reading.place, reading.network
+        recorded.other_places = before[:MAX_BRANCHES]
         change = f"{key} read again by the model, at new places"
         self.patches.append(change)
         # Said as a patch is said: the recipe's metrics count it in its patch rate.
@@ -273,7 +279,9 @@ class RecipeRun:
             raise self._ended(step, acted.error or "Failed", acted.message)
         self.found_by[rung] = self.found_by.get(rung, 0) + 1
         stayed = (recorded.expect.element_gone and found is not None
-                  and not await went_away(self.operator, found.index))
+                  and not await went_away(self.operator, found.index)
+                  and not (recorded.target is not None and recorded.target.css
+                           and await self.operator.absent(recorded.target.css)))
         after = await self.camera.look(step, key=self._last_of_run(recorded))
         unmet, after = await self._unmet(recorded, acted.downloads, stayed, after, scope, step)
         if unmet is None:
@@ -317,7 +325,8 @@ class RecipeRun:
             if recorded.reads is None:
                 raise self._fail(step, "BadRecipe", f"the recipe's extract of {key!r} keeps no schema", arguments)
             reading = Reading(instruction=recorded.reads.instruction, schema_=recorded.reads.schema_,
-                              place=recorded.reads.place, network=recorded.reads.network)
+                              place=recorded.reads.place, network=recorded.reads.network,
+                              other_places=recorded.reads.other_places)
             read = await self.gatherer.extract(key, reading, observation, step, arguments)
             self._reread(read, key, recorded.reads, step)
             if not read.ok:

@@ -20,9 +20,11 @@ from io import BytesIO
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from hardsite.pdf import scanned_pdf, text_pdf
+from hardsite.portal import Portal
+from hardsite.things import Answer, Things
 
 PAGES = Path(__file__).parent / "pages"
 REPORT_CSV = "item,qty\nkimchi,1\ntofu,2\n"
@@ -67,6 +69,9 @@ class HardSite:
         self.slow: dict[str, float] = {}  # seconds an /api/ path takes to answer, as a busy server's do
         self.post_answers: dict[str, object] = {}  # what a POST to an /api/ path answers, instead of ok
         self.lock = threading.Lock()
+        self.things = Things()  # an admin that makes objects, and a data browser (see things.py)
+        self.portal = Portal()  # a customer portal nobody tuned recipes to (see portal.py)
+        self.unanswered = threading.Event()  # set: the posts a page was never answered give up
 
     def port(self, which: int = 0) -> int:
         return int(self._servers[which].server_address[1])
@@ -86,6 +91,10 @@ class HardSite:
             self.variant = ""
             self.slow.clear()
             self.post_answers.clear()
+        self.things.reset()
+        self.portal.reset()
+        self.unanswered.set()  # the posts left hanging by the test before are let go
+        self.unanswered = threading.Event()
 
     @property
     def url(self) -> str:
@@ -115,6 +124,15 @@ class HardSite:
                 if path == "/bounce":
                     self._bounce(303)
                     return
+                if site.things.answers(path):
+                    self._answer(site.things.post(path, body))
+                    return
+                if site.portal.answers(path):
+                    self._answer(site.portal.post(self.path, body, self.headers.get("Cookie", "")))
+                    return
+                if path == "/publish.html":
+                    self._published(body)
+                    return
                 with site.lock:
                     answer = site.post_answers.get(path, {"ok": True})
                 self._send(json.dumps(answer).encode(), "application/json")
@@ -129,6 +147,23 @@ class HardSite:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
+            def _published(self, body: str) -> None:
+                """An editor's form posted back to its own address (or its delete link opened): a 302 to
+                the page saying what was done, as a CMS answers; with `nothing` in ?how=, no answer at
+                all until `unanswered` is set."""
+                query = parse_qs(urlsplit(self.path).query)
+                how = query.get("how", [""])[0]
+                if "nothing" in how.split(","):
+                    site.unanswered.wait(120)
+                    return
+                said = _json_or_text(body)
+                action = (said.get("action") if isinstance(said, dict)
+                          else parse_qs(str(said)).get("action", ["draft"])[0])
+                self.send_response(302)
+                self.send_header("Location", f"/publish.html?{urlencode({'how': how, 'done': action})}")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
             def do_GET(self) -> None:
                 path = urlsplit(self.path).path
                 port = self.server.server_address[1]
@@ -137,6 +172,9 @@ class HardSite:
                     return
                 with site.lock:
                     site.requests.append((port, "GET", path, ""))
+                if path == "/publish/delete":  # publish.html's delete link, which deletes as it is opened
+                    self._published("action=delete")
+                    return
                 if path.startswith("/api/"):
                     with site.lock:
                         stored, late = site.posted.get(path[5:]), site.slow.get(path, 0.0)
@@ -144,7 +182,11 @@ class HardSite:
                     self._send(json.dumps(stored).encode(), "application/json")
                     return
                 other = site.other if port == site._servers[0].server_address[1] else site.url
-                if path == "/bounce":
+                if site.things.answers(path):
+                    self._answer(site.things.get(self.path))
+                elif site.portal.answers(path):
+                    self._answer(site.portal.get(self.path, self.headers.get("Cookie", "")))
+                elif path == "/bounce":
                     self._bounce(302)
                 elif path == "/slow.png":  # a picture that arrives `ms` milliseconds late
                     time.sleep(int(parse_qs(urlsplit(self.path).query).get("ms", ["500"])[0]) / 1000)
@@ -195,6 +237,17 @@ class HardSite:
                         with site.lock:
                             site.requests.append((port, "WS", path, data.decode()))
                 self.close_connection = True
+
+            def _answer(self, answer: Answer) -> None:
+                self.send_response(answer.status)
+                for key, value in {"Content-Type": "text/plain; charset=utf-8", **answer.headers}.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(answer.body)))
+                self.end_headers()
+                try:
+                    self.wfile.write(answer.body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
             def _send(self, body: bytes, mime: str, headers: dict[str, str] | None = None,
                       status: int = 200) -> None:

@@ -36,7 +36,7 @@ from goalbot.operators.browser.observe import PageObserver, PageView
 from goalbot.operators.browser.pages import NAVIGATION_TIMEOUT_MS
 from goalbot.operators.browser.scripts import evaluate
 from goalbot.operators.browser.watch import BrowserWatcher
-from goalbot.operators.browser.writes import WriteHold, held_back
+from goalbot.operators.browser.writes import ANSWER_WITHIN_S, WriteHold, answered_within, carried_out, held_back
 from goalbot.operators.json_places import Fetched
 
 # One piece of page text keeps its end; the whole observation's budget drops plain text first.
@@ -279,7 +279,9 @@ class BrowserOperator:
         self.elements.evidence.clear()
         try:
             await self._writes.begin(hold, self.page)  # a dead browser is the answer, whatever the action
-            message = await self._writes.run(handler())
+            # Bounded: a tab whose navigation the site never answers answers nothing, for ever.
+            message = await answered_within(self.page.context, self._writes.run(handler()), ANSWER_WITHIN_S,
+                                            action.name)
             if message is None:  # frozen on a held write: only the person's answer ends it
                 return held_back("the page waits", await self._writes.held(self.page))
             result = ActionResult(outcome=Outcome.OK, message=message)
@@ -341,6 +343,13 @@ class BrowserOperator:
         self._known_signature = signature or ""  # asked next, as an action's end: no second call
         return left
 
+    async def absent(self, selector: str) -> bool:
+        try:
+            await self.page.wait_for_load_state("domcontentloaded", timeout=NAVIGATION_TIMEOUT_MS)
+            return not await self.page.locator(selector).first.is_visible()
+        except PlaywrightError:
+            return False  # a selector this page cannot read, or a page still on its way: not known
+
     async def read_text(self, scope: int | None) -> str:
         return await reading.page_text(self, scope)
 
@@ -360,8 +369,15 @@ class BrowserOperator:
         return await reading.items(self, each, nth)
 
     async def is_secret_field(self, index: int | None) -> bool:
-        # unsure=True: hide the text rather than risk a password in the store
-        return bool(await self._ask(index, js.SECRET_JS, js.FOCUSED_SECRET_JS, unsure=True))
+        # Decided by the field itself, inside a frame too (a framed editor is no password field);
+        # unsure (gone, a frame that cannot be entered): hide the text rather than risk a password
+        if index is not None:
+            return bool(await self._ask(index, js.SECRET_JS, "", unsure=True))
+        try:
+            _, focus = await keyboard.focused(self.page)
+        except PlaywrightError:
+            return True
+        return focus["where"] == "frame" or bool(focus.get("secret"))
 
     async def landing(self, action: Action) -> Landing:
         return await activation.landing(self.page, action, self.elements.run)
@@ -371,9 +387,13 @@ class BrowserOperator:
 
     async def release_held(self) -> str:
         self._known_signature, self._left, self._found_in_look = "", None, None
-        sent = await self._writes.release(self.page)  # first: a page frozen on a write answers after
-        submitted = await activation.release(self.page, self._gate_token) if self._held_words else []
-        await self.after_input()
+        return await carried_out(self.page.context, self._let_through())  # bounded: a site may never answer
+
+    async def _let_through(self) -> str:
+        async with self._writes.passing(self.page):  # what the GO sets off is what it was given for
+            sent = await self._writes.release(self.page)  # first: a page frozen on a write answers after
+            submitted = await activation.release(self.page, self._gate_token) if self._held_words else []
+            await self.after_input()
         done = [f"submitted {' | '.join(submitted)!r}"] if submitted else []
         done += [f"sent {' | '.join(sent)}"] if sent else []
         return "; ".join(done) or "what was held is gone (the page moved on)"
