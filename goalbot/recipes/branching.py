@@ -18,11 +18,35 @@ def branched(recorded: Recipe, patched: Recipe, changed: set[int]) -> Recipe:
         if not 1 <= number <= len(steps):
             continue
         old, new = recorded.steps[number - 1], patched.steps[number - 1]
-        telling = _telling(old.actions, new.actions)
-        if telling is not None and len(old.branches) < MAX_BRANCHES:
-            steps[number - 1] = old.model_copy(update={
-                "branches": [*old.branches, Branch(when=When(element=telling), actions=new.actions)]})
+        shared = _shared(old.actions, new.actions)
+        telling = _telling(old.actions, new.actions[shared:])
+        if telling is None or len(old.branches) >= MAX_BRANCHES:
+            continue
+        way = Branch(when=When(element=telling), actions=new.actions[shared:], after=shared)
+        if any(_same_way(way, kept) for kept in old.branches):
+            steps[number - 1] = old  # healed again the way it already keeps: nothing new to keep
+            continue
+        steps[number - 1] = old.model_copy(update={"branches": [*old.branches, way]})
     return patched.model_copy(update={"steps": steps})
+
+
+def _shared(old: list[RecipeAction], new: list[RecipeAction]) -> int:
+    """How many first actions the two ways do alike: the new way's condition is looked for after them."""
+    count = 0
+    for before, now in zip(old, new):
+        if (before.action.name, before.target and _identity(before.target)) != (
+                now.action.name, now.target and _identity(now.target)):
+            break
+        count += 1
+    return min(count, max(len(new) - 1, 0))
+
+
+def _same_way(one: Branch, other: Branch) -> bool:
+    def shape(way: Branch) -> tuple[object, ...]:
+        when = way.when.element and _identity(way.when.element)
+        return (way.after, when, way.when.text, way.when.url_contains,
+                tuple((a.action.name, a.target and _identity(a.target)) for a in way.actions))
+    return shape(one) == shape(other)
 
 
 def _telling(old: list[RecipeAction], new: list[RecipeAction]) -> Evidence | None:
@@ -35,5 +59,6 @@ def _telling(old: list[RecipeAction], new: list[RecipeAction]) -> Evidence | Non
     return None
 
 
-def _identity(target: Evidence) -> tuple[str, str, str, str]:
-    return target.role, target.name, target.id, target.css
+def _identity(target: Evidence) -> tuple[str, str, str]:
+    # Not the CSS path: the same card's button sits at another nth-of-type on every page.
+    return target.role, target.name, target.id

@@ -72,6 +72,15 @@ async def strictly(evidence: Evidence, observation: Observation, operator: Opera
     return None
 
 
+def present(evidence: Evidence, observation: Observation) -> bool:
+    """An element of the evidence's role and name is on the page, once or many times (every
+    card's "Download"): what a way's condition asks, which needs no one element to act on."""
+    wanted = [text for text in (evidence.name, evidence.label, evidence.placeholder) if text]
+    return bool(wanted) and any(_role_fits(e, evidence) and any(_same(e.name, text) or _same(e.placeholder or "", text)
+                                                                for text in wanted)
+                                for e in observation.elements.values())
+
+
 def _role_fits(element: Element, evidence: Evidence) -> bool:
     if not evidence.role or element.role == evidence.role:
         return True

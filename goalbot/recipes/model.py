@@ -171,6 +171,8 @@ class Branch(BaseModel):
 
     when: When
     actions: list[RecipeAction] = Field(min_length=1)
+    after: int = Field(0, ge=0, le=MAX_ACTIONS, description="The recorded way's first actions this way shares: "
+                       "its condition is looked for once they are done, on the page where the ways part.")
 
 
 class Block(BaseModel):

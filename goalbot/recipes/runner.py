@@ -37,7 +37,7 @@ from goalbot.recipes.branching import branched
 from goalbot.recipes.expecting import EXPECT_PATIENCE_S, POLL_S, announced_again, path_fits, shows, went_away
 from goalbot.recipes.found import FoundRecipe
 from goalbot.recipes.rerun import Rerun
-from goalbot.recipes.locate import Found, anything_alike, locate, strictly
+from goalbot.recipes.locate import Found, anything_alike, locate, present, strictly
 from goalbot.recipes.model import (
     MAX_BRANCHES, Block, Branch, Evidence, Loop, Recipe, RecipeAction, RecipeStep, Recorded, When,
 )
@@ -497,11 +497,13 @@ class RecipeRun:
         if step.for_each is not None:
             return await self._loop(step, step.for_each, number, observation, scope)
         done = 0
-        branch = await self._branch(step, number, observation, scope)
+        branch = await self._branch(step, number, observation, scope, done)
         while branch is None and done < len(step.actions):
             position = sum(len(s.actions) for s in self.recipe.steps[:number - 1]) + done + 1 if recorded else None
             observation, again = await self._act(step.actions[done], position, number, observation, scope)
             done += 0 if again else 1  # a patch changed the recipe here: run what stands here now
+            if not again and done < len(step.actions):
+                branch = await self._branch(step, number, observation, scope, done)
         for action in branch.actions if branch is not None else []:
             # Another way's actions have no place in the numbering patches and memory use.
             observation, _ = await self._act(action, None, number, observation, scope)
@@ -601,11 +603,13 @@ class RecipeRun:
                 return login
         return None
 
-    async def _branch(self, step: RecipeStep, number: int, observation: Observation, scope: Scope) -> Branch | None:
-        """The first of the step's other ways whose condition holds on the page; None: the
-        recorded way (when none holds, or the step has no other)."""
+    async def _branch(self, step: RecipeStep, number: int, observation: Observation, scope: Scope,
+                      done: int) -> Branch | None:
+        """The first of the step's other ways that part from the recorded one after its first `done`
+        actions and whose condition holds on the page now; None: the recorded way (when none holds,
+        or the step has no other)."""
         for n, branch in enumerate(step.branches, 2):
-            if await self._condition_holds(branch.when, observation, scope):
+            if branch.after == done and await self._condition_holds(branch.when, observation, scope):
                 self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_BRANCH,
                                   message=f"step {number} done its way {n}: {scope.filled(branch.when.words())}")
                 return branch
@@ -617,7 +621,7 @@ class RecipeRun:
         if when.text and not shows(observation, scope.filled(when.text)):
             return False
         named = scope.named(when.element) if when.element is not None else None
-        return named is None or await strictly(named, observation, self.operator) is not None
+        return named is None or present(named, observation) or await strictly(named, observation, self.operator) is not None
 
 
 def _holds(state: str | None, observation: Observation, index: int) -> bool:

@@ -223,14 +223,27 @@ asking); no allowed domains, held writes or secret guard; no store, events, repo
             elif step.for_each is not None:
                 lines.append(f"{pad}raise AssertionError({_text(f'step {number} goes through a list an extract read: run goalbot rerun {self.recipe.name}')})")
             elif step.branches:
-                for way, branch in enumerate(step.branches):
-                    lines.append(f"{pad}{'if' if way == 0 else 'elif'} {_condition(branch.when)}:  # way {way + 2}")
-                    lines += _body(self._actions(branch.actions, pad + "    "), pad + "    ")
-                lines.append(f"{pad}else:  # way 1, as recorded")
-                lines += _body(self._actions(step.actions, pad + "    "), pad + "    ")
+                lines += self._ways(step, 0, pad)
             else:
                 lines += self._actions(step.actions, pad)
         return lines
+
+    def _ways(self, step: RecipeStep, done: int, pad: str, passed: int = -1) -> list[str]:
+        """The step from its recorded way's action `done` on: the recorded actions up to where
+        another way parts from it, then each way that parts there under its condition; `passed`:
+        where the ways already written parted."""
+        parting = sorted({branch.after for branch in step.branches if branch.after >= done and branch.after > passed})
+        if not parting:
+            return self._actions(step.actions[done:], pad)
+        at = min(parting[0], len(step.actions))
+        lines = self._actions(step.actions[done:at], pad)
+        here = [(way, branch) for way, branch in enumerate(step.branches, 2) if branch.after == parting[0]]
+        for n, (way, branch) in enumerate(here):
+            lines.append(f"{pad}{'if' if n == 0 else 'elif'} {_condition(branch.when)}:  # way {way}")
+            lines += _body(self._actions(branch.actions, pad + "    "), pad + "    ")
+        lines.append(f"{pad}else:  # way 1, as recorded")
+        rest = self._ways(step, at, pad + "    ", parting[0])
+        return lines + _body(rest, pad + "    ")
 
     def _block(self, step: RecipeStep, pad: str) -> list[str]:
         assert step.block is not None
