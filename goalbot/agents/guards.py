@@ -13,10 +13,13 @@ from goalbot.agents.person import Person
 from goalbot.agents.policies import ClickAt, RateLimiter, RepeatGuard, SafetyPolicy, SitePace
 from goalbot.agents.risk import Risk, RiskKind, assess, target_of, words_risk
 from goalbot.events import Actor, Emitter, EventType
-from goalbot.operators.base import Observation, Operator
+from goalbot.operators.base import ActionFailed, Observation, Operator, OperatorError
 from goalbot.payloads import PolicyName
 
 _POINTER = (A.Click, A.DoubleClick, A.RightClick)
+# However an operator lets a held write through after a GO, the action ends by then: the browser's
+# own bound (30 s for an answer, then its loading stopped) comes first.
+CARRIED_OUT_WITHIN_S = 60.0
 
 
 class NotGo(Exception):
@@ -129,7 +132,23 @@ class ActionGuards:
                 with contextlib.suppress(Exception):  # a browser already gone sends nothing either
                     await asyncio.shield(self.operator.drop_held())
                 raise
-        released = await self.operator.release_held()
+        return await self._let_through(result)
+
+    async def _let_through(self, result: ActionResult) -> ActionResult:
+        """What was held, let through after the GO: an action that ends within a bound, whatever
+        the page or the site does (the operator bounds it first, and says more)."""
+        try:
+            released = await asyncio.wait_for(self.operator.release_held(), CARRIED_OUT_WITHIN_S)
+        except ActionFailed as exc:
+            return ActionResult(outcome=exc.outcome, message=f"{result.message}; after the GO: {exc}",
+                                files=result.files)
+        except OperatorError as exc:
+            return ActionResult(outcome=Outcome.BROWSER_GONE, message=str(exc), files=result.files)
+        except asyncio.TimeoutError:
+            return ActionResult(outcome=Outcome.TIMEOUT, files=result.files, message=(
+                f"{result.message}; after the GO, what was held was let through but the page did not "
+                f"settle within {CARRIED_OUT_WITHIN_S:g} s: it may or may not have been sent, so look "
+                "before sending it again"))
         return ActionResult(outcome=Outcome.OK, message=f"{result.message}; after the GO: {released}",
                             files=result.files)
 

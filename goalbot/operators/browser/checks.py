@@ -76,30 +76,33 @@ POINT_JS = """([i, captcha]) => {
 
 VALUE_JS = "e => ('value' in e && typeof e.value === 'string') ? e.value : e.innerText"
 
-# What has keyboard focus: {where: "none" | "frame" | "control" | "field", value}. Focus inside
-# a frame cannot be read from here; the keys still go there.
-FOCUSED_JS = """() => {
+# Whether typing into this element hands over a secret: what the field says it is, never where it is.
+SECRET_JS = "(e) => e.type === 'password' || /password|one-time-code/.test(e.autocomplete || '')"
+
+# The focused element of this document, inside open shadow roots.
+DEEP_FOCUS_JS = """() => {
   let el = document.activeElement;
   while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-  if (!el || el === document.body || el === document.documentElement) return { where: "none" };
+  return el;
+}"""
+
+# What has keyboard focus in this document: {where: "none" | "frame" | "control" | "field", value,
+# multiline, secret}. "frame": it is in a child frame, whose document answers (keyboard.focused).
+# A document being edited whole (designMode, a contenteditable body: a framed rich-text editor)
+# has its focus on the body, and that body is the field.
+FOCUSED_JS = """() => {
+  const el = (""" + DEEP_FOCUS_JS + """)();
+  if (!el) return { where: "none" };
+  const page = el === document.body || el === document.documentElement;
+  if (page && !el.isContentEditable && document.designMode !== "on") return { where: "none" };
   if (el.tagName === "IFRAME" || el.tagName === "FRAME") return { where: "frame" };
-  const typed = el.isContentEditable || el.tagName === "TEXTAREA" || el.tagName === "SELECT"
+  const editable = el.isContentEditable || document.designMode === "on";
+  const typed = editable || el.tagName === "TEXTAREA" || el.tagName === "SELECT"
     || (el.tagName === "INPUT" && !/^(button|submit|reset|image|checkbox|radio|file|range|color)$/.test(el.type));
   if (!typed) return { where: "control" };
   const value = ('value' in el && typeof el.value === 'string') ? el.value : el.innerText;
-  return { where: "field", value };
-}"""
-
-# Whether typing into this element (or the focused one) hands over a secret. Focus inside a
-# frame cannot be seen from here, so it counts as secret: better a hidden text than a leak.
-_SECRET = "(e) => e.type === 'password' || /password|one-time-code/.test(e.autocomplete || '')"
-SECRET_JS = _SECRET
-FOCUSED_SECRET_JS = """() => {
-  let el = document.activeElement;
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
-  if (!el) return false;
-  if (el.tagName === "IFRAME" || el.tagName === "FRAME") return true;
-  return (""" + _SECRET + """)(el);
+  return { where: "field", value, multiline: editable || el.tagName === "TEXTAREA",
+    secret: (""" + SECRET_JS + """)(el) };
 }"""
 
 # Resolves once the page has not changed for `quiet` ms, the images in view and the data it reads

@@ -18,24 +18,106 @@ const byIds = (el, ids) => {
   return ids.split(/\s+/).map((id) => (root.getElementById ? root : document).getElementById(id))
     .filter(Boolean).map((n) => shownText(n)).join(" ");
 };
-const labelText = (el) => {
+// What a person reads of a node: its text, its pictures' alt text, the label of an icon in it;
+// never an HTML comment, a script or a style sheet, nor what is not drawn.
+const UNREAD = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "TITLE"]);
+const spokenText = (node, depth = 0) => {
+  if (node.nodeType === 3) return node.textContent;
+  if (node.nodeType !== 1 || depth > 8 || UNREAD.has(node.tagName)) return "";
+  if (node.tagName === "IMG" || (node.tagName === "INPUT" && node.type === "image")) {
+    return ` ${node.getAttribute("alt") || ""} `;
+  }
+  if (node.getAttribute("aria-hidden") === "true") return "";
+  const st = getComputedStyle(node);
+  if (st.display === "none" || st.visibility === "hidden") return "";
+  const aria = node.getAttribute("aria-label");
+  if (aria && clean(aria)) return ` ${aria} `;
+  const words = Array.from(node.childNodes).map((n) => spokenText(n, depth + 1)).join("");
+  return st.display.startsWith("inline") ? words : ` ${words} `;
+};
+// aria-labelledby that points inside the element itself names it by what it shows (select2's
+// combobox points at its chosen value): that is its value, a name only when nothing else is.
+const labelledBy = (el, own) => {
   const by = el.getAttribute("aria-labelledby");
-  if (by && clean(byIds(el, by))) return byIds(el, by);
-  if (el.labels && el.labels.length) {
-    // A label that wraps its control would otherwise be named after the control's own options.
-    const own = (label) => Array.from(label.childNodes)
-      .filter((n) => n.nodeType === 3 || (n.nodeType === 1 && !n.contains(el) && !n.matches("select, textarea")))
-      .map((n) => (n.nodeType === 3 ? n.textContent : shownText(n))).join(" ");
-    return Array.from(el.labels).map(own).join(" ");
+  if (!by) return "";
+  const root = el.getRootNode();
+  const refs = by.split(/\s+/).map((id) => (root.getElementById ? root : document).getElementById(id)).filter(Boolean);
+  const inside = refs.length > 0 && refs.every((r) => el.contains(r));
+  return inside === own ? clean(byIds(el, by)) : "";
+};
+const labelsText = (el) => {
+  if (!el.labels || !el.labels.length) return "";
+  // A label that wraps its control would otherwise be named after the control's own options.
+  const own = (label) => Array.from(label.childNodes)
+    .filter((n) => n.nodeType === 3 || (n.nodeType === 1 && !n.contains(el) && !n.matches("select, textarea")))
+    .map((n) => spokenText(n)).join(" ");
+  return Array.from(el.labels).map(own).join(" ");
+};
+const labelText = (el) => labelledBy(el, false) || labelsText(el);
+const unseen = (el) => {
+  if (el.getAttribute("aria-hidden") === "true") return true;
+  const r = el.getBoundingClientRect();
+  const st = getComputedStyle(el);
+  return r.width <= 1 || r.height <= 1 || st.display === "none" || st.visibility === "hidden";
+};
+// A drawn widget (select2's combobox, an editor's frame) stands in for the native field the page
+// hides right before it or before the box it sits in: the label of that field names it.
+const NATIVE_FIELDS = "select, textarea, input:not([type=hidden])";
+const hiddenControlLabel = (el) => {
+  let node = el;
+  for (let up = 0; up < 5 && node && node !== document.body; up += 1, node = node.parentElement) {
+    const before = node.previousElementSibling;
+    if (before && before.matches(NATIVE_FIELDS) && unseen(before)) return clean(labelText(before));
   }
   return "";
 };
+// The nearest caption before a field, as a person reads down the page: a label, legend or heading
+// before it or before the boxes it sits in, unless another field a person sees comes between.
+const CAPTIONS = "label, legend, h1, h2, h3, h4, h5, h6";
+const seenField = (node) => (node.matches(NATIVE_FIELDS) ? [node] : Array.from(node.querySelectorAll(NATIVE_FIELDS)))
+  .some((f) => !unseen(f));
+const precedingCaption = (el) => {
+  let node = el;
+  for (let up = 0; up < 5 && node && node !== document.body; up += 1, node = node.parentElement) {
+    let before = node.previousElementSibling;
+    for (let hops = 0; before && hops < 3; hops += 1, before = before.previousElementSibling) {
+      const captions = before.matches(CAPTIONS) ? [before] : Array.from(before.querySelectorAll(CAPTIONS));
+      const caption = captions[captions.length - 1];
+      const othersLabel = caption && caption.tagName === "LABEL" && caption.control
+        && caption.control !== el && !unseen(caption.control);
+      if (caption && !othersLabel) {
+        const text = clean(spokenText(caption), 200);
+        if (text) return text.length <= LABEL_LENGTH ? text : "";
+      }
+      if (seenField(before)) return "";
+    }
+  }
+  return "";
+};
+// A document edited whole inside a frame (TinyMCE, CKEditor 4) is named by the frame: its own
+// name or label, the field it stands in for, the caption before it; its title last, since a
+// frame's title ("Rich Text Area") is no word a person reads. A frame of another origin: none.
+const frameHostName = () => {
+  let host = null;
+  try {
+    host = window.frameElement;
+  } catch (_) {
+    return "";
+  }
+  if (!host) return "";
+  return labelText(host) || clean(host.getAttribute("aria-label") || "") || hiddenControlLabel(host)
+    || precedingCaption(host) || clean(host.title || "");
+};
 const LABEL_LENGTH = 50; // longer text beside a field is content, not its label
+const FIELD_LIKE = "input:not([type=hidden]), select, textarea, button, [role=button], [contenteditable=true]";
 const besideText = (el) => {
   let node = el.previousSibling;
   for (let hops = 0; node && hops < 4; hops += 1, node = node.previousSibling) {
-    if (node.nodeType === 1 && node.matches("input, select, textarea, button")) break;
-    const text = clean(node.textContent, 200);
+    if (node.nodeType !== 1 && node.nodeType !== 3) continue;  // a comment is nothing a person reads
+    // A control, or a toolbar of them, before the field: what is further back is not its label.
+    if (node.nodeType === 1 && (node.matches(FIELD_LIKE) || node.querySelector(FIELD_LIKE))) break;
+    if (node.textContent.length > 10 * LABEL_LENGTH) return "";  // an article, not a label: not read through
+    const text = clean(spokenText(node), 200);
     if (text) return text.length <= LABEL_LENGTH ? text : "";
   }
   const cell = el.closest("td, th");
@@ -154,10 +236,18 @@ const rowText = (el) => {
   return "";
 };
 const nameOf = (el, role, depth = 0) => {
+  const native = el.matches("input, select, textarea");
+  const field = native || role === "textbox" || role === "combobox" || role === "searchbox";
+  const page = el === document.body || el === document.documentElement;
+  // A dialog labelled by its own heading is named by it; a field by what it shows only at last.
+  const by = labelledBy(el, false) || (field ? "" : labelledBy(el, true));
+  if (by) return by;
   const aria = el.getAttribute("aria-label");
   if (aria && clean(aria)) return clean(aria);
-  const label = labelText(el);
+  const label = labelsText(el);
   if (clean(label)) return clean(label);
+  const standsIn = field && !native && !page ? hiddenControlLabel(el) : "";
+  if (standsIn) return standsIn;
   if (el.tagName === "INPUT" && ["button", "submit", "reset"].includes(el.type)) return clean(el.value);
   const alt = el.getAttribute("alt") || (el.querySelector && el.querySelector("img[alt]")?.alt);
   if (NAMED_BY_CONTENT.has(role) || role === "dialog" || role === "alertdialog") {
@@ -165,16 +255,17 @@ const nameOf = (el, role, depth = 0) => {
     const text = clean(shownText(heading || el));
     if (text) return text;
   }
-  if (alt) return clean(alt);
-  const title = el.getAttribute("title") || tooltipOf(el);
+  if (alt && !page) return clean(alt);
+  const title = el.getAttribute("title") || (page ? "" : tooltipOf(el));
   if (title) return clean(title);
-  if (el.matches("input, select, textarea") || role === "textbox" || role === "combobox") {
-    const beside = besideText(el) || boxLabel(el);
+  if (field) {
+    const beside = page ? frameHostName() : besideText(el) || boxLabel(el);
     if (beside) return beside;
     // A placeholder is often an example ("e.g. Jin"), so it names a field only when nothing else does.
-    const placeholder = el.getAttribute("placeholder");
+    const placeholder = el.getAttribute("placeholder") || el.getAttribute("aria-placeholder")
+      || el.getAttribute("data-placeholder");
     if (placeholder && clean(placeholder)) return clean(placeholder);
-    return clean(el.getAttribute("name") || "", 40);
+    return (page ? "" : precedingCaption(el)) || labelledBy(el, true) || clean(el.getAttribute("name") || "", 40);
   }
   // A popup list is named by the field that opens it ("Dish"), not by its own id.
   const root = el.getRootNode();

@@ -128,6 +128,11 @@
   // Focus moving to a button is a side effect of every click; focus moving to a field is the
   // effect of clicking into it.
   window.addEventListener("focusin", (e) => { if (editable(e.target)) bump(); }, true);
+  // A document edited whole (a framed editor) takes the keys on its body, which was already its
+  // active element: no focusin comes, only the window's focus.
+  window.addEventListener("focus", (e) => {
+    if (e.target === window && (document.designMode === "on" || (document.body && document.body.isContentEditable))) bump();
+  }, true);
   const observer = new MutationObserver(bump);
   const WHAT = { subtree: true, childList: true, attributes: true, characterData: true };
   observer.observe(document, WHAT);

@@ -15,6 +15,17 @@ A press whose write is held may never end on its own (a form submitted into a he
 a synchronous XMLHttpRequest that freezes the page): the action is left waiting, the GO is asked
 at once, and the action ends when the write is let through or dropped.
 
+A GO lets through what was held, and the document a form the gate held submits once released (the
+editor's "Publish" posting back to its own address), which posts while the hold is on: `passing`
+lets that navigation through, and nothing else. Held, that post was never sent, and the page,
+stuck between documents, answered nothing again.
+
+What a GO let through may never be answered (a server that keeps the post waiting): Chromium then
+answers no call to that tab at all, not even one to look at it, until the navigation ends. So a GO
+is carried out, as every action is, within ANSWER_WITHIN_S (`answered_within`); a tab still not
+answering then has its loading stopped, as a person would press Stop, and the action ends failed,
+saying what was sent.
+
 A request reaches the route a moment after the page makes it. A hold lifted in that moment would
 let through a write the page made while it was on; so a hold is lifted only once every request the
 page has in flight (fetch and XMLHttpRequest, counted by watch.js) is one of those held.
@@ -28,13 +39,14 @@ import json
 import time
 from dataclasses import dataclass
 from importlib.resources import files
-from typing import Awaitable, TypeVar
+from typing import AsyncIterator, Awaitable, TypeVar
 from urllib.parse import urlsplit
 
 from playwright.async_api import BrowserContext, Frame, Page, Request, Route, WebSocketRoute
 from playwright.async_api import Error as PlaywrightError
 
 from goalbot.actions import ActionResult, Outcome
+from goalbot.operators.base import ActionFailed, OperatorError
 
 T = TypeVar("T")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -50,6 +62,9 @@ PAGE_RELEASE_JS = "(token) => window.__goalbotHold ? window.__goalbotHold.releas
 PAGE_DROP_JS = "(token) => window.__goalbotHold ? window.__goalbotHold.drop(token) : []"
 DOCUMENT_JS = "() => performance.timeOrigin"
 EVALUATE_WAIT_S = 2.0  # a frame that has not answered by then is frozen or going away
+ANSWER_WITHIN_S = 30.0  # how long a site may keep a tab waiting (a navigation's own bound): then it is stopped
+UNFROZEN_WITHIN_S = 10.0  # how long work on a tab whose loading was stopped may take to end then
+ANSWERS_JS = "() => true"
 
 
 @dataclass
@@ -88,6 +103,7 @@ class WriteHold:
         self._waiting: asyncio.Task[object] | None = None  # an action that waits on a held write
         self._context: BrowserContext | None = None
         self._routed = False
+        self._passing = False  # a GO is being carried out: what it sets off goes through
 
     async def attach(self, context: BrowserContext) -> None:
         """The hold's script in every document from now on (after the gate's, which goes first)."""
@@ -101,7 +117,9 @@ class WriteHold:
         await context.route_web_socket(_every_address, self._socket)
 
     async def _route(self, route: Route, request: Request) -> None:
-        if not self.armed or request.method in SAFE_METHODS:
+        # While a GO is carried out only the document it submits passes (the held form's own post):
+        # a script's write in that moment is not what the person approved, and is held as ever.
+        if not self.armed or request.method in SAFE_METHODS or self._passing and request.is_navigation_request():
             await route.fallback()
             return
         # Left unanswered, the request waits in the browser until `release` or the browser closes.
@@ -194,6 +212,17 @@ class WriteHold:
             said = [write.what for write in self._held] + [str(text) for text in await _each_frame(page, PAGE_HELD_JS)]
         return said
 
+    @contextlib.asynccontextmanager
+    async def passing(self, page: Page) -> AsyncIterator[None]:
+        """While a GO is carried out: the document the released form submits passes the hold, so
+        the form's own post is sent, not held again after the GO (and the tab, stuck between two
+        documents, left answering nothing). Every other write is held as before it."""
+        self._passing = True
+        try:
+            yield
+        finally:
+            self._passing = False
+
     async def release(self, page: Page) -> list[str]:
         """Lets every held write through, in the order the page made them; says which went."""
         taken, self._held = self._held, []
@@ -256,3 +285,69 @@ async def _evaluate(target: Page | Frame, script: str, arg: object = None) -> ob
 
 def _every_address(_url: str) -> bool:
     return True
+
+
+class Unanswered(ActionFailed):
+    """Work on a tab that waited for the site's answer and had its loading stopped."""
+
+    def __init__(self, said: str, seconds: float, stopped: list[str]) -> None:
+        super().__init__(Outcome.TIMEOUT, f"{said}; but the site did not answer within {seconds:g} s, so "
+                         f"goalbot stopped loading {', '.join(stopped)}: what the page sent may or may not have "
+                         "reached it, so look before doing it again")
+
+
+async def answered_within(context: BrowserContext, work: Awaitable[T], seconds: float, what: str) -> T:
+    """`work`'s result (`what` it does, in words), with a bound on how long a site may keep it
+    waiting.
+
+    A tab waiting for a navigation's answer answers no call, so `work` on it cannot end before the
+    site answers, if ever. Each time `work` has run `seconds` more, a tab that answers nothing is
+    stopped loading, as a person would press Stop, and `work` ends as Unanswered; a tab that
+    answers is left alone, however long the work takes (a slow typist, a long wait). Raises
+    OperatorError when `work` still does not end after that."""
+    task = asyncio.ensure_future(work)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=seconds)
+            if done:
+                return task.result()
+            stopped = await _stop_frozen_tabs(context)
+            if stopped:
+                break
+        try:
+            said = str(await asyncio.wait_for(task, UNFROZEN_WITHIN_S))
+        except asyncio.TimeoutError as exc:  # cancelled: it would never end on its own
+            raise OperatorError(f"the page stopped answering (nothing for {seconds:g} s, and stopping "
+                                "its loading did not help)") from exc
+        except (ActionFailed, PlaywrightError):  # its own verdict came from a page that was cut off
+            said = what
+        raise Unanswered(said, seconds, stopped)
+    finally:
+        task.cancel()  # a caller cut short (a stop, its own bound) takes the work along; done work ignores it
+
+
+async def carried_out(context: BrowserContext, release: Awaitable[str]) -> str:
+    """What `release` (letting through what a GO was given for) says it did, within
+    ANSWER_WITHIN_S; Unanswered when the site kept the page waiting."""
+    try:
+        return await answered_within(context, release, ANSWER_WITHIN_S, "let through what the GO was given for")
+    except PlaywrightError as exc:
+        raise ActionFailed(Outcome.NAVIGATION_FAILED, f"the page failed after the GO ({str(exc).splitlines()[0]}): "
+                           "what was held may or may not have been sent") from exc
+
+
+async def _stop_frozen_tabs(context: BrowserContext) -> list[str]:
+    """Stops the loading of every tab that answers nothing (a navigation the site never answers);
+    the addresses of those stopped. A tab that answers is left loading: stopping it would cut its
+    requests, among them what a GO let through."""
+    stopped: list[str] = []
+    for tab in context.pages:
+        if tab.is_closed() or await _evaluate(tab, ANSWERS_JS) is not None:
+            continue
+        with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
+            session = await context.new_cdp_session(tab)
+            await asyncio.wait_for(session.send("Page.stopLoading"), EVALUATE_WAIT_S)
+            stopped.append(_where(tab.url) or "a tab")
+            with contextlib.suppress(PlaywrightError):
+                await session.detach()
+    return stopped
