@@ -125,6 +125,9 @@ def test_the_invitation_is_confirmed_in_the_dialog(app: StreamlitSite, model_ser
     model = model_server(_one_step(
         "Invite the club and confirm in the dialog", "Invite the club",
         answer(call("click", index=element("Invite the club", role="button"))),
+        # The dialog comes when the app's answer comes back over its socket, which may be after the
+        # look that followed the click: a model that sees no dialog yet waits for it.
+        answer(call("wait", text="Yes, invite them", seconds=20)),
         answer(call("click", index=element("Yes, invite them", role="button"))),
         reason="the club is invited"))
     result, _ = run_goal(db_path, model, app.url, "여행 클럽을 초대하고 대화상자에서 확인해 줘")

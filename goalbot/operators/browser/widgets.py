@@ -164,6 +164,18 @@ async def _select_drawn(op: BrowserHands, action: A.SelectOption, dropdown: Elem
     return f"selected {action.option!r} in [{action.index}]"
 
 
+# The box a combobox filters its options by: itself, a field inside it, or the field its opening focused.
+SEARCH_FIELD_JS = """(e) => {
+  const typable = (f) => f && f.tagName === "INPUT" && !f.readOnly && !f.disabled
+    && ["text", "search", ""].includes((f.getAttribute("type") || "").toLowerCase());
+  if (typable(e)) return e;
+  const inside = [...e.querySelectorAll("input")].find(typable);
+  if (inside) return inside;
+  const focused = document.activeElement;
+  return typable(focused) && (e.contains(focused) || focused.getAttribute("role") === "combobox") ? focused : null;
+}"""
+
+
 async def _select_custom(op: BrowserHands, action: A.SelectOption) -> str:
     """A listbox or combobox made of ARIA roles: open it if needed, click the option, check."""
     element = await op.elements.element(action.index)
@@ -176,6 +188,14 @@ async def _select_custom(op: BrowserHands, action: A.SelectOption) -> str:
     if option is None:
         opener = await op.elements.ready_for_pointer(action.index)
         await opener.click(timeout=ACTION_TIMEOUT_MS)
+        await op.after_input()
+        option = (await element.evaluate_handle(js.FIND_OPTION_JS, action.option)).as_element()
+    search = (await element.evaluate_handle(SEARCH_FIELD_JS)).as_element() if option is None else None
+    if search is not None:
+        # A long list drawn only in part (a virtualised one: baseweb's, react-select's) shows the
+        # option once its name is typed into the box, as a person narrows it.
+        await search.focus()
+        await op.page.keyboard.type(action.option)
         await op.after_input()
         option = (await element.evaluate_handle(js.FIND_OPTION_JS, action.option)).as_element()
     if option is None:

@@ -65,6 +65,8 @@ EVALUATE_WAIT_S = 2.0  # a frame that has not answered by then is frozen or goin
 ANSWER_WITHIN_S = 30.0  # how long a site may keep a tab waiting (a navigation's own bound): then it is stopped
 UNFROZEN_WITHIN_S = 10.0  # how long work on a tab whose loading was stopped may take to end then
 ANSWERS_JS = "() => true"
+# How long ago (ms) the page started leaving for a document that has not come; 0 when it is not leaving.
+LEAVING_FOR_JS = "() => { const w = window.__goalbotWatch; return w && w.leaving ? performance.now() - w.leaving : 0; }"
 
 
 @dataclass
@@ -311,7 +313,7 @@ async def answered_within(context: BrowserContext, work: Awaitable[T], seconds: 
             done, _ = await asyncio.wait({task}, timeout=seconds)
             if done:
                 return task.result()
-            stopped = await _stop_frozen_tabs(context)
+            stopped = await _stop_frozen_tabs(context, seconds)
             if stopped:
                 break
         try:
@@ -336,13 +338,17 @@ async def carried_out(context: BrowserContext, release: Awaitable[str]) -> str:
                            "what was held may or may not have been sent") from exc
 
 
-async def _stop_frozen_tabs(context: BrowserContext) -> list[str]:
-    """Stops the loading of every tab that answers nothing (a navigation the site never answers);
-    the addresses of those stopped. A tab that answers is left loading: stopping it would cut its
-    requests, among them what a GO let through."""
+async def _stop_frozen_tabs(context: BrowserContext, seconds: float = ANSWER_WITHIN_S) -> list[str]:
+    """Stops the loading of every tab that answers nothing, or that has been leaving for another
+    document for `seconds` (a navigation the site never answers: a link's GET keeps the old
+    document answering meanwhile); the addresses of those stopped. Any other tab is left loading:
+    stopping it would cut its requests, among them what a GO let through."""
     stopped: list[str] = []
     for tab in context.pages:
-        if tab.is_closed() or await _evaluate(tab, ANSWERS_JS) is not None:
+        if tab.is_closed():
+            continue
+        leaving = await _evaluate(tab, LEAVING_FOR_JS)
+        if leaving is not None and not (isinstance(leaving, (int, float)) and leaving >= seconds * 1000 * 0.9):
             continue
         with contextlib.suppress(PlaywrightError, asyncio.TimeoutError):
             session = await context.new_cdp_session(tab)
