@@ -24,6 +24,8 @@ PLAYWRIGHT_ROLES = {  # the observation's roles Playwright's get_by_role knows
     "radio", "searchbox", "slider", "spinbutton", "switch", "tab", "textbox", "treeitem", "heading", "cell", "row",
 }
 SECRET = re.compile(r"<secret:([A-Za-z0-9_]+)>")
+# Roles whose name is the text they show: a place found by its CSS path must show the same.
+NAMED_BY_TEXT = frozenset({"button", "link", "menuitem", "tab", "option", "treeitem", "heading", "cell"})
 ACTIVATES = {"click", "double_click", "key", "hotkey"}
 
 RUNTIME = r'''
@@ -58,7 +60,13 @@ def fill(text: str, values: dict[str, str]) -> str:
 
 def candidates(page: Page, ways: list[tuple[str, str]]) -> list[Locator]:
     made = []
+    # A place on the page (a CSS path, an XPath) may hold a look-alike tomorrow ("Copper Teapot
+    # Warmer" where "Copper Teapot" was): it counts only when what it finds says the recorded name.
+    named = next((value for kind, value in ways if kind == "named"), "")
+    says = re.compile(r"^\s*" + re.escape(named) + r"\s*$", re.IGNORECASE) if named else None
     for kind, value in ways:
+        if kind == "named":
+            continue
         if kind == "role":
             role, _, name = value.partition("\n")
             made.append(page.get_by_role(role, name=name, exact=True))  # type: ignore[arg-type]
@@ -69,7 +77,7 @@ def candidates(page: Page, ways: list[tuple[str, str]]) -> list[Locator]:
         elif kind == "placeholder":
             made.append(page.get_by_placeholder(value, exact=True))
         else:  # css, or xpath=…
-            made.append(page.locator(value))
+            made.append(page.locator(value) if says is None else page.locator(value).filter(has_text=says))
     return made
 
 
@@ -361,6 +369,8 @@ def _ways(target: Evidence) -> str:
         ways.append(("css", target.css))
     if target.xpath:
         ways.append(("css", f"xpath={target.xpath}"))
+    if target.name and target.role in NAMED_BY_TEXT and any(kind == "css" for kind, _ in ways):
+        ways.append(("named", target.name))
     pairs = ", ".join(f"({_text(kind)}, {_value(value) if kind != 'css' else _text(value)})" for kind, value in ways)
     return f"[{pairs}]"
 

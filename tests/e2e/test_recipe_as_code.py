@@ -86,3 +86,23 @@ def test_the_exported_script_runs_with_plain_python_and_leaves_the_site_as_recor
     missing = subprocess.run([sys.executable, "-c", WITHOUT_GOALBOT, str(out / "darkmode.py")], text=True,
                              capture_output=True, env={"PATH": "/usr/bin:/bin"}, timeout=120)
     assert missing.returncode == 2 and "set SECRET_PW in the environment" in missing.stderr
+
+
+def test_the_exported_script_never_clicks_a_look_alike_at_the_recorded_place(tmp_path: Path, chromium: None) -> None:
+    # Recorded: the link "Copper Teapot", first in the list. Today the list starts with a warmer.
+    from goalbot.recipes.model import Evidence, Recipe, RecipeAction, RecipeStep
+    from goalbot.recipes.scripting import ScriptWriter
+
+    teapot = Evidence(role="link", name="Copper Teapot", css="#list > li:nth-of-type(1) > a",
+                      xpath="/html[1]/body[1]/ul[1]/li[1]/a[1]")
+    recipe = Recipe(name="teapot", goal="open the copper teapot", start_url="about:blank",
+                    steps=[RecipeStep(description="Open it", actions=[RecipeAction(action={"name": "click"},
+                                                                                   target=teapot)])])
+    script = tmp_path / "teapot.py"
+    script.write_text(ScriptWriter(recipe, {}).script(script.name), encoding="utf-8")
+    today = ("data:text/html,<ul id=list><li><a href='%23warmer'>Copper Teapot Warmer</a></li>"
+             "<li><a href='%23kettle'>Blue Kettle</a></li></ul>")
+    ran = _run_script(script, "--url", today)
+    assert ran.returncode == 1 and "no recorded locator finds" in ran.stderr, (ran.stdout, ran.stderr)
+    same = today.replace("Copper Teapot Warmer", "Copper Teapot")
+    assert _run_script(script, "--url", same).returncode == 0
