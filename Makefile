@@ -74,7 +74,7 @@ local-model: $(LLAMA)
 test:
 	@nice -n 15 $(MAKE) --no-print-directory local-model > .venv-llama.log 2>&1 & build=$$!; \
 	$(MAKE) --no-print-directory tools apps || { kill $$build; exit 1; }; \
-	$(BIN)/python -m pytest -n auto --ignore=tests/local_model; suite=$$?; \
+	$(BIN)/python -m pytest -n auto --durations=25 --ignore=tests/local_model; suite=$$?; \
 	if wait $$build; then $(BIN)/python -m pytest tests/local_model; model=$$?; \
 	else tail -n 30 .venv-llama.log; echo "make local-model failed: its log is .venv-llama.log"; model=1; fi; \
 	[ $$suite = 0 ] && [ $$model = 0 ]
