@@ -280,7 +280,8 @@ class RecipeRun:
         self.found_by[rung] = self.found_by.get(rung, 0) + 1
         stayed = (recorded.expect.element_gone and found is not None
                   and not await went_away(self.operator, found.index)
-                  and not (recorded.target is not None and recorded.target.css
+                  # a banner's form that posted back: the page came back without it
+                  and not (recorded.target is not None and recorded.target.overlay and recorded.target.css
                            and await self.operator.absent(recorded.target.css)))
         after = await self.camera.look(step, key=self._last_of_run(recorded))
         unmet, after = await self._unmet(recorded, acted.downloads, stayed, after, scope, step)
