@@ -1,6 +1,7 @@
-"""Did a rerun's action do what it did the first time: the element it acted on went away, the page
-announced the same thing. Both are waited for a moment, as a person would, before they count as not
-done; the address is checked by the runner at once, since a navigation has settled by then."""
+"""Did a rerun's action do what it did the first time: the element it acted on went away, a file
+downloaded, the address it led to, the state it set, what the page announced. What takes a moment
+(an element going, an announcement) is waited for, as a person would, before it counts as not
+done; the address is checked at once, since a navigation has settled by then."""
 
 from __future__ import annotations
 
@@ -8,10 +9,14 @@ import asyncio
 import re
 import time
 from typing import Awaitable, Callable
+from urllib.parse import urlsplit
 
 from goalbot.agents.observing import announced
 from goalbot.operators.base import Observation, Operator
-from goalbot.recipes.locate import ACCEPT, plain, similarity
+from goalbot.recipes.locate import ACCEPT, plain, similarity, strictly
+from goalbot.recipes.model import RecipeAction
+from goalbot.recipes.scope import Scope
+from goalbot.recipes.variables import names_in
 
 EXPECT_PATIENCE_S = 3.0
 POLL_S = 0.15
@@ -90,3 +95,34 @@ async def announced_again(look: Callable[[], Awaitable[Observation]], wanted: li
         after = await look()
         missing = unsaid(wanted, after, scrub, exact)
     return missing, after
+
+
+def holds_state(state: str | None, observation: Observation, index: int) -> bool:
+    """The element at `index` already shows `state` ("checked" or "unchecked")."""
+    element = observation.elements.get(index)
+    return state is not None and element is not None and state in element.states
+
+
+async def unmet_expectation(recorded: RecipeAction, downloads: int, stayed: bool, after: Observation, scope: Scope,
+                            operator: Operator, look: Callable[[], Awaitable[Observation]],
+                            scrub: Callable[[str], str]) -> tuple[str | None, Observation]:
+    """What `recorded` did the first time and did not do now, in words (None: all of it), and the
+    page after it. `stayed`: its element was to go away and did not; `downloads`: files it
+    downloaded now."""
+    if stayed:
+        return f"{recorded.words()} is still on the page; the first time the action made it go away", after
+    if recorded.expect.download and not downloads:
+        return f"{recorded.words()} downloaded nothing; the first time it downloaded a file", after
+    expected = "" if scope.signing_in else scope.filled(recorded.expect.url_contains or "")
+    if expected and not path_fits(expected, urlsplit(after.url).path or "/"):
+        return f"after it the page is {after.url}; the recipe expects {expected}", after
+    if recorded.expect.state and recorded.target is not None:
+        now = await strictly(scope.named(recorded.target), after, operator)
+        if now is not None and not holds_state(recorded.expect.state, after, now):
+            return f"after the click {recorded.words()} is not {recorded.expect.state}, the state the recipe sets", after
+    wanted = [str(scope.filled(text)) for text in recorded.expect.text_appeared]
+    exact = frozenset(scope.filled(text) for text in recorded.expect.text_appeared if names_in(text))
+    missing, after = await announced_again(look, wanted, after, scrub, exact)
+    if missing:
+        return f"the page did not say {missing[0]!r} as it did the first time", after
+    return None, after

@@ -34,7 +34,9 @@ from goalbot.llm.parsing import AnswerError
 from goalbot.operators.base import Observation, Operator, OperatorError
 from goalbot.payloads import PolicyName, Rung
 from goalbot.recipes.branching import branched
-from goalbot.recipes.expecting import EXPECT_PATIENCE_S, POLL_S, announced_again, path_fits, shows, went_away
+from goalbot.recipes.expecting import (
+    EXPECT_PATIENCE_S, POLL_S, holds_state, path_fits, shows, unmet_expectation, went_away,
+)
 from goalbot.recipes.found import FoundRecipe
 from goalbot.recipes.rerun import Rerun
 from goalbot.recipes.locate import Found, anything_alike, locate, present, strictly
@@ -43,7 +45,7 @@ from goalbot.recipes.model import (
 )
 from goalbot.recipes.patching import PatchError, Patcher, apply, new_hosts, steps_named
 from goalbot.recipes.scope import Scope
-from goalbot.recipes.variables import each_text, names_in, record_values, template
+from goalbot.recipes.variables import each_text, record_values, template
 
 # CSS paths a look answers besides itself: a step's and the next one's, within what costs a look little.
 EXPECTED_PATHS = 12
@@ -251,7 +253,7 @@ class RecipeRun:
             if found is None:
                 return observation, True
             arguments["index"] = found.index
-            if _holds(recorded.expect.state, observation, found.index):
+            if holds_state(recorded.expect.state, observation, found.index):
                 self.kept += 1
                 self.emitter.emit(EventType.POLICY, Actor.SYSTEM, step, policy=PolicyName.RECIPE_STATE,
                                   message=f"left {recorded.words()} as it was: it is already {recorded.expect.state}")
@@ -284,7 +286,8 @@ class RecipeRun:
                   and not (recorded.target is not None and recorded.target.overlay and recorded.target.css
                            and await self.operator.absent(recorded.target.css)))
         after = await self.camera.look(step, key=self._last_of_run(recorded))
-        unmet, after = await self._unmet(recorded, acted.downloads, stayed, after, scope, step)
+        unmet, after = await unmet_expectation(recorded, acted.downloads, stayed, after, scope, self.operator,
+                                               lambda: self.camera.look(step), self.secrets.scrub)
         if unmet is None:
             return after, False
         if not renewed and not scope.signing_in and asks_to_sign_in(after):
@@ -294,28 +297,6 @@ class RecipeRun:
             if back is not None:
                 return await self._act(recorded, position, step, back, scope, renewed=True)
         raise self._fail(step, "ExpectationFailed", unmet, arguments)
-
-    async def _unmet(self, recorded: RecipeAction, downloads: int, stayed: bool, after: Observation, scope: Scope,
-                     step: int) -> tuple[str | None, Observation]:
-        """What the action did the first time and did not do now, in words (None: all of it), and
-        the page after it."""
-        if stayed:
-            return f"{recorded.words()} is still on the page; the first time the action made it go away", after
-        if recorded.expect.download and not downloads:
-            return f"{recorded.words()} downloaded nothing; the first time it downloaded a file", after
-        expected = "" if scope.signing_in else scope.filled(recorded.expect.url_contains or "")
-        if expected and not path_fits(expected, urlsplit(after.url).path or "/"):
-            return f"after it the page is {after.url}; the recipe expects {expected}", after
-        if recorded.expect.state and recorded.target is not None:
-            now = await strictly(scope.named(recorded.target), after, self.operator)
-            if now is not None and not _holds(recorded.expect.state, after, now):
-                return f"after the click {recorded.words()} is not {recorded.expect.state}, the state the recipe sets", after
-        wanted = [str(scope.filled(text)) for text in recorded.expect.text_appeared]
-        exact = frozenset(scope.filled(text) for text in recorded.expect.text_appeared if names_in(text))
-        missing, after = await announced_again(lambda: self.camera.look(step), wanted, after, self.secrets.scrub, exact)
-        if missing:
-            return f"the page did not say {missing[0]!r} as it did the first time", after
-        return None, after
 
     async def _gather(self, recorded: RecipeAction, step: int, observation: Observation,
                       arguments: dict[str, object], scope: Scope) -> Observation:
@@ -610,25 +591,19 @@ class RecipeRun:
         actions and whose condition holds on the page now; None: the recorded way (when none holds,
         or the step has no other)."""
         for n, branch in enumerate(step.branches, 2):
-            if branch.after == done and await self._condition_holds(branch.when, observation, scope):
+            if branch.after == done and await self._conditionholds_state(branch.when, observation, scope):
                 self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_BRANCH,
                                   message=f"step {number} done its way {n}: {scope.filled(branch.when.words())}")
                 return branch
         return None
 
-    async def _condition_holds(self, when: When, observation: Observation, scope: Scope) -> bool:
+    async def _conditionholds_state(self, when: When, observation: Observation, scope: Scope) -> bool:
         if when.url_contains and not path_fits(scope.filled(when.url_contains), urlsplit(observation.url).path or "/"):
             return False
         if when.text and not shows(observation, scope.filled(when.text)):
             return False
         named = scope.named(when.element) if when.element is not None else None
         return named is None or present(named, observation) or await strictly(named, observation, self.operator) is not None
-
-
-def _holds(state: str | None, observation: Observation, index: int) -> bool:
-    """The element at `index` already shows `state` ("checked" or "unchecked")."""
-    element = observation.elements.get(index)
-    return state is not None and element is not None and state in element.states
 
 
 def _how(found_by: dict[Rung, int], skipped: int = 0, kept: int = 0) -> str:
