@@ -62,3 +62,15 @@ def _telling(old: list[RecipeAction], new: list[RecipeAction]) -> Evidence | Non
 def _identity(target: Evidence) -> tuple[str, str, str]:
     # Not the CSS path: the same card's button sits at another nth-of-type on every page.
     return target.role, target.name, target.id
+
+
+def without_ways(recipe: Recipe, failed: list[tuple[int, Branch]]) -> Recipe:
+    """`recipe` with each (step number, way) in `failed` taken out of its step: a way taken because
+    its condition held and that then failed would be taken again on the same page."""
+    steps = list(recipe.steps)
+    for number, way in failed:
+        if 1 <= number <= len(steps):
+            step = steps[number - 1]
+            steps[number - 1] = step.model_copy(update={
+                "branches": [kept for kept in step.branches if not _same_way(kept, way)]})
+    return recipe.model_copy(update={"steps": steps})

@@ -95,11 +95,18 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
     kept = [step for step in steps.values() if step.actions]
     for action in (action for step in kept for action in step.actions):
         action.optional = _dismissed_an_interstitial(action)
+    result = rules.result(start.goal, read.get("result"))
+    if not kept and result is not None:
+        # A run that only read its answer (a report every morning): its rerun opens the page and
+        # reads it again, at the places the reading kept.
+        first = next(iter(steps.values()), None)
+        kept = [RecipeStep(description=first.description if first and first.description else template(
+            start.goal, variables))]
     if not kept:
         raise RecipeError("the session did nothing a rerun could repeat")
     recipe = Recipe(name=name, goal=template(start.goal, variables), start_url=template(start.url or "", variables),
                     steps=kept, variables=sorted(variables), source_session=events[0].session_id,
-                    policies=rules.used, result=rules.result(start.goal, read.get("result")))
+                    policies=rules.used, result=result)
     texts = " ".join(str(action.action.arg("text", "")) for action in recipe.actions)
     recipe.secrets = sorted(set(REFERENCE.findall(texts)))
     return recipe

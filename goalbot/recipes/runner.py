@@ -82,11 +82,14 @@ class RecipeRun:
         self.skipped = 0  # optional actions whose interstitial did not come
         self.kept = 0  # toggles that already held the state their click set: left as they were
         self.steps_done = 0  # the steps that ran: a planned run that takes over numbers its own after them
+        # Every step ran as the (patched) recipe says: only then did its patches prove themselves.
+        self.completed = False
         self.values = dict(rerun.values)  # the rerun's own {{variables}}: the matcher of a found one binds them
         self.sign_ins = 0
         self.found = FoundRecipe(rerun, self.recipe, options, self.crew, control, self.values)
         self._patched: RecipeAction | None = None  # the action the latest patch was for
         self.patched_steps: set[int] = set()  # the steps patches changed: new ways of doing them
+        self.failed_ways: list[tuple[int, Branch]] = []  # (step, way) taken because its condition held, then failed
         self.client = self.crew.client
         self.patcher = Patcher(Dialogue(self.client, self.crew.dialects, options.answer_retries, options.authored,
                                         self.crew.requests)) if self.client else None
@@ -114,6 +117,7 @@ class RecipeRun:
         try:
             observation = await self._drive()
             answer = await self._result(observation) if self.recipe.result is not None else ""
+            self.completed = True
         except Finish as ended:
             if not self.found.hands_over(ended.result):
                 raise
@@ -488,7 +492,12 @@ class RecipeRun:
                 branch = await self._branch(step, number, observation, scope, done)
         for action in branch.actions if branch is not None else []:
             # Another way's actions have no place in the numbering patches and memory use.
-            observation, _ = await self._act(action, None, number, observation, scope)
+            try:
+                observation, _ = await self._act(action, None, number, observation, scope)
+            except Finish:
+                if recorded and branch is not None:  # a way that fails where its condition held misleads every rerun
+                    self.failed_ways.append((number, branch))
+                raise
         return observation
 
     async def _loop(self, step: RecipeStep, loop: Loop, number: int, observation: Observation,
@@ -591,13 +600,13 @@ class RecipeRun:
         actions and whose condition holds on the page now; None: the recorded way (when none holds,
         or the step has no other)."""
         for n, branch in enumerate(step.branches, 2):
-            if branch.after == done and await self._conditionholds_state(branch.when, observation, scope):
+            if branch.after == done and await self._condition_holds(branch.when, observation, scope):
                 self.emitter.emit(EventType.POLICY, Actor.SYSTEM, number, policy=PolicyName.RECIPE_BRANCH,
                                   message=f"step {number} done its way {n}: {scope.filled(branch.when.words())}")
                 return branch
         return None
 
-    async def _conditionholds_state(self, when: When, observation: Observation, scope: Scope) -> bool:
+    async def _condition_holds(self, when: When, observation: Observation, scope: Scope) -> bool:
         if when.url_contains and not path_fits(scope.filled(when.url_contains), urlsplit(observation.url).path or "/"):
             return False
         if when.text and not shows(observation, scope.filled(when.text)):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goalbot.recipes.branching import without_ways
 from goalbot.recipes.build import RecipeError, build
 from goalbot.recipes.model import Recipe
 from goalbot.service.refusal import Say
@@ -39,3 +40,16 @@ def keep_patched(db_path: Path, run: RecipeRun, say: Say) -> None:
     with opened(db_path) as db:
         kept = recipes.save(db, run.next_version().model_copy(update={"source_session": run.session_id}))
     say(f"the patched recipe is kept as {kept.name} v{kept.version} ({'; '.join(run.patches)})")
+
+
+def drop_failed_ways(db_path: Path, run: RecipeRun, say: Say) -> None:
+    """A way the rerun took because its condition held, and that then failed, is left out of the
+    next version: the next rerun on that page takes the recorded way, or patches anew."""
+    recipe = run.rerun.recipe
+    with opened(db_path) as db:
+        if recipes.latest_version(db, recipe.name) != recipe.version:
+            return  # a newer version was kept meanwhile: it is not this rerun's to change
+        kept = recipes.save(db, without_ways(recipe, run.failed_ways).model_copy(
+            update={"source_session": run.session_id}))
+    steps = ", ".join(f"step {number}" for number, _ in run.failed_ways)
+    say(f"the way taken at {steps} failed: recipe {kept.name} v{kept.version} is kept without it")

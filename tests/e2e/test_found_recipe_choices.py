@@ -161,3 +161,34 @@ def test_a_found_rerun_that_stops_is_planned_from_where_it_stopped_and_can_be_ke
     assert kept.returncode == 0 and "darkmode v2" in kept.stderr + kept.stdout, kept.stderr
     shown = run_cli("--db", str(db_path), "recipe", "show", "darkmode").stdout
     assert "Menu" in shown and "hunter2" not in shown, shown
+
+
+def test_a_found_rerun_that_stops_after_its_patch_keeps_no_patched_version(
+        hardsite: HardSite, model_server, db_path: Path) -> None:
+    recorded, _ = run_goal(db_path, model_server(darkmode_script()), hardsite.page("darkmode"),
+                           "sign in and turn on dark mode", "--save-recipe", "darkmode", "--secret", "PW=hunter2",
+                           "--var", "user=alice")
+    assert recorded.returncode == 0, recorded.stderr
+    hardsite.reset()
+    # The patch applies (a click on "Menu", but before Save rather than before the switch), so the
+    # rerun stops again at the switch; the planner then does the goal.
+    model = model_server({
+        "patcher": [answer(call("patch", reason="the settings are behind a menu", ops=[
+            {"op": "insert_actions", "before_step": 5, "actions": [{"name": "click", "index": {"$element": "Menu"}}]},
+        ]))],
+        "planner": [plan("Open the menu, turn on dark mode and save")],
+        "navigator": [answer(call("click", index=element("Menu"))), answer(call("click", index=element("Dark mode"))),
+                      answer(call("click", index=element("Save"))), finished(summary="saved")],
+        "validator": [verdict(True, "dark mode saved"), verdict(True, "signed in, dark mode on and saved")],
+    })
+    result = run_cli("--db", str(db_path), "run", "log in and switch on dark mode", "--url",
+                     f"{hardsite.page('darkmode')}?variant=menu", "--no-tui", "--yes", "--var", "user=alice",
+                     "--secret", "PW=hunter2", "--base-url", model.base_url, "--model", "scripted")
+    assert result.returncode == 0, result.stderr
+    assert model.script.remaining()["patcher"] == 0, "the patch was never asked for"
+    assert "planned instead" in result.stderr, result.stderr
+    assert hardsite.reached("/api/settings", "POST") == ['{"user":"alice","dark":true}']
+    assert "the patched version is not kept" in result.stderr, result.stderr
+    assert "kept as darkmode v2" not in result.stderr, result.stderr
+    versions = rows(db_path, "select version from recipe_versions where name = 'darkmode'")
+    assert [row["version"] for row in versions] == [1], versions

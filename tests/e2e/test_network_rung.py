@@ -161,3 +161,31 @@ def test_the_first_rows_of_a_list_drawn_whole_stay_what_the_model_read(
     model = model_server(_script("orders", two))
     _, read = _record(db_path, tmp_path, model, hardsite.page("orders"), "orders", schema)
     assert read["data"] == two and read["network"] is None, read
+
+
+def test_a_run_that_only_reads_its_answer_becomes_a_recipe_read_again_each_day_with_no_model(
+        hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
+    hardsite.reset()
+    hardsite.variant = ""
+    served = _series(40.0)
+    hardsite.posted["prices"] = {"currency": "USD", "series": served}
+    schema = tmp_path / "prices.schema.json"
+    schema.write_text(json.dumps(PRICES_SCHEMA))
+    # No action at all: the run's answer is read off the page it starts on (`--output-schema`).
+    model = model_server({"planner": [plan("Read this week's closing prices")],
+                          "navigator": [finished(summary="the chart shows the week")],
+                          "validator": [verdict(True, "read"), verdict(True, "read")],
+                          "extractor": [answer(call("extracted", data=_prices(served)))]})
+    recorded, _ = run_goal(db_path, model, hardsite.page("chart"), "read this week's closing prices",
+                           "--output-schema", str(schema), "--save-recipe", "closing")
+    assert recorded.returncode == 0, recorded.stderr
+    assert "saved recipe closing v1" in recorded.stderr, recorded.stderr
+    shown = run_cli("--db", str(db_path), "recipe", "show", "closing").stdout
+    assert "GET /api/prices" in shown, shown
+    for start in (52.5, 61.0):  # two more mornings
+        today = _series(start)
+        hardsite.posted["prices"] = {"currency": "USD", "series": today}
+        result, events = _rerun(db_path, "closing")
+        assert result.returncode == 0, result.stderr
+        assert not [e for e in events if e["type"] in ("LLM_CALL", "LLM_ERROR")]
+        assert json.loads(result.stdout)["result"] == _prices(today), result.stdout

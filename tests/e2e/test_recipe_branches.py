@@ -115,3 +115,24 @@ def test_a_branch_survives_export_and_import_and_a_hostile_one_is_refused_or_gat
     typed = [e for e in events if e["type"] == "ACT_OK" and e["action"].get("name") == "type"]
     assert not typed, typed
     assert hardsite.reached("/api/signin") == [] and hardsite.reached("/api/settings") == []
+
+
+def test_a_way_that_fails_where_its_condition_held_is_dropped_from_the_next_version(
+        hardsite: HardSite, model_server, db_path: Path) -> None:
+    plain, _ = _branched(hardsite, model_server, db_path)
+    # The menu is still there, but its panel no longer holds the settings: way 2's condition holds
+    # and its next action fails.
+    hardsite.reset()
+    hardsite.variant = "menu-bare"
+    failed, events = _rerun(db_path, plain, "--base-url", DEAD_ENDPOINT)
+    assert failed.returncode != 0, failed.stderr
+    assert any(e["type"] == "POLICY" and "done its way 2" in e.get("message", "") for e in events), events
+    assert "the way taken at step 2 failed: recipe darkmode v3 is kept without it" in failed.stderr, failed.stderr
+    shown = run_cli("--db", str(db_path), "recipe", "show", "darkmode").stdout
+    assert "recipe darkmode v3" in shown and "way 2" not in shown and '"Menu"' not in shown, shown
+    # The recorded way still serves the layout it was recorded on.
+    hardsite.reset()
+    hardsite.variant = "v1"
+    again, _ = _rerun(db_path, plain, "--base-url", DEAD_ENDPOINT)
+    assert again.returncode == 0, again.stderr
+    assert hardsite.reached("/api/settings", "POST") == ['{"user":"alice","dark":true}']
