@@ -157,7 +157,7 @@ def _run(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: 
 
 async def _work(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: str,
                 todo: list[JobRow], progress: Progress, slots: ProcessPoolExecutor | None) -> None:
-    setup = JobSetup(ask=args.ask, trace=args.trace, secrets=secrets_of(args.secrets_file))
+    setup = JobSetup(ask=args.ask, trace=args.trace, secrets=secrets_of(args.secrets_file), endpoint_checked=True)
 
     def ended(row: JobRow, end: JobEnd) -> None:
         progress.ended(end.status == "ok")

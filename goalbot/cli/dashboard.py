@@ -11,7 +11,7 @@ from goalbot.agents.session import SessionResult
 from goalbot.cli.terminal import fail, has_terminal
 from goalbot.operators.browser.early import run_loop
 from goalbot.service.settings import ConfigError, Settings, remember_setting
-from goalbot.service.wiring import Wiring
+from goalbot.service.runs import StartedRun
 from storage import queries
 from storage.db import connect, mark_interrupted, opened
 from storage.rows import SessionRow
@@ -36,14 +36,14 @@ def _remember_theme(name: str) -> str | None:
     return None
 
 
-def run_dashboard(wiring: Wiring, db_path: Path, settings: Settings, resumed: bool = False) -> SessionResult | None:
+def run_dashboard(started: StartedRun, db_path: Path, settings: Settings, resumed: bool = False) -> SessionResult | None:
     from tui.screens.run import LiveRun
 
     history: list[Any] = []
     if resumed:  # read before the run writes again: what it did before it was cut off
         with opened(db_path, create=False) as db:
-            history = queries.session_events(db, wiring.session_id)
-    app = app_for(settings, db_path, live=LiveRun(wiring.bus, wiring.session, wiring.control, history=history))
+            history = queries.session_events(db, started.session_id)
+    app = app_for(settings, db_path, live=LiveRun(started.bus, started.session, started.control, history=history))
     with run_loop() as runner:  # the loop the Playwright driver was spawned on, if it was
         app.run(loop=runner.get_loop())
     return app.result

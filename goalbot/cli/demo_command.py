@@ -17,7 +17,7 @@ from goalbot.cli.run_command import run_goal
 from goalbot.cli.terminal import fail, has_terminal
 from goalbot.demo.goals import DEMO_GOAL, DEMOS, LIST_GOAL, SHOP_GOAL
 from goalbot.events import RunStatus
-from goalbot.service.request import RunRequest
+from goalbot.cli.requests import run_request
 from goalbot.service.run_setup import run_options
 from goalbot.service.settings import Settings
 
@@ -30,7 +30,7 @@ def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
     from goalbot.scripted.server import Script, ScriptedModelServer
 
     try:
-        request = RunRequest.from_flags(args, settings.browser_path)
+        request = run_request(args, settings.browser_path)
     except SecretError as exc:
         return fail(str(exc))
     if not has_terminal():  # nobody can press a key here, and the demo must still show itself

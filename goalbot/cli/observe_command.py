@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import io
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -19,7 +20,7 @@ from goalbot.operators.browser.options import BrowserOptions
 from goalbot.operators.som import draw_marks
 from goalbot.service.looking import page_to_look_at
 from goalbot.service.refusal import Refusal
-from goalbot.service.run_setup import browser_options
+from goalbot.cli.requests import browser_options
 from goalbot.service.settings import Settings
 
 SOM_DEFAULT = Path("goalbot-som.png")
@@ -49,7 +50,11 @@ async def _observe(options: BrowserOptions, settings: Settings, url: str, budget
     if picture is not None:
         fmt = "JPEG" if picture.suffix.lower() in (".jpg", ".jpeg") else "PNG"
         data = draw_marks(observation, fmt) if som else _convert(observation.screenshot or b"", fmt)
-        picture.write_bytes(data)
+        try:
+            picture.write_bytes(data)
+        except OSError as exc:  # the folder went away or filled up after the check
+            print(f"goalbot: cannot write the screenshot to {picture}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
         print(f"-- screenshot{' with marks' if som else ''} saved to {picture}", file=sys.stderr)
     return 0
 
@@ -62,10 +67,28 @@ def _convert(jpeg: bytes, fmt: str) -> bytes:
     return out.getvalue()
 
 
+def picture_problem(picture: Path) -> str | None:
+    """Why `picture` cannot be written, in a line, or None. Checked before the browser opens: a
+    page looked at for nothing, then a traceback, is the worst way to learn of a typo."""
+    folder = picture.parent
+    if picture.is_dir():
+        return f"--screenshot {picture} is a folder; give a file name such as {picture / 'page.png'}"
+    if not folder.exists():
+        return f"--screenshot {picture}: the folder {folder} does not exist (create it first)"
+    if not folder.is_dir():
+        return f"--screenshot {picture}: {folder} is not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK) or (picture.exists() and not os.access(picture, os.W_OK)):
+        return f"--screenshot {picture}: cannot write there (permission denied)"
+    return None
+
+
 def cmd_observe(args: argparse.Namespace, settings: Settings, _db_path: Path) -> int:
     options = browser_options(args, settings.browser_path)
     if args.budget < 500:
         print("goalbot: --budget below 500 characters leaves no room for the page", file=sys.stderr)
         return 2
     picture = args.screenshot or (SOM_DEFAULT if args.som else None)
+    if picture is not None and (problem := picture_problem(picture)):
+        print(f"goalbot: {problem}", file=sys.stderr)
+        return 2
     return asyncio.run(_observe(options, settings, args.url, args.budget, picture, args.som, args.json))

@@ -9,7 +9,7 @@ from pathlib import Path
 from goalbot.agents.secrets import SecretError
 from goalbot.cli.terminal import fail, refused
 from goalbot.service.refusal import Refusal
-from goalbot.service.request import RunRequest
+from goalbot.cli.requests import run_request
 from goalbot.service.reruns import prepare_rerun
 from goalbot.service.settings import Settings
 
@@ -18,7 +18,7 @@ def cmd_rerun(args: argparse.Namespace, settings: Settings, db_path: Path) -> in
     from goalbot.cli.run_command import run_goal  # the browser's modules load only for a rerun
 
     try:
-        request = RunRequest.from_flags(args, settings.browser_path)
+        request = run_request(args, settings.browser_path)
     except SecretError as exc:
         return fail(str(exc))
     try:

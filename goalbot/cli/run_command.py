@@ -13,24 +13,25 @@ from goalbot.agents.progress import ResumePoint
 from goalbot.agents.secrets import SecretError
 from goalbot.agents.session import RunOptions, SessionResult, Status
 from goalbot.cli.console import run_printing
-from goalbot.cli.result import Choices, RunResult
+from goalbot.service.results import Choices, RunResult
 from goalbot.cli.terminal import fail, has_terminal, refused, say
 from goalbot.events import EventType
 from goalbot.llm.extraction import SchemaError, load_schema
 from goalbot.payloads import ExtractedData
 from goalbot.recipes.rerun import Rerun
-from goalbot.service.ending import end_run
 from goalbot.service.refusal import Refusal
+from goalbot.cli.requests import run_request
 from goalbot.service.request import RunRequest
+from goalbot.service.runs import Audience, Door
 from goalbot.service.settings import Settings
 from goalbot.service.starting import goal_start
-from goalbot.service.wiring import wire_run
 from goalbot.text.eventfmt import printable
+from goalbot.text.regular_file import NotRegularFile, read_regular_text
 
 
 def cmd_run(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
     try:
-        request = RunRequest.from_flags(args, settings.browser_path)
+        request = run_request(args, settings.browser_path)
         start = goal_start(db_path, settings, args.goal, args.url, request.variables, set(request.secrets),
                            use_recipes=not (args.no_recipes or args.save_recipe or args.output_schema
                                             or args.schema or args.policies),
@@ -63,7 +64,9 @@ def read_data_rules(args: argparse.Namespace, options: RunOptions, variables: di
         try:
             if args.policies.stat().st_size > MAX_POLICY_BYTES:  # refused before it is read into memory
                 raise PolicyError(f"{args.policies} is over {MAX_POLICY_BYTES // 1000} kB: not a file of policies")
-            text = args.policies.read_text(encoding="utf-8")
+            text = read_regular_text(args.policies, MAX_POLICY_BYTES)  # a FIFO is refused, never waited on
+        except NotRegularFile as exc:
+            raise PolicyError(f"cannot read {args.policies}: {exc.strerror}") from exc
         except (OSError, UnicodeDecodeError) as exc:
             raise PolicyError(f"cannot read {args.policies}: {exc}") from exc
         options.choice_policies = read_policies(text, str(args.policies))
@@ -84,23 +87,20 @@ def run_goal(
             rerun is None or rerun.found):
         return fail("nobody can approve the plan here: pass --yes, or --await-attach and approve it "
                     "with goalbot attach, or run in a terminal")
-    # Someone watching every moment (here or through attach) sees every look; else the pictures
-    # are what the store's replay asks for (--replay-pictures), and the browser spends less.
-    if use_tui or await_attach:
-        options = options.model_copy(update={"pictures": "every"})
+    audience = (Audience.ATTACHED if await_attach else Audience.HERE if use_tui
+                else Audience.CONSOLE if sys.stdin.isatty() else Audience.NOBODY)
     try:
-        wiring = wire_run(request, settings, db_path, options, use_tui or sys.stdin.isatty() or await_attach,
-                          resume, rerun, say=say)
+        started = Door(settings, db_path, audience, say=say).start(request, options, rerun, resume)
     except Refusal as refusal:
         return refused(refusal, request.json_result)
     if await_attach:
-        print(f"goalbot: session {wiring.session_id} waits for goalbot attach {wiring.session_id}",
+        print(f"goalbot: session {started.session_id} waits for goalbot attach {started.session_id}",
               file=sys.stderr, flush=True)
     extracted: list[ExtractedData] = []
-    wiring.bus.subscribe(lambda event: extracted.append(event.data_of(ExtractedData))
-                         if event.type is EventType.EXTRACTED else None)
+    started.bus.subscribe(lambda event: extracted.append(event.data_of(ExtractedData))
+                          if event.type is EventType.EXTRACTED else None)
     choices = Choices()
-    wiring.bus.subscribe(choices.hear)
+    started.bus.subscribe(choices.hear)
     result: SessionResult | None = None
     try:
         if use_tui:
@@ -108,20 +108,20 @@ def run_goal(
                 run_dashboard,  # the dashboard loads only when it opens
             )
 
-            result = run_dashboard(wiring, db_path, settings, resumed=resume is not None)
+            result = run_dashboard(started, db_path, settings, resumed=resume is not None)
         else:
             with contextlib.redirect_stdout(sys.stderr) if request.json_result else contextlib.nullcontext():
-                result = run_printing(wiring.bus, wiring.session, wiring.control,
+                result = run_printing(started.bus, started.session, started.control,
                                       ask_here=sys.stdin.isatty() and not await_attach)
     finally:
-        end_run(wiring, db_path, result, request.save_recipe, request.variables)
-    if wiring.recorder.failure is not None:
-        return fail(f"{wiring.recorder.failure} (session {wiring.session_id})")
+        started.end(result)
+    if started.store_failure is not None:
+        return fail(f"{started.store_failure} (session {started.session_id})")
     if result is None:
         return 1
-    print(f"goalbot: session {wiring.session_id} {result.status.value}: {printable(result.reason)} "
-          f"(goalbot report {wiring.session_id})", file=sys.stderr)
-    outcome = RunResult.of(wiring.session_id, result, extracted[-1] if extracted else None, choices.made)
+    print(f"goalbot: session {started.session_id} {result.status.value}: {printable(result.reason)} "
+          f"(goalbot report {started.session_id})", file=sys.stderr)
+    outcome = RunResult.of(started.session_id, result, extracted[-1] if extracted else None, choices.made)
     if request.json_result:
         print(outcome.model_dump_json())
     elif result.answer:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from goalbot.agents.outcome import SessionResult, Status
+from goalbot.agents.outcome import Status
 from goalbot.demo.goals import DEMOS
 from goalbot.demo.site import DEMO_PASSWORD, DemoSite
 from goalbot.eval.episodes import Episode
@@ -14,13 +14,12 @@ from goalbot.operators.browser.options import BrowserOptions
 from goalbot.recipes.build import RecipeError
 from goalbot.recipes.model import Recipe
 from goalbot.scripted.server import Script, ScriptedModelServer
-from goalbot.service.ending import end_run
 from goalbot.service.recipe_keeping import save_from_session
 from goalbot.service.refusal import Refusal
 from goalbot.service.request import RunRequest
 from goalbot.service.run_setup import run_options
+from goalbot.service.runs import Audience, Door
 from goalbot.service.settings import Settings
-from goalbot.service.wiring import wire_run
 
 RERUN_TASK = "demo-rerun"
 
@@ -56,17 +55,13 @@ async def _record(settings: Settings, db_path: Path, url: str, name: str) -> Rec
                          browser=BrowserOptions(headless=True, browser_path=settings.browser_path))
     options = run_options(settings, DEMOS["signin"].goal, url)
     try:
-        wiring = wire_run(request, settings, db_path, options, can_ask=False)
+        started = Door(settings, db_path, Audience.NOBODY).start(request, options)
     except Refusal as refusal:
         raise RecordingFailed(f"the demo-rerun recipe could not be recorded: {refusal.line()}") from refusal
-    result: SessionResult | None = None
-    try:
-        result = await wiring.session.run()
-    finally:
-        end_run(wiring, db_path, result)
+    result = await started.drive()
     if result.status is not Status.OK:
         raise RecordingFailed(f"the demo-rerun recipe could not be recorded: {result.reason}")
     try:
-        return save_from_session(db_path, wiring.session_id, name, {})
+        return save_from_session(db_path, started.session_id, name, {})
     except RecipeError as exc:
         raise RecordingFailed(f"the demo-rerun recipe could not be kept: {exc}") from exc

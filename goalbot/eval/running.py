@@ -70,7 +70,8 @@ def run_eval(plan: EvalPlan, settings: Settings, db_path: Path, say: Say,
         except RecordingFailed as exc:
             raise EvalRefused(str(exc)) from exc
         handed = {name: SecretStr(value) for e in planned for name, value in e.secrets.items()}
-        setup = JobSetup(use_recipes=False, authoring_profile=plan.authoring_profile, secrets=handed)
+        setup = JobSetup(use_recipes=False, authoring_profile=plan.authoring_profile, secrets=handed,
+                         endpoint_checked=True)
         jobs = [(e.n, Job(recipe=e.recipe) if e.recipe else Job(goal=e.goal, url=e.url, vars=e.variables))
                 for e in planned]
         _check(jobs, settings, db_path, set(setup.secrets), say)

@@ -28,14 +28,12 @@ from goalbot.mcp.models import HostRunStatus, Problem, RunLine, RunView, Waiting
 from goalbot.operators.browser.options import BrowserOptions
 from goalbot.payloads import ApprovalData, ExtractedData, GoalStatusData, PlanData, QuestionData, StepData
 from goalbot.recipes.rerun import Rerun
-from goalbot.service.checks import endpoint_refusal
-from goalbot.service.ending import end_run
-from goalbot.service.refusal import Refusal, say_nothing
+from goalbot.service.refusal import Refusal
 from goalbot.service.request import RunRequest
 from goalbot.service.reruns import prepare_rerun
+from goalbot.service.runs import Audience, Door, StartedRun
 from goalbot.service.settings import Settings
 from goalbot.service.starting import goal_start
-from goalbot.service.wiring import Wiring, wire_run
 from goalbot.text.eventfmt import printable, summary
 from storage import queries
 from storage.db import StoreError, opened
@@ -77,7 +75,7 @@ class HostRules(BaseModel):
 class Live:
     """One run of this server, followed as its events come."""
 
-    wiring: Wiring
+    run: StartedRun
     goal: str
     owner: str
     started_at: str = field(default_factory=lambda: utc_now().isoformat())
@@ -148,6 +146,8 @@ class RunBook:
     def __init__(self, settings: Settings, db_path: Path, rules: HostRules) -> None:
         self.settings, self.db_path, self.rules = settings, db_path, rules
         self.live: dict[str, Live] = {}
+        # The host may look at any moment (get_run's screenshot resource): its runs keep paced pictures.
+        self.door = Door(settings, db_path, Audience.HOST)
 
     def _request(self) -> RunRequest:
         browser = BrowserOptions(headless=self.rules.headless, browser_path=self.settings.browser_path,
@@ -161,8 +161,6 @@ class RunBook:
                                    use_recipes=output_schema is None, person_chooses=not self.rules.approve_plans))
         except Refusal as refusal:
             raise ProblemError.of(refusal) from refusal
-        if start.rerun is not None and not start.rerun.unsure:  # the goal's recipe: no model to ask
-            return self._start(goal, start.options, start.rerun, owner)
         options = start.options
         if output_schema is not None:
             try:
@@ -170,38 +168,31 @@ class RunBook:
             except SchemaError as exc:
                 raise ProblemError(Problem(code="bad_input", message=str(exc),
                                            hint="give a JSON Schema object (draft 2020-12)")) from exc
-        dead = await anyio.to_thread.run_sync(endpoint_refusal, self.settings, say_nothing)
-        if dead is not None:
-            raise ProblemError.of(dead)
-        return self._start(goal, options, start.rerun, owner)  # an unsure recipe's matcher asks the model too
+        return await self._start(goal, options, start.rerun, owner)
 
     async def start_rerun(self, name: str, values: dict[str, str], owner: str) -> Live:
         try:
             prepared = prepare_rerun(self.db_path, self.settings, name, values, set(self.rules.secrets))
         except Refusal as refusal:
             raise ProblemError.of(refusal) from refusal
-        return self._start(prepared.options.goal, prepared.options, prepared.rerun(), owner)
+        return await self._start(prepared.options.goal, prepared.options, prepared.rerun(), owner)
 
-    def _start(self, goal: str, options: RunOptions, rerun: Rerun | None, owner: str) -> Live:
-        # The host may look at any moment (get_run's screenshot resource): paced pictures, whatever
-        # the store's replay asks.
-        options = options.model_copy(update={"pictures": "paced", "allow_risky": self.rules.allow_risky})
-        try:
-            wiring = wire_run(self._request(), self.settings, self.db_path, options, True, rerun=rerun,
-                              probe_model=False)
+    async def _start(self, goal: str, options: RunOptions, rerun: Rerun | None, owner: str) -> Live:
+        options = options.model_copy(update={"allow_risky": self.rules.allow_risky})
+        try:  # the endpoint's answer and the browser's start are waited for off the server's loop
+            started = await anyio.to_thread.run_sync(self.door.start, self._request(), options, rerun)
         except Refusal as refusal:
             raise ProblemError.of(refusal) from refusal
-        live = Live(wiring=wiring, goal=goal, owner=owner)
-        wiring.bus.subscribe(live.seen)
-        self.live[wiring.session_id] = live
+        live = Live(run=started, goal=goal, owner=owner)
+        started.bus.subscribe(live.seen)
+        self.live[started.session_id] = live
         live.task = asyncio.create_task(self._drive(live))
         return live
 
     async def _drive(self, live: Live) -> SessionResult:
         try:
-            live.result = await live.wiring.session.run()
+            live.result = await live.run.drive()
         finally:
-            end_run(live.wiring, self.db_path, live.result)
             if live.result is None:
                 live.result = SessionResult(status=Status.FAILED, reason="the run ended unexpectedly")
             for queue in live.listeners:
@@ -269,7 +260,7 @@ class RunBook:
             return [RunLine(run_id=row.id, goal=printable(row.goal)[:200], status=row.status,
                             started_at=row.started_at) for row in rows if self.readable(row.id, owner)]
         mine = [live for live in self.live.values() if live.owner == owner]
-        return [RunLine(run_id=live.wiring.session_id, goal=printable(live.goal)[:200], status=live.status,
+        return [RunLine(run_id=live.run.session_id, goal=printable(live.goal)[:200], status=live.status,
                         started_at=live.started_at) for live in reversed(mine)][:limit]
 
     def cancel(self, run_id: str, owner: str) -> RunView:
@@ -278,14 +269,14 @@ class RunBook:
             self.state(run_id, owner)  # not_found, or a run of another process
             raise ProblemError(Problem(code="not_running", message=f"run {run_id} is not running in this server",
                                        hint="a run of another process stops from its dashboard or goalbot attach"))
-        live.wiring.control.stop()
+        live.run.control.stop()
         return self.state(run_id, owner)
 
     async def close(self) -> None:
         """The server is going away: every run it started stops, and its browser closes."""
         running = [live for live in self.live.values() if live.task is not None and not live.task.done()]
         for live in running:
-            live.wiring.control.stop(HOST_GONE)
+            live.run.control.stop(HOST_GONE)
         # Shielded: a server being torn down still waits for its runs to close their browsers.
         with anyio.CancelScope(shield=True), anyio.move_on_after(30):
             for live in running:

@@ -90,7 +90,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules,
         asker = client(ctx)
         live, answered = _resumed(book, ctx, asker) or (await book.start_goal(goal, url, output_schema, asker), "")
         if not wait:
-            return RunStarted(run_id=live.wiring.session_id, status=live.status)
+            return RunStarted(run_id=live.run.session_id, status=live.status)
         return await _settled(book, live, ctx, answered)
 
     @tool
@@ -104,7 +104,7 @@ def build_server(settings: Settings, db_path: Path, rules: HostRules,
         asker = client(ctx)
         live, answered = _resumed(book, ctx, asker) or (await book.start_rerun(name, vars or {}, asker), "")
         if not wait:
-            return RunStarted(run_id=live.wiring.session_id, status=live.status)
+            return RunStarted(run_id=live.run.session_id, status=live.status)
         return await _settled(book, live, ctx, answered)
 
     # Async on purpose: the SDK runs plain functions on worker threads, and a live run's state
@@ -203,7 +203,7 @@ async def _settled(book: RunBook, live: Live, ctx: Context, answered: str = "") 
     with `goalbot attach`). A host that cancels the call or goes away stops the run. On a host
     of the 2026-07-28 protocol a question ends this round with the question itself, and the
     host's retry of the same call carries the answer back (`_resumed`)."""
-    run_id, reported = live.wiring.session_id, 0
+    run_id, reported = live.run.session_id, 0
     try:
         async for event in book.follow(live):
             if event.type in PROGRESS_EVENTS:
@@ -219,7 +219,7 @@ async def _settled(book: RunBook, live: Live, ctx: Context, answered: str = "") 
                                   reason=f"waiting for the person: goalbot attach {run_id}")
     except BaseException:
         if live.result is None:
-            live.wiring.control.stop(HOST_GONE)  # the host gave up on the call: the run stops before its next action
+            live.run.control.stop(HOST_GONE)  # the host gave up on the call: the run stops before its next action
         raise
     assert live.task is not None
     result = await live.task
@@ -244,7 +244,7 @@ async def _ask_host(live: Live, event: Event, ctx: Context) -> bool | InputRequi
     capabilities = ctx.client_capabilities
     if capabilities is None or capabilities.elicitation is None or event.type is EventType.ASK_USER:
         return False  # a question's answer may be a secret: it never passes through a host's model
-    run_id, digest, asked = live.wiring.session_id, digest_of(live.wiring.session_id, event), waiting_of(event)
+    run_id, digest, asked = live.run.session_id, digest_of(live.run.session_id, event), waiting_of(event)
     schema = PlanDecision if isinstance(event.payload, PlanData) else GoDecision
     where = f" on {asked.where}" if asked.where else ""
     message = printable(f"goalbot run {run_id} [{digest}]: {asked.what}{where}")
@@ -266,9 +266,9 @@ def _apply(live: Live, digest: str, action: str, data: BaseModel | None) -> None
     """The person's answer, applied only while the run still waits on the very question asked:
     its digest was minted here from that question, never taken from a tool's arguments."""
     still = live.waiting
-    if still is None or digest_of(live.wiring.session_id, still) != digest:
+    if still is None or digest_of(live.run.session_id, still) != digest:
         return  # answered elsewhere meanwhile (attach, a timeout): this answer binds to nothing now
-    control, by = live.wiring.control, "the MCP host's person"
+    control, by = live.run.control, "the MCP host's person"
     is_plan = isinstance(still.payload, PlanData)
     if action != "accept" or data is None:
         control.reject("declined in the host", by=by) if is_plan else control.deny(by=by)

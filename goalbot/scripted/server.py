@@ -329,6 +329,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
+            self.server.model_lists += 1
             listed = [{"id": name, "object": "model"} for name in self.server.script.rules.models]
             self._send(Reply(body={"object": "list", "data": listed}))
         else:
@@ -357,6 +358,7 @@ class ScriptedModelServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", port), _Handler)
         self.script = script
         self.requests: list[dict[str, Any]] = []
+        self.model_lists = 0  # GET /models: how often a door asked whether the endpoint answers
         self._ids = itertools.count(1)
         self._thread: threading.Thread | None = None
 

@@ -1,16 +1,15 @@
-"""What one run needs besides the settings, typed: read once from the flags of `run`, `demo` and
-`resume`, or left at its defaults for a goal typed in the dashboard."""
+"""What one run needs besides the settings, typed: made by each door (the command line from its
+flags, the Python API from its arguments), or left at its defaults for a goal typed in the dashboard."""
 
 from __future__ import annotations
 
-import argparse
 import re
 from pathlib import Path
 
 from pydantic import BaseModel, Field, SecretStr
 
-from goalbot.agents.secrets import SecretError, parse_secret, read_secrets_file
-from goalbot.service.run_setup import browser_options, headless_by_default
+from goalbot.agents.secrets import SecretError
+from goalbot.service.run_setup import headless_by_default
 from goalbot.operators.browser.options import BrowserOptions
 
 VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -30,23 +29,6 @@ class RunRequest(BaseModel):
                                           "the roles that author; None: the pinned profile's.")
     shared_pace: str | None = Field(None, description='A batch job\'s pace per site, shared with the others: '
                                                       '"store", or a broker\'s redis:// address.')
-
-    @classmethod
-    def from_flags(cls, args: argparse.Namespace, browser_path: str | None) -> RunRequest:
-        """Raises SecretError when a secret or the secrets file cannot be read."""
-        secrets_file: Path | None = getattr(args, "secrets_file", None)
-        values = read_secrets_file(secrets_file) if secrets_file else {}
-        values.update(parse_secret(text) for text in getattr(args, "secret", None) or [])
-        return cls(
-            auto_approve=bool(getattr(args, "yes", False)), no_tui=bool(getattr(args, "no_tui", False)),
-            await_attach=bool(getattr(args, "await_attach", False)),
-            browser=browser_options(args, browser_path),
-            secrets={name: SecretStr(value) for name, value in values.items()},
-            save_recipe=getattr(args, "save_recipe", None),
-            variables=dict(parse_variable(text) for text in getattr(args, "var", None) or []),
-            json_result=bool(getattr(args, "json", False)), output=getattr(args, "output", None),
-            authoring_profile=getattr(args, "authoring_profile", None),
-        )
 
     @classmethod
     def typed_in(cls, browser_path: str | None) -> RunRequest:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -13,7 +12,6 @@ from goalbot.llm.client import ModelConfig, ModelSetup
 from goalbot.llm.dialects import Dialect, parse_dialects
 from goalbot.llm.transport import RetryPolicy
 from goalbot.llm.usage import Limits, PriceTable
-from goalbot.operators.browser.options import BrowserOptions
 
 
 def dialects_of(settings: Settings) -> dict[str, Dialect]:
@@ -50,14 +48,3 @@ def model_setup(settings: Settings) -> ModelSetup:
 def headless_by_default() -> bool:
     """No window without a display to show it on."""
     return sys.platform.startswith("linux") and not os.environ.get("DISPLAY")
-
-
-def browser_options(args: argparse.Namespace, browser_path: str | None) -> BrowserOptions:
-    """The browser flags of `run`, `demo`, `resume` and `observe` (absent ones at their defaults)."""
-    return BrowserOptions(
-        headless=bool(getattr(args, "headless", None)) or headless_by_default(), browser_path=browser_path,
-        profile=getattr(args, "profile", None), storage_state=getattr(args, "storage_state", None),
-        cdp_url=getattr(args, "cdp_url", None), cdp_fresh_context=bool(getattr(args, "cdp_fresh_context", False)),
-        trace=getattr(args, "trace", None) or "off",
-        trace_screenshots=bool(getattr(args, "trace_screenshots", False)),
-    )

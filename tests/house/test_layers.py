@@ -42,9 +42,13 @@ def test_the_layer_contracts_hold(lint_available: None) -> None:
     ("goalbot/cluster/_probe.py", "from goalbot.cli import batch_command\n"),
     ("goalbot/service/_probe.py", "import goalbot.mcp.runs\n"),
     ("goalbot/mcp/_probe2.py", "import goalbot.cluster.sealing\n"),
+    ("goalbot/mcp/_probe3.py", "from tui.screens.run import LiveRun\n"),
+    ("tui/_probe.py", "from goalbot.service.wiring import wire_run\n"),
+    ("goalbot/cli/_probe.py", "from goalbot.service.ending import end_run\n"),
 ], ids=["agents-import-the-store", "llm-imports-agents", "operators-import-textual", "store-imports-the-dashboard",
         "mcp-imports-the-command-line", "cluster-imports-the-command-line", "service-imports-a-door",
-        "a-door-imports-another"])
+        "a-door-imports-another", "mcp-imports-the-dashboard", "the-dashboard-wires-a-run",
+        "the-command-line-ends-a-run"])
 def test_a_deliberate_violation_breaks_them(lint_available: None, tmp_path: Path, module: str, source: str) -> None:
     for part in ("goalbot", "tui", "storage"):
         shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))

@@ -8,19 +8,17 @@ import asyncio
 from pathlib import Path
 from typing import Callable
 
-from goalbot.agents.outcome import SessionResult
 from goalbot.operators.browser.launch import SharedBrowser
 from goalbot.operators.browser.options import BrowserOptions
 from goalbot.recipes.rerun import Rerun
 from goalbot.service.batch.jobs import Job
 from goalbot.service.batch.setup import JobEnd, JobSetup
-from goalbot.service.ending import end_run
 from goalbot.service.refusal import Refusal
 from goalbot.service.request import RunRequest
 from goalbot.service.reruns import prepare_rerun
+from goalbot.service.runs import Audience, Door, StartedRun
 from goalbot.service.settings import Settings
 from goalbot.service.starting import goal_start
-from goalbot.service.wiring import Wiring, wire_run
 from goalbot.text.eventfmt import printable
 
 
@@ -31,21 +29,17 @@ async def run_job(job: Job, settings: Settings, db_path: Path, setup: JobSetup,
     as soon as it has one. `secrets_at` is where a recipe's secrets may be typed when this store
     did not see it recorded (a worker's copy of the coordinator's)."""
     try:
-        wiring = await asyncio.to_thread(_wire, job, settings, db_path, setup, secrets_at, shared)
+        started = await asyncio.to_thread(_start, job, settings, db_path, setup, secrets_at, shared)
     except Refusal as refusal:
         return JobEnd("failed", None, printable(refusal.line())[:200])
     if on_wired is not None:
-        on_wired(wiring.session_id)
-    result: SessionResult | None = None
-    try:
-        result = await wiring.session.run()
-        return JobEnd(result.status.value, wiring.session_id, printable(result.reason)[:200])
-    finally:
-        await asyncio.shield(asyncio.to_thread(end_run, wiring, db_path, result))
+        on_wired(started.session_id)
+    result = await started.drive()
+    return JobEnd(result.status.value, started.session_id, printable(result.reason)[:200])
 
 
-def _wire(job: Job, settings: Settings, db_path: Path, setup: JobSetup, secrets_at: str | None,
-          shared: SharedBrowser | None) -> Wiring:
+def _start(job: Job, settings: Settings, db_path: Path, setup: JobSetup, secrets_at: str | None,
+           shared: SharedBrowser | None) -> StartedRun:
     # Every job's full trace when asked; a failed job's actions and network only (a failed job
     # ends on a picture all the same): DOM snapshots around every call would double a job's time.
     browser = BrowserOptions(headless=True, browser_path=settings.browser_path, cdp_url=setup.cdp_url,
@@ -64,4 +58,7 @@ def _wire(job: Job, settings: Settings, db_path: Path, setup: JobSetup, secrets_
         rerun, options = start.rerun, start.options
         if rerun is None:
             options.variables = dict(job.vars)
-    return wire_run(request, settings, db_path, options, can_ask=setup.ask, rerun=rerun, shared_browser=shared)
+    # A job with --ask waits for the person who attaches, who sees what it saw.
+    door = Door(settings, db_path, Audience.ATTACHED if setup.ask else Audience.NOBODY,
+                endpoint_known=setup.endpoint_checked)
+    return door.start(request, options, rerun, shared_browser=shared)

@@ -27,6 +27,8 @@ class JobSetup:
     fresh_context: bool = False
     use_recipes: bool = True  # False: every goal is planned, as an eval of the model needs
     authoring_profile: str | None = None  # --authoring-profile vN for every job; None: the pinned one
+    # The batch asked the endpoint once before its jobs: no job asks it again.
+    endpoint_checked: bool = False
     open_ahead: bool = True  # a slot opens its next job's context while a job runs (`opens_ahead`)
 
 

@@ -1,4 +1,4 @@
-"""What `--json` prints and `--output` writes when a run ends: one JSON document."""
+"""What a run leaves for whoever started it: one JSON document (`--json`, `--output`, the Python API)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,1 @@
+"""The skill file a coding agent reads (`goalbot skill`)."""
