@@ -226,6 +226,7 @@ class Goalbot:
         prepared = await asyncio.to_thread(_or_refused, lambda: prepare_resume(
             self.db_path, self.settings, session, allow_risky))
         request = self._request(answer, secrets, None, None)
+        request.auto_approve = request.auto_approve or prepared.auto_approve  # a run begun under --yes stays so
         try:
             handle = await self._started(request, prepared.options, answer, on_event, point=prepared.point,
                                          settings=prepared.settings)

@@ -103,6 +103,7 @@ class TaskStartData(EventData):
     models: dict[str, str] = Field(default_factory=dict, description="The model of each role.")
     dialects: dict[str, str] = Field(default_factory=dict, description="The dialect asked of each role.")
     options: dict[str, Any] = Field(default_factory=dict, description="The run's options, to resume it as it was.")
+    auto_approve: bool = Field(False, description="--yes: its plans were approved without asking; a resume keeps it.")
 
 
 class TaskEndData(EventData):
@@ -231,6 +232,8 @@ class LlmErrorData(EventData):
     attempt: int = 1
     status: int | None = Field(None, description="The HTTP status, when the endpoint sent one.")
     retry_in_s: float | None = Field(None, description="None: this attempt was the last.")
+    said: str | None = Field(None, description="What the model answered when its answer was unusable: its "
+                                               "text and tool calls, the first 2,000 characters, scrubbed.")
 
 
 class QuestionData(EventData):
@@ -274,7 +277,7 @@ class ExtractedData(EventData):
 
 class ChoiceRow(BaseModel):
     candidate: Any = None
-    dropped_by: str | None = Field(None, description="The hard rule that dropped it.")
+    dropped_by: str | None = Field(None, description="Why it was dropped: the hard rule it failed, said as what holds of it (`price > 55`).")
     score: float | None = None
 
 

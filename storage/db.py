@@ -68,7 +68,7 @@ def connect(path: Path, create: bool = True) -> sqlite_utils.Database:
     conn: sqlite3.Connection | None = None
     try:
         if create:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            _make_folder(path)
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if create:
@@ -92,6 +92,19 @@ def connect(path: Path, create: bool = True) -> sqlite_utils.Database:
             conn.close()
         raise
     return _sqlite_utils().Database(conn)
+
+
+def _make_folder(path: Path) -> None:
+    """The default store's folder is made on first use; any other must be there already. A mistyped
+    `--db` that made its folders would start a new empty store, and the runs kept there would
+    seem lost."""
+    if path.parent.is_dir():
+        return
+    if path.expanduser().absolute() == default_path().expanduser().absolute():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    elif not path.parent.exists():
+        raise StoreError(f"cannot open the store {path}: the folder {path.parent} does not exist "
+                         "(a mistyped --db? create the folder first)")
 
 
 def _sqlite_utils() -> ModuleType:

@@ -73,4 +73,6 @@ def model_server() -> Iterator[Callable[[dict[str, Any]], ScriptedModelServer]]:
 
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "store" / "goalbot.db"
+    folder = tmp_path / "store"
+    folder.mkdir(exist_ok=True)  # a store is made in a folder that exists; only the default one's is made
+    return folder / "goalbot.db"

@@ -75,6 +75,8 @@ class Hands:
             self.emitter.emit(EventType.ACT_FAIL, Actor.NAVIGATOR, step, action=shown, message=str(exc),
                               error=bad_secret)
             return Acted(ended=Ended.FAILED, message=str(exc), error=bad_secret, before=before, after=before)
+        if isinstance(revealed, A.Type) and self.secrets.scrub(revealed.text) != revealed.text:
+            await self.operator.secret_typed_next()
         result = await self.control.carry_out(self.operator.execute(revealed), cuttable=isinstance(action, A.Wait))
         result = await self.guards.held(result, observation, step)
         files = [self._keep(saved) for saved in result.files]

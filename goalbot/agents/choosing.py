@@ -184,7 +184,7 @@ def choose(name: str, policy: Policy, candidates: list[dict[str, Any]], variable
     for candidate in candidates:
         failed = next((c for c in policy.hard if not _holds(c, candidate, variables)), None)
         if failed is not None:
-            table.append(Row(candidate=candidate, dropped_by=failed.words(variables)))
+            table.append(Row(candidate=candidate, dropped_by=why_dropped(failed, candidate, variables)))
             continue
         score = sum(rule.add for rule in policy.score if _holds(rule.when, candidate, variables))
         table.append(Row(candidate=candidate, score=score))
@@ -210,6 +210,27 @@ def choose(name: str, policy: Policy, candidates: list[dict[str, Any]], variable
         tied = narrowed
     position = next(n for n, row in enumerate(table) if row is tied[0])
     return Choice(policy=name, chosen=tied[0].candidate, table=table, tie_break=settled_by, position=position)
+
+
+# What is true of a candidate that fails a rule: the table says why it went, never the rule it
+# missed (`name contains "Lamp"` next to a chair read as the reason, backwards).
+_FAILED = {Op.EQ: "!=", Op.NE: "==", Op.LT: ">=", Op.LE: ">", Op.GT: "<=", Op.GE: "<",
+           Op.IN: "is not in", Op.NOT_IN: "is in", Op.CONTAINS: "does not contain", Op.MATCHES: "does not match"}
+_ORDERED = (Op.LT, Op.LE, Op.GT, Op.GE)
+
+
+def why_dropped(condition: Condition, candidate: dict[str, Any], variables: dict[str, str]) -> str:
+    """The hard rule `candidate` failed, said as what holds of it: `price > 55`, `name does not contain "Lamp"`."""
+    present, actual = _has(candidate, condition.field)
+    said = condition.words(variables)[len(f"{condition.field} {condition.op.value} "):]
+    if condition.op is Op.EXISTS:
+        return f"{condition.field} is {'missing' if not present else 'present'}"
+    if not present:
+        return f"{condition.field} is missing"
+    expected = _filled(condition.value, variables)
+    if condition.op in _ORDERED and (not _comparable(actual, expected) or isinstance(actual, bool)):
+        return f"{condition.field} {json.dumps(actual, ensure_ascii=False)} cannot be compared with {said}"
+    return f"{condition.field} {_FAILED[condition.op]} {said}"
 
 
 def _holds(condition: Condition, candidate: dict[str, Any], variables: dict[str, str]) -> bool:

@@ -32,6 +32,7 @@ from goalbot.llm.client import ModelClient, ModelSetup
 from goalbot.llm.dialects import DialectChoice
 from goalbot.llm.kept import KeptRequests
 from goalbot.operators.base import Operator
+from goalbot.operators.trace_scrub import scrubbed_trace
 
 LAST_LOOK_S = 15.0  # a failed run's last look is evidence: a page that hangs is not waited for longer
 
@@ -62,7 +63,7 @@ class Crew:
         self.hands = Hands(operator, guards, control, self.secrets, self.emitter)
         # One choice of dialects per run: what one role learned of the endpoint, every role knows.
         self.dialects = DialectChoice(options.dialects)
-        extractor = Extractor(self.client, self.dialects) if self.client else None
+        extractor = Extractor(self.client, self.dialects, vision=options.vision) if self.client else None
         self.gatherer = Gatherer(operator, self.emitter, self.hands, self.person, extractor,
                                  options.schemas, options.choice_policies, options.variables)
 
@@ -80,6 +81,9 @@ class Crew:
                 await asyncio.wait_for(self.camera.look(None, seen=True, told=True), LAST_LOOK_S)
         with contextlib.suppress(Exception):
             trace = await self.operator.kept_trace(failed)
+            # A stored artifact like any other: scrubbed first, and not kept at all if it cannot be.
+            if trace and self.secrets.names():
+                trace = await asyncio.to_thread(scrubbed_trace, trace, self.secrets.scrub)
             if trace:
                 self.emitter.artifact("trace", "application/zip", trace, name="trace.zip")
 

@@ -2,7 +2,9 @@
 shaped by a schema (down the reading ladder of reading.py, the model last) and `choose` takes one
 candidate by a choice policy, clicking it through the same hands as every other action. Each is
 an `ACT_START`, an `EXTRACTED` or `CHOSEN` with what was read or why that one was taken, and an
-`ACT_OK` or an `ACT_FAIL` with a typed error (`ExtractionInvalid`, `ExtractionEmpty`, `NoCandidate`)."""
+`ACT_OK` or an `ACT_FAIL` with a typed error (`ExtractionInvalid`; `ExtractionEmpty` for an answer with
+no records from a page that shows some; `ExtractionShort` for fewer than the page says it holds;
+`NoCandidate`)."""
 
 from __future__ import annotations
 

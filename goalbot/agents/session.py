@@ -101,6 +101,7 @@ class Session:
             models={role: self.client.config.model_for(role) for role in ROLES},
             dialects={role: self.dialogue.dialects.asked(role).value for role in ROLES},
             options=o.model_dump(mode="json", exclude={"goal", "url"}),
+            auto_approve=self.control.auto_approve,
         )
 
     # -- the loop ----------------------------------------------------------------------------

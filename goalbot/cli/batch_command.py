@@ -13,6 +13,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from goalbot.agents.secrets import SecretError
 from goalbot.cli import batch_broker as remote
@@ -24,9 +25,14 @@ from goalbot.service.batch.setup import JobEnd, JobSetup, secrets_of
 from goalbot.service.batch.pool import run_in_slots
 from goalbot.service.settings import Settings
 from goalbot.text.eventfmt import printable
-from storage import batches
+from storage import batches, queries
 from storage.batches import DONE, JobRow
 from storage.db import mark_interrupted, opened
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+INTERRUPTED = 130  # what a shell reports for a program ended by Ctrl-C
 
 
 def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path,
@@ -34,7 +40,7 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path,
     """`slots`: the new local batch's, started before this module loaded (batch_entry)."""
     if args.what in ("status", "resume"):
         if not args.batch_id and args.what == "status":
-            return _batches(db_path)
+            return _batches(db_path, args.json)
         if not args.batch_id:
             return fail(f"goalbot batch {args.what} BATCH: name the batch (goalbot batch status lists them)")
         with opened(db_path, create=False) as db:
@@ -49,8 +55,14 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path,
                 for n in batches.settle_ended(db, args.batch_id):
                     say(f"job {n} had ended before the batch was cut off: it is not run again")
             rows = batches.jobs(db, args.batch_id)
+            if args.what == "status":
+                rows = _as_they_stand(db, rows)
         if args.what == "status":
-            _table(rows)
+            if args.json:
+                print(json.dumps({"batch": args.batch_id, "jobs": [_job_json(row) for row in rows]},
+                                 ensure_ascii=False, indent=2))
+            else:
+                _table(rows)
             return 0 if all(row.status == "ok" for row in rows) else 1
         problem = _secrets_problem(args)
         if problem:
@@ -93,10 +105,14 @@ def cmd_batch(args: argparse.Namespace, settings: Settings, db_path: Path,
     return _run(args, settings, db_path, batch_id, rows, args.broker, slots)
 
 
-def _batches(db_path: Path) -> int:
+def _batches(db_path: Path, as_json: bool = False) -> int:
     """`goalbot batch status` with no batch: the newest batches, to name one."""
     with opened(db_path, create=False) as db:
         found = batches.listed(db)
+    if as_json:
+        print(json.dumps([{"batch": batch_id, "created": created, "jobs": jobs, "ok": ok, "not_ok": not_ok}
+                          for batch_id, created, jobs, ok, not_ok in found], indent=2))
+        return 0
     if not found:
         print("no batches yet: goalbot batch JOBS.jsonl")
         return 0
@@ -104,6 +120,30 @@ def _batches(db_path: Path) -> int:
     for batch_id, created, jobs, ok, not_ok in found:
         print(f"{batch_id:<24} {created[:19].replace('T', ' '):<20} {jobs:>5} {ok:>5} {not_ok:>7}")
     return 0
+
+
+def _as_they_stand(db: Database, rows: list[JobRow]) -> list[JobRow]:
+    """A job still written as running whose session was cut off (its process is gone) reads
+    interrupted, as its session does: a batch killed past any cleanup of its own."""
+    mark_interrupted(db)
+    return [row.model_copy(update={"status": "interrupted"})
+            if row.status == "running" and row.session_id and _session_status(db, row.session_id) == "interrupted"
+            else row for row in rows]
+
+
+def _session_status(db: Database, session_id: str) -> str | None:
+    found = queries.session_row(db, session_id)
+    return found.status if found else None
+
+
+def _job_json(row: JobRow) -> dict[str, object]:
+    seconds = None
+    if row.started_at and row.ended_at:
+        seconds = round((datetime.fromisoformat(row.ended_at) - datetime.fromisoformat(row.started_at))
+                        .total_seconds(), 3)
+    return {"job": row.n, "status": row.status, "session": row.session_id, "attempts": row.attempts,
+            "reason": row.reason, "model_calls": row.model_calls, "cost_usd": row.cost_usd, "seconds": seconds,
+            "worker": row.worker, "what": Job.model_validate(row.spec).words(), "spec": row.spec}
 
 
 def _jobs(count: int) -> str:
@@ -146,13 +186,36 @@ def _run(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: 
             progress.close()
             return fail(problem)
     else:
-        asyncio.run(_work(args, settings, db_path, batch_id, todo, progress, slots))
+        try:
+            asyncio.run(_work(args, settings, db_path, batch_id, todo, progress, slots))
+        except KeyboardInterrupt:
+            progress.close()
+            return _stopped(db_path, batch_id)
     progress.close()
     with opened(db_path) as db:
         rows = batches.jobs(db, batch_id)
     if not args.json:
         _table(rows)
     return 0 if all(row.status == "ok" for row in rows) else 1
+
+
+def _stopped(db_path: Path, batch_id: str) -> int:
+    """A batch stopped with Ctrl-C (its slots already ended): the jobs it cut read `interrupted`,
+    in the batch and in their sessions, and the person is told what is done and how to go on."""
+    why = f"the batch was stopped (Ctrl-C); goalbot batch resume {batch_id} runs it again"
+    with opened(db_path) as db:
+        batches.settle_ended(db, batch_id)  # a job whose session ended just before the stop keeps its end
+        rows = batches.jobs(db, batch_id)
+        cut = [row for row in rows if row.status == "running"]
+        for row in cut:
+            with db.conn:
+                batches.remote_cut(db, batch_id, row.n, row.attempts, why)
+            batches.ended(db, batch_id, row.n, "interrupted", row.session_id, why)
+    done = sum(row.status in DONE for row in rows)
+    left = len(rows) - done
+    print(f"\ngoalbot: batch {batch_id} stopped: {done} of {_jobs(len(rows))} done, {len(cut)} cut off "
+          f"(interrupted), {left} to run; goalbot batch resume {batch_id} runs them", file=sys.stderr, flush=True)
+    return INTERRUPTED
 
 
 async def _work(args: argparse.Namespace, settings: Settings, db_path: Path, batch_id: str,

@@ -58,6 +58,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("goalbot.cli.eval_command", "cmd_eval"),
     "profile": ("goalbot.cli.profile_command", "cmd_profile"),
     "completion": ("goalbot.cli.commands", "cmd_completion"),
+    "skill": ("goalbot.cli.skill_command", "cmd_skill"),
 }
 
 
@@ -78,6 +79,8 @@ def _version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="goalbot", description="Reach a goal in a real browser: plan, approve, act, validate.")
     add_global_flags(parser)
+    # Before any command, and for the dashboard alone (`goalbot --base-url URL`), which has no flags of its own.
+    add_model_flags(parser)
     parser.add_argument("--version", action="version", version=f"goalbot {_version()}")
     # Each command's parser is a Parser; the modules that add them need only an ArgumentParser's calls.
     sub = cast("argparse._SubParsersAction[argparse.ArgumentParser]",
@@ -113,6 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_model_flags(resume)
     add_browser_flags(resume)
     add_person_flags(resume)
+    resume.add_argument("--ask", action="store_true",
+                        help="ask to approve its plans, though the run was started with --yes")
     add_secret_flags(resume)
 
     attach = sub.add_parser("attach", help="open the dashboard on a session running in another process")
@@ -229,6 +234,7 @@ def add_recipe_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser])
 
 
 def add_batch_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sub.add_parser("skill", help="print the skill file a coding agent reads to use goalbot from its shell (--json)")
     batch = sub.add_parser("batch", help="run many goals or recipe reruns, unattended",
                            description="goalbot batch JOBS.jsonl | goalbot batch status BATCH | "
                                        "goalbot batch resume BATCH")
@@ -236,7 +242,8 @@ def add_batch_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
                        help='a file of jobs, one per line: {"goal", "url"?, "vars"?} or {"recipe", "vars"?}')
     batch.add_argument("batch_id", nargs="?", metavar="BATCH", help="with status or resume: the batch")
     batch.add_argument("--workers", type=int, default=2, help="jobs at once on this machine (default 2)")
-    batch.add_argument("--json", action="store_true", help="one JSON line per job as it ends")
+    batch.add_argument("--json", action="store_true",
+                       help="one JSON line per job as it ends; with status, one JSON document")
     batch.add_argument("--broker", metavar="redis://HOST:PORT/DB",
                        help="send the jobs to Celery workers (goalbot worker) through this Redis; every "
                             "session still lands in this store, live (needs GOALBOT_CLUSTER_KEY)")

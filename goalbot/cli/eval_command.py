@@ -61,7 +61,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
     from goalbot.operators.base import OperatorError
 
     def heard(result: EpisodeResult, done: int, total: int) -> None:
-        mark = "ok" if result.success else "not reached"
+        mark = "not run, not counted" if not result.ran else "ok" if result.success else "not reached"
         reward = "" if result.reward is None else f", reward {result.reward:+.2f}"
         say(f"eval {done}/{total}: {result.task} seed {result.seed}: {mark} ({result.status}{reward}), "
             f"{result.calls} call{'' if result.calls == 1 else 's'}, {result.seconds:.1f} s")

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,12 +17,20 @@ from pydantic import SecretStr
 
 from goalbot.agents.secrets import SecretError, parse_secret, read_secrets_file
 from goalbot.cli.terminal import fail
-from goalbot.service.settings import Settings, config_path
+from goalbot.service.settings import Settings, config_path, declared
 
 if TYPE_CHECKING:  # the key's module loads with the mcp extra
     from goalbot.mcp.access import Keyring
 
 HOSTS = ("claude", "cursor", "vscode", "http")
+INTERRUPTED = 130  # what a shell reports for a program ended by Ctrl-C
+# The transport and print-config's own flags, the key and secrets' values: never in a printed config.
+NOT_CARRIED = frozenset({"help", "http", "host", "port", "print_config", "client", "api_key", "secret", "db",
+                         "images"})
+API_KEY_ENV = declared("api_key").env or "OPENAI_API_KEY"
+# How each host's configuration names a variable of its own environment.
+KEY_REFERENCE = {"claude": f"${{{API_KEY_ENV}}}", "cursor": f"${{env:{API_KEY_ENV}}}",
+                 "vscode": f"${{env:{API_KEY_ENV}}}"}
 
 
 def cmd_mcp(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
@@ -52,7 +62,10 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
                       cdp_url=args.cdp_url, all_sessions=args.all_sessions,
                       secrets={name: SecretStr(value) for name, value in values.items()})
     if not args.http:
-        build_server(settings, db_path, rules).run("stdio")
+        server = build_server(settings, db_path, rules)
+        if sys.stdin.isatty():
+            _say_what_it_waits_for()
+        server.run("stdio")
         return 0
     assert keyring is not None
     import uvicorn
@@ -84,12 +97,67 @@ def _print_config(args: argparse.Namespace, db_path: Path, keyring: Keyring) -> 
                                     "headers": {"Authorization": f"Bearer {token}"}}
     else:
         command, prefix = _goalbot_command()
-        entry = {"command": command, "args": [*prefix, "--db", str(db_path.resolve()), "mcp"]}
+        entry = {"command": command, "args": [*prefix, "--db", str(db_path.resolve()), "mcp", *_given_flags(args)]}
+        if args.api_key is not None:  # by the variable's name: a config file is no place for a key
+            entry["env"] = {API_KEY_ENV: KEY_REFERENCE[args.print_config]}
+            print(f"goalbot: the API key is not written: the host passes ${API_KEY_ENV} from its environment",
+                  file=sys.stderr)
+        if args.secret:
+            print("goalbot: --secret values are not written: give the host's goalbot a --secrets-file",
+                  file=sys.stderr)
         if args.print_config == "vscode":
             entry = {"type": "stdio", **entry}
     key = "servers" if args.print_config in ("vscode",) else "mcpServers"
     print(json.dumps({key: {"goalbot": entry}}, indent=2))
     return 0
+
+
+def _given_flags(args: argparse.Namespace) -> list[str]:
+    """The server's own flags as they were given here, so the host starts the same server: the
+    endpoint, the models, what it allows. Never the key or a secret's value; never --print-config's
+    own transport flags."""
+    words: list[str] = []
+    for action in _mcp_parser()._actions:
+        value = getattr(args, action.dest, None)
+        if not action.option_strings or action.dest in NOT_CARRIED or value is None or value is False or value == []:
+            continue
+        flag = action.option_strings[-1] if action.option_strings[-1].startswith("--") else action.option_strings[0]
+        if isinstance(action, argparse._StoreTrueAction):
+            words.append(flag)
+        elif isinstance(action, argparse._AppendAction):
+            words.extend(word for item in value for word in (flag, _absolute(item)))
+        else:
+            words.extend((flag, _absolute(value)))
+    return words
+
+
+def _absolute(value: object) -> str:
+    """A path as the host must see it: the host starts goalbot in a folder of its own."""
+    return str(value.resolve()) if isinstance(value, Path) else str(value)
+
+
+def _mcp_parser() -> argparse.ArgumentParser:
+    """`goalbot mcp`'s own parser, made as the command line makes it (not through it: it imports this)."""
+    from goalbot.cli.parser import Parser
+
+    parser: argparse.ArgumentParser = Parser(prog="goalbot")
+    return add_mcp_parser(parser.add_subparsers())
+
+
+def _say_what_it_waits_for() -> None:
+    """Typed in a terminal, `goalbot mcp` would look hung: it says what it waits for, and Ctrl-C
+    ends it at once (the stdio transport reads stdin in a thread a cancelled task still waits on)."""
+    signal.signal(signal.SIGINT, lambda *_: _leave_at_once())
+    print("goalbot mcp: waiting for an MCP host on stdin (JSON-RPC); this is not an interactive command.\n"
+          "  A host starts goalbot mcp itself: goalbot mcp --print-config claude|cursor|vscode prints what its "
+          "configuration needs;\n"
+          "  goalbot mcp --http serves hosts over HTTP instead (--print-config http gives a token).\n"
+          "  Ctrl-C stops it.", file=sys.stderr, flush=True)
+
+
+def _leave_at_once() -> None:
+    print(file=sys.stderr, flush=True)
+    os._exit(INTERRUPTED)
 
 
 def _goalbot_command() -> tuple[str, list[str]]:

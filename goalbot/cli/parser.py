@@ -8,7 +8,7 @@ import difflib
 import re
 import sys
 from pathlib import Path
-from typing import Iterator, NoReturn, Sequence
+from typing import Any, Iterator, NoReturn, Sequence
 
 from goalbot.cli.flags import add_image_flag, setting_help
 
@@ -17,6 +17,12 @@ CHOICE = re.compile(r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<choice
 
 
 class Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # A prefix of a flag is never taken for it: `--secret` read as `--secrets-file` runs with
+        # something else than what was typed. Subcommands' parsers are made by this class too.
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {_with_suggestion(message)}\n")
@@ -32,14 +38,32 @@ def add_global_flags(parser: argparse.ArgumentParser, default: object = None) ->
 
 def finish(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Every command takes the global options and says in its help what it does."""
+    shared = _top_level_dests(parser)
     for command, summary in _commands(parser):
         if command.description is None:
             command.description = summary
         if "--db" not in command._option_string_actions:
             add_global_flags(command, default=argparse.SUPPRESS)
+        _leave_defaults_to_top(command, shared)
         if len(command._option_string_actions) > LONG_USAGE:  # the sections below list them all
             command.usage = " ".join(["%(prog)s [options]", *_positionals(command)])
+    if len(parser._option_string_actions) > LONG_USAGE:
+        parser.usage = "%(prog)s [options] [COMMAND] ..."
     return parser
+
+
+def _top_level_dests(parser: argparse.ArgumentParser) -> set[str]:
+    """The options the top level keeps a default for (`--db`, the model flags)."""
+    return {action.dest for action in parser._actions
+            if action.option_strings and action.default is not argparse.SUPPRESS}
+
+
+def _leave_defaults_to_top(command: argparse.ArgumentParser, shared: set[str]) -> None:
+    """A command's copy of a top-level option sets nothing when not given: argparse copies a
+    command's defaults over what was parsed before it, so `goalbot --model M run …` would lose M."""
+    for action in command._actions:
+        if action.option_strings and action.dest in shared:
+            action.default = argparse.SUPPRESS
 
 
 def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:

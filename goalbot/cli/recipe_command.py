@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from goalbot.agents.document_items import shape_in_words
 from goalbot.agents.secrets import SecretError
 from goalbot.cli.terminal import fail
 from goalbot.recipes import folder
@@ -281,11 +282,19 @@ def _places_in_words(recorded: Recorded) -> str:
         return network or "no places kept: the extractor reads the page each time"
 
     def words(place: dict[str, Any], name: str) -> list[str]:
+        if place.get("document") == "ocr" and "records" in place:  # a table's rows, a chart's bars
+            kept = place.get("fields")
+            cells = ", ".join(f"{field} in cell {spot.get('cell')!r}" for field, spot in
+                              (kept if isinstance(kept, dict) else {}).items() if isinstance(spot, dict))
+            return [f"{place.get('records') or 'the list'} from each line of the page's pictures (OCR): {cells}"]
         if place.get("document") in ("pdf", "ocr"):
             where = "the downloaded PDF's" if place["document"] == "pdf" else "the page's pictures' (OCR)"
             fields = place.get("fields")
+            lists = place.get("lists")
             return [f"{where} line {str(spot.get('after'))!r} for {field}"
-                    for field, spot in (fields if isinstance(fields, dict) else {}).items() if isinstance(spot, dict)]
+                    for field, spot in (fields if isinstance(fields, dict) else {}).items() if isinstance(spot, dict)] \
+                + [f"{where} lines shaped {shape_in_words(shape)!r} for {field or 'the list'}"
+                   for field, shape in (lists if isinstance(lists, dict) else {}).items()]
         if "each" in place:
             fields = ", ".join(place.get("fields", {})) or "each value"
             return [f"{name or 'the list'} from rows {place['each']!r} ({fields})"]

@@ -28,6 +28,12 @@ def cmd_resume(args: argparse.Namespace, settings: Settings, db_path: Path) -> i
     except SecretError as exc:
         give_back(db_path, args.session)
         return fail(str(exc))
+    if args.yes and args.ask:
+        give_back(db_path, args.session)
+        return fail("--yes and --ask say opposite things: give one")
+    # The run's own --yes holds for its resume: asking again would stop, at the first new plan, a
+    # run its person said should not stop to ask (and with no terminal, refuse to start at all).
+    request.auto_approve = args.yes or (prepared.auto_approve and not args.ask)
     code = run_goal(request, prepared.settings, db_path, prepared.options, resume=prepared.point)
     if code == 2:  # it never started: another try may take it up
         give_back(db_path, args.session)

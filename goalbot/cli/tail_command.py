@@ -18,6 +18,8 @@ from storage.db import connect
 
 
 def cmd_tail(args: argparse.Namespace, settings: Settings, db_path: Path) -> int:
+    if args.follow and not db_path.exists():  # waiting on a mistyped --db would look like a quiet store
+        print(f"goalbot: no store at {db_path} yet: waiting for the first run to make it", file=sys.stderr)
     db = connect(db_path, create=args.follow)  # following may start before the first run
     render: Callable[[Event], str] = eventfmt.json_line if args.json else eventfmt.line
     if not args.json and colours_wanted():

@@ -10,7 +10,13 @@ from collections.abc import Sequence
 from goalbot.operators.browser.early import discard_driver, spawn_driver
 
 BROWSER_COMMANDS = frozenset({"run", "rerun", "resume", "demo"})
-GLOBAL_FLAGS_WITH_VALUES = frozenset({"--db", "--images"})  # the only flags a command word may follow
+# The flags before a command word that take a value (the store, pictures, the model's): kept equal
+# to the parser's by a test.
+GLOBAL_FLAGS_WITH_VALUES = frozenset({
+    "--db", "--images", "--base-url", "--model", "--api-key", "--dialect", "--coords", "--model-timeout",
+    "--model-retries", "--max-answer-tokens", "--planner-model", "--navigator-model", "--validator-model",
+    "--patcher-model", "--extractor-model", "--matcher-model",
+})
 
 
 def named_command(argv: Sequence[str]) -> str | None:

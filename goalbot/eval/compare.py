@@ -36,8 +36,8 @@ class NothingPaired(ValueError):
 
 
 def compare(first: Scorecard, second: Scorecard) -> Comparison:
-    ones = {(e.task, e.seed): e.success for e in first.episodes}
-    twos = {(e.task, e.seed): e.success for e in second.episodes}
+    ones = {(e.task, e.seed): e.success for e in first.scored}  # one not run pairs with nothing
+    twos = {(e.task, e.seed): e.success for e in second.scored}
     shared = sorted(ones.keys() & twos.keys())
     if not shared:
         raise NothingPaired("the two scorecards share no episode (the same task with the same seed): "

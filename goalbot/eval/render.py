@@ -4,7 +4,7 @@ comparison of two."""
 from __future__ import annotations
 
 from goalbot.eval.compare import Comparison
-from goalbot.eval.scorecard import Scorecard
+from goalbot.eval.scorecard import EpisodeResult, Scorecard
 
 BAR = 20
 
@@ -23,8 +23,9 @@ def _cost(card: Scorecard) -> str:
 
 def headline(card: Scorecard) -> str:
     interval = card.interval
-    return (f"{card.successes}/{len(card.episodes)} episodes succeeded ({card.rate:.0%}, 95% interval "
-            f"{interval.low:.0%}–{interval.high:.0%})")
+    not_run = f"; {len(card.not_run)} not run, not counted" if card.not_run else ""
+    return (f"{card.successes}/{len(card.scored)} episodes succeeded ({card.rate:.0%}, 95% interval "
+            f"{interval.low:.0%}–{interval.high:.0%}){not_run}")
 
 
 def terminal(card: Scorecard) -> str:
@@ -39,7 +40,10 @@ def terminal(card: Scorecard) -> str:
     lines += ["", headline(card),
               f"model calls {card.calls} · tokens {card.tokens} · cost {_cost(card)} · wall time {card.seconds:.0f} s"
               + (f" · batch {card.batch}" if card.batch else "")]
-    failed = [e for e in card.episodes if not e.success]
+    failed = [e for e in card.scored if not e.success]
+    if card.not_run:
+        lines.append("not run (nothing of the model's; not counted):")
+        lines += [f"  {e.task} seed {e.seed}: {e.reason or e.status}" for e in card.not_run[:20]]
     if failed:
         lines.append("not reached:")
         lines += [f"  {e.task} seed {e.seed}: {e.status}"
@@ -56,8 +60,9 @@ def markdown(card: Scorecard) -> str:
              + (f", authoring profile `{card.authoring_profile}`" if card.authoring_profile else ""),
              f"- started {card.started_at}, {len(card.episodes)} episodes"
              + (f", batch `{card.batch}`" if card.batch else ""),
-             f"- **success {card.rate:.0%}** ({card.successes}/{len(card.episodes)}; 95% interval "
-             f"{interval.low:.0%}–{interval.high:.0%})",
+             f"- **success {card.rate:.0%}** ({card.successes}/{len(card.scored)}; 95% interval "
+             f"{interval.low:.0%}–{interval.high:.0%})"
+             + (f"; {len(card.not_run)} not run, not counted" if card.not_run else ""),
              f"- model calls {card.calls}, tokens {card.tokens}, cost {_cost(card)}, wall time {card.seconds:.0f} s",
              "", "## Success by task", "", "```text"]
     width = max([len(task.task) for task in tasks] + [4])
@@ -68,10 +73,14 @@ def markdown(card: Scorecard) -> str:
     lines += [f"| {t.task} | {t.episodes} | {t.successes} | {t.calls} | {t.tokens} | {t.seconds:.1f} s |"
               for t in tasks]
     lines += ["", "## Episodes", "", "| task | seed | status | reward | calls | session |", "|---|---:|---|---:|---:|---|"]
-    lines += [f"| {e.task} | {e.seed} | {'✓' if e.success else '✗'} {e.status} | "
+    lines += [f"| {e.task} | {e.seed} | {_mark(e)} {e.status if e.ran else 'not run'} | "
               f"{'–' if e.reward is None else f'{e.reward:.2f}'} | {e.calls} | `{e.session or '–'}` |"
               for e in card.episodes]
     return "\n".join(lines) + "\n"
+
+
+def _mark(episode: EpisodeResult) -> str:
+    return "–" if not episode.ran else "✓" if episode.success else "✗"
 
 
 def comparison(first: Scorecard, second: Scorecard, result: Comparison) -> str:

@@ -135,4 +135,4 @@ def _result(episode: Episode, end: JobEnd, reward: float | None, seconds: float,
                          success=reward is not None and reward > 0, reward=reward, status=end.status,
                          reason=end.reason, session=end.session_id, seconds=round(seconds, 2),
                          calls=row.model_calls if row else 0, tokens=(row.tokens_in + row.tokens_out) if row else 0,
-                         cost_usd=row.cost_usd if row else None)
+                         cost_usd=row.cost_usd if row else None, ran=end.session_id is not None)

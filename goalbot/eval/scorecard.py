@@ -9,6 +9,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from goalbot.text.regular_file import read_regular_text
+
 Z95 = 1.959963984540054
 
 
@@ -29,6 +31,8 @@ class EpisodeResult(BaseModel):
     tokens: int = 0
     cost_usd: float | None = None
     seconds: float = 0.0
+    ran: bool = Field(True, description="False: it never started (its check or its browser failed, its "
+                                        "slot's process ended), so it says nothing about the model.")
 
 
 class Interval(BaseModel):
@@ -62,16 +66,25 @@ class Scorecard(BaseModel):
     episodes: list[EpisodeResult] = Field(default_factory=list)
 
     @property
+    def scored(self) -> list[EpisodeResult]:
+        """The episodes that ran: one that never started is no failure of the model's."""
+        return [episode for episode in self.episodes if episode.ran]
+
+    @property
+    def not_run(self) -> list[EpisodeResult]:
+        return [episode for episode in self.episodes if not episode.ran]
+
+    @property
     def successes(self) -> int:
-        return sum(episode.success for episode in self.episodes)
+        return sum(episode.success for episode in self.scored)
 
     @property
     def rate(self) -> float:
-        return self.successes / len(self.episodes) if self.episodes else 0.0
+        return self.successes / len(self.scored) if self.scored else 0.0
 
     @property
     def interval(self) -> Interval:
-        return wilson(self.successes, len(self.episodes))
+        return wilson(self.successes, len(self.scored))
 
     @property
     def calls(self) -> int:
@@ -88,7 +101,7 @@ class Scorecard(BaseModel):
 
     def tasks(self) -> list[TaskScore]:
         by_task: dict[str, list[EpisodeResult]] = defaultdict(list)
-        for episode in self.episodes:
+        for episode in self.scored:
             by_task[episode.task].append(episode)
         return [TaskScore(task=task, episodes=len(found), successes=sum(e.success for e in found),
                           calls=sum(e.calls for e in found), tokens=sum(e.tokens for e in found),
@@ -99,7 +112,7 @@ class Scorecard(BaseModel):
     def read(cls, path: Path) -> Scorecard:
         """A scorecard `goalbot eval --out` wrote; UnreadableScorecard if it is not one."""
         try:
-            return cls.model_validate_json(path.read_text(encoding="utf-8"))
+            return cls.model_validate_json(read_regular_text(path))  # a FIFO is refused, never waited on
         except OSError as exc:
             raise UnreadableScorecard(f"cannot read {path}: {exc.strerror}") from exc
         except (ValidationError, UnicodeDecodeError) as exc:
@@ -108,7 +121,8 @@ class Scorecard(BaseModel):
     def summary(self) -> dict[str, object]:
         """The whole in figures, for `--json` beside the episodes."""
         interval = self.interval
-        return {"episodes": len(self.episodes), "successes": self.successes, "success_rate": round(self.rate, 4),
+        return {"episodes": len(self.scored), "not_run": len(self.not_run), "successes": self.successes,
+                "success_rate": round(self.rate, 4),
                 "interval_95": [round(interval.low, 4), round(interval.high, 4)], "model_calls": self.calls,
                 "tokens": self.tokens, "cost_usd": self.cost_usd, "seconds": round(self.seconds, 1),
                 "tasks": [{"task": t.task, "episodes": t.episodes, "successes": t.successes,

@@ -40,7 +40,7 @@ class ModelConfig(BaseModel):
     api_key: SecretStr = SecretStr("")
     timeout_s: float = D.MODEL_TIMEOUT_S
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
-    max_answer_tokens: int | None = None  # sent as max_tokens; None: the server's own limit
+    max_answer_tokens: int | None = None  # sent as max_tokens; None: each role's own (ROLE_ANSWER_TOKENS)
 
     def model_for(self, role: str) -> str:
         return self.role_models.get(role) or self.model
@@ -110,6 +110,22 @@ class ModelSetup:
 
 
 STRUCTURED_MAX_TOKENS = 768
+UNTIL_FREE_MOST_S = 600.0  # the longest wait for an endpoint to finish a request given up on
+
+# The longest answer each role is asked for when the person set none. A local server given no
+# max_tokens writes until its context fills — minutes of a plan nobody reads — so every request
+# carries one: a few times what a good answer of that role takes, never so little it cuts one off.
+ROLE_ANSWER_TOKENS = {"planner": 1024, "navigator": 768, "validator": 512, "patcher": 2048,
+                      "extractor": 4096, "matcher": 256, "author": 2048, "reflector": 2048}
+
+
+def answer_limit(config: ModelConfig, role: str, structured: bool) -> int:
+    """max_tokens for one request: the person's, else the role's (and a grammar's, which can hold
+    a small model in a list it never closes, smaller still)."""
+    if config.max_answer_tokens is not None:
+        return config.max_answer_tokens
+    limit = ROLE_ANSWER_TOKENS.get(role, ROLE_ANSWER_TOKENS["planner"])
+    return min(limit, STRUCTURED_MAX_TOKENS) if structured else limit
 
 
 def estimate_tokens(messages: list[dict[str, Any]]) -> int:
@@ -200,7 +216,7 @@ class ModelClient:
             started = time.perf_counter()
             try:
                 # The deadline is the whole attempt's: a body trickled a byte at a time ends too.
-                completion = await asyncio.wait_for(self._attempt(model, messages, tools, response_schema),
+                completion = await asyncio.wait_for(self._attempt(role, model, messages, tools, response_schema),
                                                     self.config.timeout_s)
             except (openai.APIError, json.JSONDecodeError, BadBody, asyncio.TimeoutError) as exc:
                 fault = read_fault(exc, self.config.base_url, model, self.config.timeout_s)
@@ -218,6 +234,10 @@ class ModelClient:
                     self.learn(model, tool_choice=False)
                     self.report_fault(role, step, fault, attempt, note="asking again without tool_choice")
                     continue
+                if fault.max_tokens_refused and self.traits(model).max_tokens is not False:
+                    self.learn(model, max_tokens=False)
+                    self.report_fault(role, step, fault, attempt, note="asking again with max_completion_tokens")
+                    continue
                 form = self._response_form(model)
                 if fault.response_format_refused and response_schema is not None and form != "none":
                     following = RESPONSE_FORMS[RESPONSE_FORMS.index(form) + 1]
@@ -230,7 +250,13 @@ class ModelClient:
                     raise ToolsRefused(self._scrub(fault.message), fault) from exc
                 retrying = fault.retryable and attempt <= policy.retries
                 wait = policy.wait_s(attempt, fault.retry_after_s) if retrying else None
-                self.report_fault(role, step, fault, attempt, wait_s=wait)
+                if wait is not None and fault.timed_out:
+                    self.report_fault(role, step, fault, attempt, wait_s=wait, note=(
+                        f"trying again in {wait:.1f}s once the endpoint has finished the request given up "
+                        f"on (waiting up to {self._until_free_most_s():g}s)"))
+                    await self._until_free()
+                else:
+                    self.report_fault(role, step, fault, attempt, wait_s=wait)
                 if wait is None:
                     raise self._error(fault, attempt) from exc
                 await asyncio.sleep(wait)
@@ -239,20 +265,38 @@ class ModelClient:
                 self.learn(model, tool_choice=False)
             return self._reply(role, model, step, completion, started, attempt, tags)
 
+    def _until_free_most_s(self) -> float:
+        # The request given up on writes at most its max_tokens: about as long again as it was given.
+        return min(2 * self.config.timeout_s, UNTIL_FREE_MOST_S)
+
+    async def _until_free(self) -> None:
+        """Waits, bounded, until the endpoint answers GET /models. A one-slot local server
+        (llama-cpp-python's) goes on writing a request whose client went away, unless it streams,
+        and answers nothing else meanwhile — its /models included: asked at once, the retry would
+        queue behind the request given up on, time out in turn, and its latency would count the
+        wait. Any answer, a refusal or a 404 too, says the slot is free."""
+        import openai
+
+        try:
+            most_s = self._until_free_most_s()
+            await asyncio.wait_for(self._openai().with_options(timeout=most_s).models.list(), most_s)
+        except (openai.APIError, asyncio.TimeoutError, ValueError):  # ValueError: a list that is not JSON
+            pass
+
     def _may_fail_on_tool_choice(self, fault: Fault, model: str, tools: list[dict[str, Any]]) -> bool:
         """A server error that names nothing, on a request that carried tool_choice."""
         return bool(tools) and fault.unexplained and self.traits(model).tool_choice is None
 
-    async def _attempt(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+    async def _attempt(self, role: str, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                        response_schema: dict[str, Any] | None) -> Completion:
-        request = self._request(model, messages, tools, response_schema)
+        request = self._request(role, model, messages, tools, response_schema)
         raw = await self._openai().chat.completions.with_raw_response.create(**request)
         return read_completion(raw.content, raw.headers.get("content-type", ""))
 
     def _response_form(self, model: str) -> ResponseForm:
         return self.traits(model).response_format or RESPONSE_FORMS[0]
 
-    def _request(self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+    def _request(self, role: str, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                  response_schema: dict[str, Any] | None = None) -> dict[str, Any]:
         request: dict[str, Any] = {"model": model, "messages": messages}
         if tools:
@@ -260,11 +304,9 @@ class ModelClient:
             if self.traits(model).tool_choice is not False:
                 request["tool_choice"] = "required"
         form = self._response_form(model)
-        if self.config.max_answer_tokens is not None:
-            request["max_tokens"] = self.config.max_answer_tokens
-        elif response_schema is not None:
-            # A grammar can hold a small model in a list it never closes: the answer is capped.
-            request["max_tokens"] = STRUCTURED_MAX_TOKENS
+        # Every request carries a limit now, so a server that refuses the old name is given the new one.
+        limit_name = "max_completion_tokens" if self.traits(model).max_tokens is False else "max_tokens"
+        request[limit_name] = answer_limit(self.config, role, structured=response_schema is not None)
         if response_schema is not None and form == "json_schema":
             request["response_format"] = {"type": "json_schema",
                                           "json_schema": {"name": "answer", "schema": response_schema}}

@@ -8,7 +8,9 @@ from typing import Any, Callable, TypeVar
 from goalbot.events import EventType
 from goalbot.llm.answers import AnswerSpec
 from goalbot.llm.authored import AuthoredPrompts, system_prompt
-from goalbot.llm.client import ROLE_ACTORS, ContextTooLong, ModelClient, ModelError, ToolsRefused, estimate_tokens
+from goalbot.llm.client import (
+    ROLE_ACTORS, ChatReply, ContextTooLong, ModelClient, ModelError, ToolsRefused, estimate_tokens,
+)
 from goalbot.llm.dialects import Dialect, DialectChoice
 from goalbot.llm.kept import KeptRequests
 from goalbot.llm.parsing import AnswerError
@@ -86,7 +88,7 @@ class Dialogue:
                 self.client.emitter.emit(
                     EventType.LLM_ERROR, ROLE_ACTORS[role], step, role=role,
                     model=self.client.config.model_for(role), message=f"unusable answer: {problem}",
-                    attempt=bad_answers,
+                    attempt=bad_answers, said=bounded(self.client.redact(what_was_said(reply))),
                 )
                 if bad_answers > self.retries:
                     raise AnswerError(problem) from exc
@@ -117,3 +119,18 @@ def _text_of(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(p.get("text", "") if p.get("type") == "text" else "[picture]" for p in content)
     return str(content or "")
+
+
+SAID_MOST_CHARS = 2000  # enough to see what went wrong; a model that wrote until its context filled is not kept whole
+
+
+def what_was_said(reply: ChatReply) -> str:
+    """The model's own words and calls, as a person would read them in `tail` or the report."""
+    parts = [reply.content.strip()] if reply.content.strip() else []
+    parts += [f"{call.name}({call.arguments})" for call in reply.tool_calls]
+    return "\n".join(parts) or "(nothing: no text and no tool call)"
+
+
+def bounded(said: str) -> str:
+    """Cut after the secrets are scrubbed: a cut through a secret's value would leave part of it."""
+    return said if len(said) <= SAID_MOST_CHARS else said[:SAID_MOST_CHARS] + " …(cut)"

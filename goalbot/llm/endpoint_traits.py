@@ -30,6 +30,7 @@ class EndpointTraits(BaseModel):
     tools: bool | None = None  # False: tool calls refused, so `auto` asks for JSON text
     response_format: ResponseForm | None = None  # the form that was accepted or is left to try
     refused_prompt_tokens: int | None = None  # the smallest prompt (estimated) it refused as too long
+    max_tokens: bool | None = None  # False: refused (OpenAI's reasoning models), max_completion_tokens instead
     updated_at: str | None = None
 
     def words(self) -> list[str]:
@@ -45,6 +46,8 @@ class EndpointTraits(BaseModel):
             said.append("takes no response_format: --dialect structured sends plain JSON instructions")
         elif self.response_format == "json_schema":
             said.append("takes response_format with a JSON schema: --dialect structured is held to it")
+        if self.max_tokens is False:
+            said.append("refuses max_tokens: the answer's limit is sent as max_completion_tokens")
         if self.refused_prompt_tokens:
             said.append(f"refused a prompt of about {self.refused_prompt_tokens} tokens: longer ones are cut first")
         return said

@@ -16,6 +16,7 @@ from goalbot.llm.answers import _template
 from goalbot.llm.client import ChatReply
 from goalbot.llm.dialects import Dialect
 from goalbot.llm.parsing import AnswerError, parse_single
+from goalbot.text.regular_file import read_regular_text
 from goalbot.text.strict_json import NotStrictJson, strict_loads
 
 MAX_SCHEMA_BYTES = 1_000_000
@@ -39,7 +40,7 @@ def load_schema(path: Path) -> dict[str, Any]:
     if path.stat().st_size > MAX_SCHEMA_BYTES:
         raise SchemaError(f"{path} is over {MAX_SCHEMA_BYTES // 1_000_000} MB: not a schema")
     try:
-        schema = strict_loads(path.read_text(encoding="utf-8"), str(path), "a schema")
+        schema = strict_loads(read_regular_text(path, MAX_SCHEMA_BYTES), str(path), "a schema")
     except (OSError, UnicodeDecodeError) as exc:
         raise SchemaError(f"cannot read {path}: {exc}") from exc
     except NotStrictJson as exc:

@@ -4,11 +4,15 @@ has started and the first question has been retried."""
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
+import socket
+import threading
 import time
 import urllib.error
 import urllib.request
-from typing import Literal
+from typing import Any, Callable, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
@@ -19,6 +23,11 @@ Level = Literal["ok", "warn", "fail"]
 # it is given this long to listen before the run is refused.
 STARTING_GRACE_S = 10.0
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+# The whole of one request to the endpoint, however it trickles: the model list is small.
+REQUEST_MOST_S = 10.0
+# A server that took the connection but sends nothing is busy (a local one answers one request at
+# a time, its model list too): it is waited for this long in all, not called unreachable.
+BUSY_MOST_S = 120.0
 
 
 class Finding(BaseModel):
@@ -29,6 +38,7 @@ class Finding(BaseModel):
 class EndpointReport(BaseModel):
     endpoint: str
     findings: list[Finding] = Field(default_factory=list)
+    busy: bool = Field(False, description="It took the connection and answered nothing: no address or key is wrong.")
 
     @property
     def usable(self) -> bool:
@@ -42,19 +52,38 @@ class EndpointReport(BaseModel):
 
 
 def probe_endpoint(base_url: str, api_key: str, models: list[str], timeout_s: float = 5.0,
-                   wait_for_start: bool = False) -> EndpointReport:
+                   wait_for_start: bool = False, say_now: Callable[[str], None] | None = None) -> EndpointReport:
     """GET {base_url}/models: the one request every OpenAI-compatible server answers cheaply. A
     server without that list is asked once more, with an empty question no API would answer.
     `wait_for_start`: a server on this machine that refuses connections is given a moment to start
-    listening (for what cannot go on without the model: a run, `doctor`)."""
+    listening (for what cannot go on without the model: a run, `doctor`). `say_now` hears at once
+    that a busy endpoint is being waited for."""
     report = EndpointReport(endpoint=base_url)
     root = base_url.rstrip("/")
     waits = wait_for_start and _on_this_machine(base_url)
     deadline = time.monotonic() + (STARTING_GRACE_S if waits else 0)
+    asked = time.monotonic()
+    read_s = timeout_s
     while True:
         try:
-            status, kind, body = _ask(urllib.request.Request(f"{root}/models"), api_key, timeout_s)
+            status, kind, body = _ask(urllib.request.Request(f"{root}/models"), api_key, read_s)
             break
+        except TooSlow as exc:
+            report.say("fail", f"the model endpoint {base_url} did not send its model list whole within "
+                               f"{exc.seconds:g} s (it trickled); a run's questions would hang on it too")
+            return report
+        except TimeoutError:  # connected, and not a byte back: busy, not unreachable
+            if read_s >= BUSY_MOST_S - timeout_s:
+                report.busy = True
+                report.say("fail", f"the model endpoint {base_url} is busy: it took the connection but answered "
+                                   f"nothing in {time.monotonic() - asked:.0f} s (a local server answers one "
+                                   "request at a time); try again once it has finished what it is working on")
+                return report
+            if say_now is not None:
+                say_now(f"the model endpoint {base_url} is busy (it took the connection but has not answered "
+                        f"for {timeout_s:g} s); waiting up to {BUSY_MOST_S:g} s for it")
+            read_s = BUSY_MOST_S - timeout_s
+            continue
         except (urllib.error.URLError, OSError, ValueError) as exc:
             reason = getattr(exc, "reason", exc)
             if isinstance(reason, ConnectionRefusedError) and time.monotonic() < deadline:
@@ -64,7 +93,14 @@ def probe_endpoint(base_url: str, api_key: str, models: list[str], timeout_s: fl
                       if isinstance(reason, ConnectionRefusedError) and waits else "")
             report.say("fail", f"cannot reach the model endpoint {base_url}: {reason}{waited}")
             return report
-    if status in (401, 403):
+    if read_s > timeout_s:
+        report.say("warn", f"the model endpoint {base_url} was busy: it answered after "
+                           f"{time.monotonic() - asked:.0f} s")
+    meant = _with_v1(root, api_key, timeout_s) if status == 404 else None
+    if meant is not None:
+        report.say("fail", f"{base_url} has no model list (HTTP 404), but {meant} has: did you mean "
+                           f"--base-url {meant}?")
+    elif status in (401, 403):
         why = "no API key is set (--api-key or OPENAI_API_KEY)" if not api_key else "the API key was refused"
         report.say("fail", f"{base_url} refuses goalbot (HTTP {status}): {why}")
     elif kind == "text/html" and _a_web_page(root, api_key, timeout_s):
@@ -83,15 +119,125 @@ def _on_this_machine(base_url: str) -> bool:
     return (urlsplit(base_url).hostname or "") in LOOPBACK
 
 
+class TooSlow(TimeoutError):
+    """The endpoint kept the request going past its whole bound (a byte at a time, say)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"no whole answer within {seconds:g} s")
+        self.seconds = seconds
+
+
 def _ask(request: urllib.request.Request, api_key: str, timeout_s: float) -> tuple[int, str, bytes]:
+    """One request, bounded in all: `timeout_s` for each read, and REQUEST_MOST_S for the whole of
+    it — an endpoint that drips its answer a byte at a time never waits out a per-read timeout."""
     request.add_header("Accept", "application/json")
     if api_key:
         request.add_header("Authorization", f"Bearer {api_key}")
+    with Deadline(max(timeout_s, REQUEST_MOST_S)) as deadline:
+        try:
+            with deadline.opener().open(request, timeout=timeout_s) as response:
+                answer = response.status, response.headers.get_content_type(), response.read(1_000_000)
+        except urllib.error.HTTPError as exc:
+            answer = exc.code, exc.headers.get_content_type(), exc.read(100_000)
+        except OSError:
+            deadline.check()
+            raise
+        except http.client.HTTPException as exc:  # cut off mid-answer: by the deadline, or by the server
+            deadline.check()
+            raise OSError(f"the answer broke off ({type(exc).__name__})") from exc
+        deadline.check()
+        return answer
+
+
+class Deadline:
+    """A bound on a whole request: when it passes, the request's sockets are shut, which ends a
+    read blocked on them at once; `check` then says so."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._passed = False
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._timer.cancel()
+
+    def watch(self, sock: socket.socket) -> socket.socket:
+        with self._lock:
+            self._sockets.append(sock)
+            if self._passed:
+                _shut(sock)
+        return sock
+
+    def check(self) -> None:
+        if self._passed:
+            raise TooSlow(self.seconds)
+
+    def opener(self) -> urllib.request.OpenerDirector:
+        return urllib.request.build_opener(_WatchedHTTP(self), _WatchedHTTPS(self))
+
+    def _expire(self) -> None:
+        with self._lock:
+            self._passed = True
+            for sock in self._sockets:
+                _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+def _watched(base: type[http.client.HTTPConnection], deadline: Deadline) -> type[http.client.HTTPConnection]:
+    class Watched(base):  # type: ignore[valid-type, misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            # The socket as it is made, so a proxy's tunnel or a TLS handshake that drips is cut too.
+            self._create_connection = lambda *a, **k: deadline.watch(socket.create_connection(*a, **k))
+
+        def connect(self) -> None:
+            super().connect()
+            deadline.watch(self.sock)  # the TLS socket, which took the plain one's place
+
+    return Watched
+
+
+class _WatchedHTTP(urllib.request.HTTPHandler):
+    def __init__(self, deadline: Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_watched(http.client.HTTPConnection, self._deadline), req)
+
+
+class _WatchedHTTPS(urllib.request.HTTPSHandler):
+    def __init__(self, deadline: Deadline) -> None:
+        super().__init__()
+        self._deadline = deadline
+
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        # No context given: the connection makes the default one, which checks certificates and host.
+        return self.do_open(_watched(http.client.HTTPSConnection, self._deadline), req)
+
+
+def _with_v1(root: str, api_key: str, timeout_s: float) -> str | None:
+    """`root/v1` when the address lacks the /v1 that OpenAI-compatible servers put their API under
+    and `root/v1/models` answers with a model list."""
+    if root.endswith("/v1"):
+        return None
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310 (the person's endpoint)
-            return response.status, response.headers.get_content_type(), response.read(1_000_000)
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.headers.get_content_type(), exc.read(100_000)
+        status, _kind, body = _ask(urllib.request.Request(f"{root}/v1/models"), api_key, timeout_s)
+        listed = json.loads(body)["data"]
+    except (urllib.error.URLError, OSError, ValueError, KeyError, TypeError):
+        return None
+    return f"{root}/v1" if status == 200 and isinstance(listed, list) else None
 
 
 def _a_web_page(root: str, api_key: str, timeout_s: float) -> bool:

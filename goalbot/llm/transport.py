@@ -28,6 +28,7 @@ _CONTEXT_TOO_LONG = re.compile(
 )
 _TOOL_CHOICE = re.compile(r"tool.choice", re.IGNORECASE)
 _RESPONSE_FORMAT = re.compile(r"response.format|json.schema", re.IGNORECASE)
+_MAX_TOKENS = re.compile(r"max_tokens", re.IGNORECASE)
 _NO_TOOLS = re.compile(r"\btools?\b|function.call", re.IGNORECASE)
 
 
@@ -58,6 +59,8 @@ class Fault:
     tools_refused: bool = False
     response_format_refused: bool = False
     unexplained: bool = False  # a server error with no word of why
+    timed_out: bool = False  # given up on: the server may still be working on it
+    max_tokens_refused: bool = False
     status: int | None = None
 
 
@@ -91,7 +94,7 @@ def read_fault(exc: Exception, endpoint: str, model: str, timeout_s: float) -> F
     if isinstance(exc, ValueError):  # the body was not JSON (cut off, or not an API at all)
         return Fault(f"{endpoint} sent an answer that is not valid JSON", retryable=True)
     if isinstance(exc, (openai.APITimeoutError, TimeoutError)):
-        return Fault(f"{endpoint} did not answer within {timeout_s:g}s", retryable=True)
+        return Fault(f"{endpoint} did not answer within {timeout_s:g}s", retryable=True, timed_out=True)
     if isinstance(exc, openai.APIConnectionError):
         # The HTTP library underneath is the openai package's business; its error names are stable.
         if type(exc.__cause__).__name__ in ("ConnectError", "ConnectionRefusedError"):
@@ -118,6 +121,9 @@ def read_fault(exc: Exception, endpoint: str, model: str, timeout_s: float) -> F
     # servers answer 500): adapted to at once, never retried as a passing fault.
     if status == 413 or _CONTEXT_TOO_LONG.search(text) or _code(exc) == "context_length_exceeded":
         return Fault(f"the prompt is longer than {model!r} takes at {endpoint}", context_too_long=True,
+                     status=status)
+    if status < 500 and _MAX_TOKENS.search(text):  # "use 'max_completion_tokens' instead"
+        return Fault(f"{endpoint} refuses max_tokens (HTTP {status}): {text}", max_tokens_refused=True,
                      status=status)
     if _TOOL_CHOICE.search(text):
         return Fault(f"{endpoint} refuses tool_choice (HTTP {status}): {text}", tool_choice_refused=True,

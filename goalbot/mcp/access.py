@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping
 
+from goalbot.text.regular_file import NotRegularFile, read_regular
+
 KEY_FILE = "mcp-key"
+KEY_MOST_BYTES = 4096
 CLIENT_NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
 STDIO = "stdio"  # the one client of a server on stdio
 ASGI = Callable[[dict[str, Any], Callable[[], Awaitable[dict[str, Any]]], Callable[[dict[str, Any]], Awaitable[None]]],
@@ -48,7 +51,11 @@ class Keyring:
             if mode & (stat.S_IRWXG | stat.S_IRWXO):
                 raise AccessError(f"{path} can be read by others (mode {stat.filemode(mode)}): chmod 600 {path}, "
                                   "or delete it to make a new key (every host then needs its new token)")
-            key = path.read_text(encoding="utf-8").strip()
+            # Not read_text: a FIFO put in the key's place would hang every command that needs the key.
+            key = read_regular(path, KEY_MOST_BYTES).decode("utf-8", errors="replace").strip()
+        except NotRegularFile as exc:
+            raise AccessError(f"the MCP key {path} is refused: {exc.strerror}; delete it, and a new one "
+                              "is made (every host then needs its new token)") from exc
         except OSError as exc:
             raise AccessError(f"cannot keep the MCP key in {path}: {exc.strerror}") from exc
         if len(key) < 32:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
@@ -213,6 +214,8 @@ class Located(BaseModel):
 
     place: dict[str, Any]
     positions: list[int] = Field(default_factory=list)
+    drawn: int = Field(0, description="How many rows of the list (of record lists) the page draws now.")
+    leads: bool = Field(False, description="The records are the first rows the page draws, in order.")
 
 
 class ReadBack(BaseModel):
@@ -221,10 +224,23 @@ class ReadBack(BaseModel):
     data: Any = None
     misses: list[str] = Field(default_factory=list)
     scrolled: bool = Field(False, description="A list drawn only in part was read by scrolling its box through.")
+    total: int | None = Field(None, description="How many records the page says the list read holds.")
+
+
+class Shown(BaseModel):
+    """What a page shows of a list, whatever was read of it: the count it writes for it ("5,000
+    rows", one count however often written) and the data rows its tables and grids draw."""
+
+    said: int | None = None
+    rows: int = 0
 
 
 class OperatorError(Exception):
     """The operator cannot go on (no browser, browser gone); the message is for the person."""
+
+
+class DocumentUnread(Exception):
+    """A document (a PDF downloaded or shown) that was not read, and why, for the person and the model."""
 
 
 class ActionFailed(Exception):
@@ -299,9 +315,20 @@ class Operator(Protocol):
         """The data written now where `place` says, read with no model."""
         ...
 
+    async def shown(self, noun: str, fields: list[str], scope: int | None) -> Shown:
+        """What the page (or element `[scope]`) shows of a list named `noun` whose records have
+        `fields`; nothing where that cannot be told (a desktop)."""
+        ...
+
     async def pictures_text(self, scope: int | None) -> str:
         """The words drawn in the page's pictures (canvases, large images), or element
         `[scope]`'s, by OCR; "" for none, or where the page is all pictures (a desktop)."""
+        ...
+
+    async def shown_pdf(self) -> Path | None:
+        """The PDF the current tab shows in the browser's own viewer (served inline, or opened in a
+        new tab), its bytes saved to a file; None when it shows none. DocumentUnread when it shows
+        one that cannot be had (too big, not allowed, no longer there)."""
         ...
 
     async def fetched(self) -> list[Fetched]:
@@ -336,6 +363,11 @@ class Operator(Protocol):
 
     async def kept_trace(self, failed: bool) -> bytes | None:
         """The run's recorded trace (a Playwright trace.zip), if one is kept for a run that ended so."""
+        ...
+
+    async def secret_typed_next(self) -> None:
+        """The next action types a secret: what the operator records from now on (a trace's
+        pictures) may show it."""
         ...
 
     async def close(self) -> None: ...

@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from goalbot import actions as A
 from goalbot.actions import Action, ActionResult, Outcome
 from goalbot.operators.base import (
-    SECRET_WORDS, ActionFailed, Landing, Located, Observation, OperatorError, ReadBack, Text,
+    SECRET_WORDS, ActionFailed, Landing, Located, Observation, OperatorError, ReadBack, Shown, Text,
 )
 from goalbot.operators.json_places import Fetched
 from goalbot.operators import desktop_unicode as unicode_keys
@@ -66,6 +67,9 @@ class DesktopOperator:
 
     async def kept_trace(self, failed: bool) -> bytes | None:
         return None  # Playwright traces a browser; the desktop's evidence is its screenshots
+
+    async def secret_typed_next(self) -> None:
+        return None  # nothing recorded to mark
 
     async def close(self) -> None:
         if self._screen is not None:
@@ -149,6 +153,12 @@ class DesktopOperator:
 
     async def read_places(self, place: dict[str, Any]) -> ReadBack:
         return ReadBack(misses=["the desktop keeps no places to read again"])
+
+    async def shown(self, noun: str, fields: list[str], scope: int | None) -> Shown:
+        return Shown()
+
+    async def shown_pdf(self) -> Path | None:
+        return None
 
     async def fetched(self) -> list[Fetched]:
         return []

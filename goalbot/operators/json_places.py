@@ -12,7 +12,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any, Iterator
+from typing import Annotated, Any, Callable, Iterator
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, field_validator
@@ -224,3 +224,31 @@ def to_number(value: Any) -> float | None:
         if match:
             return float(match.group(1).replace(",", ""))
     return None
+
+
+def without_secrets(responses: list[Fetched], scrub: Callable[[Any], Any]) -> list[Fetched]:
+    """`responses` as they may be read while the person's secrets are in play (`scrub` puts a
+    reference where one is): a response whose address holds a secret is left out, and every key
+    or value that holds one is dropped from a body, so no rung reads a secret back."""
+    kept = []
+    for fetched in responses:
+        if scrub(fetched.url) != fetched.url:
+            continue
+        kept.append(fetched if scrub(fetched.body) == fetched.body
+                    else Fetched(url=fetched.url, body=_unsecret(fetched.body, scrub)))
+    return kept
+
+
+def _unsecret(body: Any, scrub: Callable[[Any], Any]) -> Any:
+    if isinstance(body, str):
+        return None if scrub(body) != body else body
+    if isinstance(body, dict):
+        kept = {}
+        for key, value in body.items():
+            inner = _unsecret(value, scrub) if scrub(str(key)) == str(key) else None
+            if inner is not None or (value is None and scrub(str(key)) == str(key)):
+                kept[key] = inner
+        return kept
+    if isinstance(body, list):
+        return [_unsecret(item, scrub) for item in body]
+    return body

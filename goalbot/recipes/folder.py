@@ -21,6 +21,7 @@ from goalbot.recipes.build import RecipeError
 from goalbot.agents.choosing import Policy, PolicyError, policies_of
 from goalbot.recipes.model import (MAX_ACTIONS, MAX_PASSES, Block, Branch, Loop, Evidence, Expect, Fingerprint, Recipe, RecipeAction,
                                    RecipeStep, When)
+from goalbot.text.regular_file import read_regular_text
 from goalbot.text.strict_json import NotStrictJson, strict_loads
 
 MAX_FILE_BYTES = 4_000_000  # a recipe of MAX_ACTIONS actions with their evidence fits well within
@@ -95,7 +96,7 @@ def _read(folder: Path, kind: str, shape: type) -> Any:
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise RecipeError(f"{path} is over {MAX_FILE_BYTES // 1_000_000} MB: not a recipe goalbot wrote")
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path, MAX_FILE_BYTES)  # a FIFO swapped in after the check: refused too
     except (OSError, UnicodeDecodeError) as exc:
         raise RecipeError(f"cannot read {path}: {exc}") from exc
     try:

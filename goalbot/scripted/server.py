@@ -39,6 +39,9 @@ Misbehaviour on cue: an entry `{"fault": …}` takes the place of one answer.
 - `{"fault": "auth"}`: HTTP 401;
 - `{"fault": "hang", "seconds": 30}`: no answer for that long, then the connection closes;
 - `{"fault": "drop"}`: the connection closes without any answer;
+- `{"fault": "long_winded", "seconds": 30}`: a model that writes until its context fills: it works
+  that long, then answers with a cut-off text; it stops early when the client goes away, as a
+  server that watches its connections does;
 - `{"fault": "truncated"}`: HTTP 200 whose JSON body stops halfway;
 - `{"fault": "trickle", "bytes_per_s": 2}`: HTTP 200 whose body comes a byte at a time;
 - `{"body": "<html>…"}` (or `"body_hex"` for bytes that are not UTF-8, `"status"`, `"content_type"`):
@@ -51,10 +54,17 @@ And for the whole script, `"server": {"tools": false, "tool_choice": false, "con
 refuse requests that offer tools, as a model without tool support does, or that set
 `tool_choice`, as some servers do (`"refusal_says": false`: with no word of why, as
 llama-cpp-python's does), and refuse prompts longer than that many characters, as a model
-with a small context window does; `"response_formats": ["json_object"]` takes only those types of
+with a small context window does; `"max_tokens": false` refuses that parameter as OpenAI's reasoning models do;
+`"response_formats": ["json_object"]` takes only those types of
 `response_format`, as llama-cpp-python's server does. None of these uses up an answer. `"refusal_status": 500` refuses
 them with that status, as llama-cpp-python's server does. `"latency_s": 1.5` makes every answer take
-that long, as a real model's does.
+that long, as a real model's does. `"one_at_a_time": true` answers one request at a time, the
+others (GET /models too) waiting their turn, as a local server with one slot (llama-cpp-python's)
+does; `"sees_client_leave": false` works a long-winded answer to its end though the client has
+gone, as that server does with a request that does not stream.
+
+Every request is kept in `requests` (its `max_tokens` among the rest), with `waited_s`: how long it
+waited for its turn.
 """
 
 from __future__ import annotations
@@ -63,6 +73,8 @@ import argparse
 import itertools
 import json
 import re
+import select
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -113,6 +125,8 @@ class ServerRules(BaseModel):
     tools: bool = True
     tool_choice: bool = True
     context_chars: int | None = None
+    max_tokens: bool = Field(True, description="False: refuse max_tokens by name, as OpenAI's reasoning models "
+                             "do (they take max_completion_tokens).")
     refusal_status: int = Field(HTTPStatus.BAD_REQUEST, description="The status a refused parameter or prompt "
                                 "is answered with: llama-cpp-python's server answers 500.")
     refusal_says: bool = Field(True, description="False: a refusal's body has no message, as when "
@@ -121,6 +135,10 @@ class ServerRules(BaseModel):
                                         description="The response_format types taken; others are refused by name.")
     latency_s: float = 0.0
     models: list[str] = Field(default_factory=lambda: ["scripted"], description="What /models lists.")
+    one_at_a_time: bool = Field(False, description="One request at a time, as a server with one slot; "
+                                "GET /models waits its turn too, as llama-cpp-python's does.")
+    sees_client_leave: bool = Field(True, description="False: a long-winded answer runs to its end though the "
+                                    "client has gone, as llama-cpp-python's server does unless it streams.")
     repeat: bool = Field(False, description="A role that has given every answer starts over: a server "
                                             "that answers one run after another (the demo's).")
 
@@ -278,6 +296,12 @@ def fault_reply(canned: dict[str, Any]) -> Reply:
         return _error(int(canned.get("status", 500)), "The server had an error processing the request")
     if kind == "auth":
         return _error(401, "Incorrect API key provided", "invalid_api_key")
+    if kind == "long_winded":
+        cut_off = {"role": "assistant", "content": "Let me think about this step by step. " * 40}
+        return Reply(fault=kind, seconds=float(canned.get("seconds", 30)),
+                     body={"object": "chat.completion", "model": "scripted",
+                           "choices": [{"index": 0, "message": cut_off, "finish_reason": "length"}],
+                           "usage": {"prompt_tokens": 1, "completion_tokens": 8192, "total_tokens": 8193}})
     if kind in ("hang", "drop", "truncated"):
         return Reply(fault=kind, seconds=float(canned.get("seconds", 30)))
     if kind == "trickle":
@@ -310,6 +334,12 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.fault == "drop":
             self.close_connection = True
             return
+        if reply.fault == "long_winded" and not self.server.script.rules.sees_client_leave:
+            time.sleep(reply.seconds)
+        elif reply.fault == "long_winded" and not self._works_while_client_stays(reply.seconds):
+            self.server.abandoned += 1
+            self.close_connection = True
+            return
         data = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
         if reply.fault == "truncated":
             data = data[: len(data) // 2]
@@ -327,11 +357,28 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.wfile.write(data)
 
+    def _works_while_client_stays(self, seconds: float) -> bool:
+        """False as soon as the client closes its connection: the work is stopped, not finished."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            readable, _, _ = select.select([self.connection], [], [], min(left, 0.05))
+            if readable:
+                try:
+                    if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                        return False
+                except OSError:
+                    return False
+        return True
+
     def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
+        if self.path.rstrip("/") == "/v1/models":  # only under /v1, as real servers serve it
             self.server.model_lists += 1
             listed = [{"id": name, "object": "model"} for name in self.server.script.rules.models]
-            self._send(Reply(body={"object": "list", "data": listed}))
+            if self.server.script.rules.one_at_a_time:
+                with self.server.slot:
+                    self._send(Reply(body={"object": "list", "data": listed}))
+            else:
+                self._send(Reply(body={"object": "list", "data": listed}))
         else:
             self._send(_error(HTTPStatus.NOT_FOUND, "not found"))
 
@@ -346,7 +393,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(_error(HTTPStatus.BAD_REQUEST, "body is not JSON"))
             return
         try:
-            self._send(self.server.answer(request))
+            if self.server.script.rules.one_at_a_time:
+                asked = time.monotonic()
+                with self.server.slot:
+                    self._send(self.server.answer(request, waited_s=time.monotonic() - asked))
+            else:
+                self._send(self.server.answer(request))
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up first (it timed out): nothing to tell it
 
@@ -359,6 +411,8 @@ class ScriptedModelServer(ThreadingHTTPServer):
         self.script = script
         self.requests: list[dict[str, Any]] = []
         self.model_lists = 0  # GET /models: how often a door asked whether the endpoint answers
+        self.slot = threading.Lock()  # with one_at_a_time: the one request being worked on
+        self.abandoned = 0  # long-winded answers stopped because the client went away
         self._ids = itertools.count(1)
         self._thread: threading.Thread | None = None
 
@@ -367,15 +421,18 @@ class ScriptedModelServer(ThreadingHTTPServer):
         host, port = str(self.server_address[0]), self.server_address[1]
         return f"http://{host}:{port}/v1"
 
-    def answer(self, request: dict[str, Any]) -> Reply:
+    def answer(self, request: dict[str, Any], waited_s: float = 0.0) -> Reply:
         role = role_of(request)
-        self.requests.append({"role": role, **request})
+        self.requests.append({"role": role, "waited_s": round(waited_s, 3), **request})
         rules = self.script.rules
         if request.get("tools") and not rules.tools:
             return _error(rules.refusal_status, f"{request.get('model')} does not support tools")
         if request.get("tool_choice") and not rules.tool_choice:
             said = f"tool_choice {request['tool_choice']!r} is not supported" if rules.refusal_says else ""
             return _error(rules.refusal_status, said)
+        if "max_tokens" in request and not rules.max_tokens:
+            return _error(HTTPStatus.BAD_REQUEST, "Unsupported parameter: 'max_tokens' is not supported with this "
+                          "model. Use 'max_completion_tokens' instead.", "unsupported_parameter")
         form = (request.get("response_format") or {}).get("type")
         if form and form not in rules.response_formats:
             return _error(rules.refusal_status, f"body.response_format.type: Input should be "

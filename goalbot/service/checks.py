@@ -61,9 +61,13 @@ def endpoint_refusal(settings: Settings, say: Say, wait_for_start: bool = True) 
     machine that is still starting a moment to listen (`goalbot demo --serve-only &` pasted with
     the command after it); what can go on without one asks once (`wait_for_start=False`)."""
     report = probe_endpoint(settings.base_url, settings.api_key.get_secret_value(),
-                            [settings.model, *settings.role_models().values()], wait_for_start=wait_for_start)
+                            [settings.model, *settings.role_models().values()], wait_for_start=wait_for_start,
+                            say_now=say)
     for finding in report.findings:
         if finding.level == "warn":
             say(finding.text)
     problem = report.first("fail")
-    return Refusal("unreachable", problem, ENDPOINT_HINT) if problem is not None else None
+    if problem is None:
+        return None
+    # Busy: no address, model or key the person set is wrong, so none is named.
+    return Refusal("unreachable", problem, "" if report.busy else ENDPOINT_HINT)

@@ -16,7 +16,7 @@ from goalbot.recipes.finding import found_line, match
 from goalbot.recipes.model import Recipe
 from goalbot.recipes.variables import VARIABLE, fill
 from goalbot.service.refusal import Refusal
-from goalbot.service.reruns import PreparedRerun, prepare_rerun, recorded_at
+from goalbot.service.reruns import SECRETS_HINT, PreparedRerun, SecretsNeeded, prepare_rerun, recorded_at
 from goalbot.service.settings import Settings
 from storage import recipes
 from storage.db import StoreError, opened
@@ -59,7 +59,7 @@ def find_recipe(db_path: Path, settings: Settings, goal: str, url: str | None, g
         return None  # no store to read is no recipe to find: the goal is planned as ever
     if len(sure) == 1:
         recipe, values = sure[0]
-        prepared = _prepared(db_path, settings, recipe, values, secret_names, url)
+        prepared = _prepared(db_path, settings, recipe, values, secret_names, url, sure=True)
         bound = {name: value for name, value in values.items() if name in recipe.variables}
         return Found(prepared, found_line(recipe.name, recipe.version, bound)) if prepared else None
     if sure or not unsure_ok or len(unsure) != 1:
@@ -71,8 +71,17 @@ def find_recipe(db_path: Path, settings: Settings, goal: str, url: str | None, g
 
 
 def _prepared(db_path: Path, settings: Settings, recipe: Recipe, values: dict[str, str],
-              secret_names: set[str] | None, url: str | None) -> PreparedRerun | None:
+              secret_names: set[str] | None, url: str | None, sure: bool = False) -> PreparedRerun | None:
+    """The rerun, or None to plan the goal as ever. A recipe that surely does the goal but types a
+    secret the request lacks is refused by name: planned instead, the run failed later on something
+    else (the model's endpoint), and nothing said which recipe or which `--secret` it wanted."""
     try:
         return prepare_rerun(db_path, settings, recipe.name, values, secret_names, url=url)
+    except SecretsNeeded as needed:
+        if not sure:
+            return None
+        raise Refusal("bad_input", f"the goal fits recipe {recipe.name} v{recipe.version}, which types "
+                      f"secrets: pass {' '.join(f'--secret {name}=…' for name in needed.names)}",
+                      f"--no-recipes plans the goal instead; {SECRETS_HINT}") from needed
     except Refusal:
-        return None  # a secret or a value it needs is not at hand: a normal run
+        return None  # a value it needs is not at hand, or its start page is off the list: a normal run

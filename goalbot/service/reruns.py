@@ -29,6 +29,18 @@ VARS_HINT = 'over MCP or in a batch job: "vars": {"NAME": "VALUE"}'
 SECRETS_HINT = "a batch takes them from --secrets-file; an MCP server from its own --secret flags"
 
 
+class SecretsNeeded(Refusal):
+    """A recipe types secrets the request did not bring: `names`, for a message that says which."""
+
+    def __init__(self, recipe: str, names: list[str]) -> None:
+        self.names = names
+        super().__init__("bad_input", f"recipe {recipe} types secrets: pass " + _secret_flags(names), SECRETS_HINT)
+
+
+def _secret_flags(names: list[str]) -> str:
+    return " ".join(f"--secret {name}=…" for name in names)
+
+
 @dataclass
 class PreparedRerun:
     recipe: Recipe
@@ -78,6 +90,9 @@ def prepare_rerun(db_path: Path, settings: Settings, name: str, values: dict[str
     worker with its own); `url` a start page of the person's own,
     where its secrets may then be typed. `secrets_at`: where else they may be, when this store
     did not see it recorded (a worker's copy of the coordinator's recipe). A `Refusal` otherwise."""
+    if not db_path.exists():  # a rerun reads its recipe: a mistyped --db must not make an empty store
+        raise Refusal("not_found", f"no goalbot store at {db_path}, so no recipe {name} to rerun",
+                      "pass the --db the recipe was recorded in")
     try:
         with opened(db_path) as db:
             recipe = recipes.load(db, name, version)
@@ -107,8 +122,7 @@ def prepare_rerun(db_path: Path, settings: Settings, name: str, values: dict[str
                       VARS_HINT)
     missing = [secret for secret in secrets if secret_names is not None and secret not in secret_names]
     if missing:
-        raise Refusal("bad_input", f"recipe {recipe.name} types secrets: pass "
-                      + " ".join(f"--secret {m}=…" for m in missing), SECRETS_HINT)
+        raise SecretsNeeded(recipe.name, missing)
     recipe.start_url = fill(recipe.start_url, values)
     start = url or recipe.start_url
     check_start_url(start, domains_for(settings.allow_domain, settings.allow_scheme))

@@ -10,7 +10,7 @@ from pathlib import Path
 from goalbot.agents.options import RunOptions
 from goalbot.agents.progress import ResumePoint
 from goalbot.agents.replaying import state_from_events
-from goalbot.events import EventType, RunStatus
+from goalbot.events import Event, EventType, RunStatus
 from goalbot.payloads import TaskStartData
 from goalbot.service.refusal import Refusal
 from goalbot.service.settings import Settings
@@ -23,6 +23,7 @@ class PreparedResume:
     options: RunOptions
     point: ResumePoint
     settings: Settings  # the session's own endpoint and model, unless the caller named others
+    auto_approve: bool = False  # the run was started with --yes: its resume approves plans as it did
 
 
 def prepare_resume(db_path: Path, settings: Settings, session_id: str, allow_risky: bool = False,
@@ -48,7 +49,8 @@ def prepare_resume(db_path: Path, settings: Settings, session_id: str, allow_ris
             last_artifact = queries.last_artifact_number(db, session_id)
     except StoreError as exc:
         raise Refusal("bad_input", str(exc)) from exc
-    started = events[0].data_of(TaskStartData).options if events and events[0].type is EventType.TASK_START else {}
+    start = events[0].data_of(TaskStartData) if events and events[0].type is EventType.TASK_START else None
+    started = start.options if start else {}
     try:
         options = RunOptions.model_validate({  # at the page it was on when it was cut off
             **started, "goal": row.goal, "url": queries.last_url(events) or row.url,
@@ -65,7 +67,15 @@ def prepare_resume(db_path: Path, settings: Settings, session_id: str, allow_ris
     # The key is never stored: it comes from the caller or the environment again.
     settings = settings.model_copy(update={"base_url": base_url or row.base_url or settings.base_url,
                                            "model": model or row.model or settings.model})
-    return PreparedResume(options=options, point=point, settings=settings)
+    return PreparedResume(options=options, point=point, settings=settings, auto_approve=_approved_by_yes(start, events))
+
+
+def _approved_by_yes(start: TaskStartData | None, events: list[Event]) -> bool:
+    """Whether the run was started with --yes; a store from before TASK_START said so tells it by
+    a plan approved by `--yes`."""
+    if start is not None and start.auto_approve:
+        return True
+    return any(event.type is EventType.PLAN_APPROVED and event.data.get("by") == "--yes" for event in events)
 
 
 def give_back(db_path: Path, session_id: str) -> None:

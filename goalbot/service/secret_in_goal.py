@@ -54,6 +54,11 @@ _KEY_FORMATS = re.compile(
     r"|-----BEGIN [A-Z ]*PRIVATE KEY-----"
 )
 _TRAILING = ".,;!?)]}\"'"
+# A reference with the quotes or brackets a person puts round it: `password "<secret:PW>"` is the
+# form the refusal's hint asks for, so the marks go with the reference (left alone, `" "` would
+# read as a quoted value). Real values in quotes have no reference inside and are still caught.
+_ENCLOSED_REFERENCE = re.compile(
+    r"([\"'`\[(«“‘{]?)\s*" + REFERENCE.pattern + r"\s*([\"'`\])»”’}]?)")
 
 
 def _bare(value: str) -> str:
@@ -73,7 +78,9 @@ def _looks_made_up(value: str) -> bool:
 def secret_cue(goal: str) -> str | None:
     """What in `goal` looks like a secret written in the clear — the cue or the format, never the
     value itself — or None."""
-    text = REFERENCE.sub(" ", goal)
+    # "it" stands in for the reference: a word no cue takes for a value, so the cue is spent on it
+    # and the next cue ("pin <secret:P> token 'x9'") is still read.
+    text = _ENCLOSED_REFERENCE.sub(" it ", goal)
     if found := _KEY_FORMATS.search(text):
         return "a key in a known format" if not found.group(0).startswith("-----") else "a private key"
     for match in _CUE_THEN_SEPARATOR.finditer(text):

@@ -21,6 +21,7 @@ from goalbot import defaults as D
 from goalbot.llm.coordinates import Convention
 from goalbot.llm.usage import Price
 from goalbot.operators.browser.locate import BROWSER_VARIABLE
+from goalbot.text.regular_file import NotRegularFile, read_regular_text
 
 
 class ConfigError(Exception):
@@ -87,8 +88,9 @@ class Settings(BaseModel):
     matcher_model: str | None = _declared(M, "a different (small) model for the matcher, which binds a recipe's "
                                              "variables when a goal's words do not surely fit it", metavar="MODEL")
     dialect: list[str] = _declared(
-        M, "how the model answers: auto (tool calls if the endpoint takes them, else JSON text), tools, uitars "
-           "or json; for every role, or one role with navigator=uitars (repeatable)", [], metavar="[ROLE=]DIALECT")
+        M, "how the model answers: auto (tool calls if the endpoint takes them, else JSON text), tools, uitars, "
+           "json or structured (JSON held to a schema by the server's grammar); for every role, or one role "
+           "with navigator=uitars (repeatable)", [], metavar="[ROLE=]DIALECT")
     coords: Convention | None = _declared(
         M, "how the model writes coordinates (default: relative1000 for uitars, else pixels)")
     vision: bool = _declared(M, "send screenshots to the model (uitars always gets them)", False)
@@ -98,8 +100,8 @@ class Settings(BaseModel):
     model_retries: int = _declared(M, "retries after a timeout, a dropped connection, 429 or 5xx", D.MODEL_RETRIES,
                                    metavar="N", ge=0, le=20)
     max_answer_tokens: int | None = _declared(
-        M, "the longest answer asked of the model (max_tokens; default: the server's own, and 768 with "
-           "--dialect structured)", metavar="N", ge=16)
+        M, "the longest answer asked of the model (max_tokens; default: each role's own, 256 to 4096 "
+           "tokens, and at most 768 with --dialect structured)", metavar="N", ge=16)
     max_calls: int | None = _declared(M, "model calls allowed before the run pauses to ask you", metavar="N", ge=1)
     max_tokens: int | None = _declared(M, "tokens allowed before the run pauses to ask you", metavar="N", ge=1)
     prices: dict[str, Price] = _declared(M, "Dollars per million tokens, by model.", {}, flag="")
@@ -182,6 +184,10 @@ def environment() -> dict[str, str]:
     return {env: name for name in Settings.model_fields if (env := declared(name).env)}
 
 
+# A settings file is a few lines; one much larger is no settings file.
+CONFIG_MOST_BYTES = 1_000_000
+
+
 def config_path() -> Path:
     home = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(home) / "goalbot" / "config.toml"
@@ -192,7 +198,9 @@ def load_settings(flags: dict[str, Any], path: Path | None = None) -> Settings:
     values: dict[str, Any] = {}
     if path.exists():
         try:
-            values.update(_flattened(tomllib.loads(path.read_text(encoding="utf-8")), path))
+            values.update(_flattened(tomllib.loads(read_regular_text(path, CONFIG_MOST_BYTES)), path))
+        except NotRegularFile as exc:  # a FIFO in its place would hang every command
+            raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
         except (tomllib.TOMLDecodeError, OSError) as exc:
             raise ConfigError(f"cannot read {path}: {exc}") from exc
         except UnicodeDecodeError as exc:
@@ -240,7 +248,9 @@ def remember_setting(name: str, value: str, path: Path | None = None) -> None:
     untouched (ConfigError)."""
     path = path or config_path()
     try:
-        lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+        lines = read_regular_text(path, CONFIG_MOST_BYTES).splitlines() if path.exists() else []
+    except NotRegularFile as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
     entry = f"{name} = {json.dumps(value)}"

@@ -92,7 +92,7 @@ def summary(event: Event) -> str:
         case T.LLM_CALL, LlmCallData() as p:
             return _usage(p)
         case T.LLM_ERROR, LlmErrorData() as p:
-            return f"{p.role}: {p.message}"
+            return f"{p.role}: {p.message}" + (f" — it said: {_shortened(p.said, SAID_SHOWN)}" if p.said else "")
         case T.ASK_USER, QuestionData() as p:
             return f"asks the person: {p.question}"
         case T.USER_REPLY, ReplyData() as p:
@@ -140,6 +140,13 @@ def choice_table(chosen: ChosenData) -> list[tuple[str, str, str]]:
         why = f"dropped: {row.dropped_by}" if row.dropped_by else f"score {row.score:g}"
         marked.append(("→" if n == chosen.position else "", words, why))
     return marked
+
+
+SAID_SHOWN = 400  # of an unusable answer, on one line; the report shows all that was stored
+
+
+def _shortened(text: str, most: int) -> str:
+    return text if len(text) <= most else text[:most] + "…"
 
 
 def line(event: Event) -> str:

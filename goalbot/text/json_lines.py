@@ -9,6 +9,7 @@ from typing import Callable, Iterator, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from goalbot.text.regular_file import read_regular_text
 from goalbot.text.strict_json import NotStrictJson, strict_loads
 
 M = TypeVar("M", bound=BaseModel)
@@ -26,7 +27,7 @@ def read_json_lines(path: Path, model: type[M], what: str, max_bytes: int,
     if path.stat().st_size > max_bytes:
         raise JsonLinesError(f"{path} is over {max_bytes // 1_000_000} MB")
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = read_regular_text(path, max_bytes).splitlines()  # a FIFO swapped in after the check: refused too
     except (OSError, UnicodeDecodeError) as exc:
         raise JsonLinesError(f"cannot read {path}: {exc}") from exc
     for number, line in enumerate(lines, 1):

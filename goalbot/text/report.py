@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field
 
 from goalbot.events import ENDINGS, Actor, Event, EventType as T
 from goalbot.payloads import (
-    AS_RECORDED, PLANNED_INSTEAD, ActionData, ApprovalData, ChosenData, ExtractedData, PlanDecisionData, PolicyData,
-    PolicyName, ReplyData, ResumeData, StepData, TaskEndData, TaskStartData, ValidateData,
+    AS_RECORDED, PLANNED_INSTEAD, ActionData, ApprovalData, ChosenData, ExtractedData, LlmErrorData, PlanDecisionData,
+    PolicyData, PolicyName, ReplyData, ResumeData, StepData, TaskEndData, TaskStartData, ValidateData,
 )
 from goalbot.tally import Tally
 from goalbot.text.eventfmt import choice_table, choice_words
@@ -173,7 +173,19 @@ def _detours(events: list[Event]) -> list[str]:
                 out.append(f"- safety policy {policy.policy}: {policy.message}")
             case T.VALIDATE_FAIL, ValidateData() as verdict:
                 out.append(f"- the validator rejected: {verdict.reason}")
+            case T.LLM_ERROR, LlmErrorData(said=str() as said) as error:
+                # Fenced with more backticks than it holds: a model's text may carry its own fences.
+                fence = "`" * max(3, _longest_run(said, "`") + 1)
+                out += [f"- step {e.step}: {error.message}; the {error.role} said:", "", fence, said, fence, ""]
     return out
+
+
+def _longest_run(text: str, char: str) -> int:
+    longest = run = 0
+    for c in text:
+        run = run + 1 if c == char else 0
+        longest = max(longest, run)
+    return longest
 
 
 def _decisions(events: list[Event]) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -150,3 +151,43 @@ def test_a_facet_count_kept_as_a_recipe_reads_another_category_with_no_model(
     session = rows(db_path, "select id from sessions order by started_at desc limit 1")[0]["id"]
     assert model_calls(db_path, session) == 0
     print(f"recipe: recorded in {model_calls(db_path)} model calls, rerun with 0")
+
+
+LISTING = {"type": "object", "required": ["products"], "additionalProperties": False, "properties": {
+    "products": {"type": "array", "items": {
+        "type": "object", "required": ["name", "price"], "additionalProperties": False,
+        "properties": {"name": {"type": "string"}, "price": {"type": "integer"}}}}}}
+
+
+def test_a_reading_with_no_action_becomes_a_recipe_that_reads_the_next_days_prices_with_no_model(
+        datasette: Datasette, model_server, db_path: Path, tmp_path: Path) -> None:
+    """The commonest recipe there is: open a report, read it, every morning. The run does nothing
+    but read (--output-schema); tomorrow's rerun reads the changed prices with no model."""
+    page = f"{datasette.table_url}?category=과자&_sort=id"
+
+    def listed() -> dict[str, Any]:
+        return {"products": [{"name": row["name"], "price": row["price"]} for row in datasette.query(
+            f"select name, price from {TABLE} where category = ? order by id", "과자")]}
+
+    model = model_server({"planner": [plan("Read the 과자 products and their prices")],
+                          "navigator": [finished(summary="the table shows them")],
+                          "validator": [verdict(True, "read")] * 2,
+                          "extractor": [answer(call("extracted", data=listed()))]})
+    result, events = run_goal(db_path, model, page, "과자 상품과 가격을 읽어줘",
+                              "--output-schema", str(schema_file(tmp_path, LISTING)), "--json",
+                              "--save-recipe", "snack-prices")
+    assert result.returncode == 0, said(result, events)
+    assert "saved recipe snack-prices v1" in result.stderr, result.stderr[-3000:]
+    conn = sqlite3.connect(datasette.db)
+    try:  # the next morning: every snack's price moved
+        conn.execute(f"update {TABLE} set price = price + 300 where category = ?", ("과자",))
+        conn.commit()
+    finally:
+        conn.close()
+    rerun = run_cli("--db", str(db_path), "rerun", "snack-prices", "--no-tui", "--yes",
+                    "--base-url", DEAD_ENDPOINT, "--model", "dead", "--json", timeout=180)
+    assert "Traceback" not in rerun.stderr, rerun.stderr
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert answered(rerun) == listed()
+    session = rows(db_path, "select id from sessions order by started_at desc limit 1")[0]["id"]
+    assert model_calls(db_path, session) == 0

@@ -347,7 +347,7 @@ def test_deleting_a_book_waits_for_a_go_and_happens_once_with_it(django: DjangoS
     book = _book_id(django, "엄마를 부탁해")
     page, goal = django.admin(f"library/book/{book}/change/"), "delete the book 엄마를 부탁해"
 
-    refused_db = tmp_path / "refused" / "goalbot.db"
+    refused_db = tmp_path / "refused.db"
     result, events = run_goal(refused_db, model_server(_deletion_script()), page, goal, "--max-failures", "1",
                               *signed_in)
     _note("delete without --allow-risky", result, events)
@@ -358,7 +358,7 @@ def test_deleting_a_book_waits_for_a_go_and_happens_once_with_it(django: DjangoS
     assert django.value("select count(*) from library_book where id = ?", book) == 1
     assert _deletions(django, book) == 0
 
-    allowed_db = tmp_path / "allowed" / "goalbot.db"
+    allowed_db = tmp_path / "allowed.db"
     result, events = run_goal(allowed_db, model_server(_deletion_script()), page, goal, "--allow-risky",
                               *signed_in)
     _note("delete with --allow-risky", result, events)

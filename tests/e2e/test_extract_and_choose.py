@@ -25,8 +25,8 @@ def test_a_run_extracts_chooses_by_policy_and_clicks_the_pick(
     chosen = next(e for e in events if e["type"] == "CHOSEN")
     assert chosen["policy"] == "cheapest_front" and chosen["chosen"]["label"] == "A2"
     why = {row["candidate"]["label"]: (row["dropped_by"], row["score"]) for row in chosen["table"]}
-    assert why == {"A1": ("price <= 55", None), "A2": (None, 10.0),  # the limit the run was given
-                   "A7": ("available == true", None), "B4": (None, 0.0)}
+    assert why == {"A1": ("price > 55", None), "A2": (None, 10.0),  # the limit the run was given
+                   "A7": ("available != true", None), "B4": (None, 0.0)}
     looks = [e["url"] for e in events if e["type"] == "OBSERVATION"]
     assert looks[-1].endswith("seat-picker.html?picked=A2")  # the pick's own link was clicked
     extractor = [r for r in model.requests if "You are the Extractor" in json.dumps(r["messages"])]
@@ -39,7 +39,7 @@ def test_a_run_extracts_chooses_by_policy_and_clicks_the_pick(
     assert "<data>" in act["message"]  # the stored event keeps what the model was told
     report = run_cli("--db", str(db_path), "report").stdout  # the latest session's
     assert "| → | label=\"A2\", row=1, price=49.0, available=true | score 10 |" in report, report
-    assert "|  | label=\"A7\", row=1, price=45.0, available=false | dropped: available == true |" in report
+    assert "|  | label=\"A7\", row=1, price=45.0, available=false | dropped: available != true |" in report
     shown = run_cli("--db", str(db_path), "recipe", "show", "seats").stdout
     assert "policy cheapest_front: only available == true; price <=" in shown and "needs --var MAX" in shown
     assert "reads: seats from rows '#seats > tbody:nth-of-type(1) > tr' (label, row, price, " \
@@ -158,7 +158,7 @@ async def test_the_dashboard_shows_why_the_pick_was_made(
         svg = app.export_screenshot()
     drawn = html.unescape("".join(re.findall(r">([^<>]*)</text>", svg))).replace("\xa0", " ")
     for words in ("cheapest_front: only available == true", 'label="A2"', "score 10",
-                  "dropped: available == true", "dropped: price <= 55", "→"):
+                  "dropped: available != true", "dropped: price > 55", "→"):
         assert words in drawn, words
 
 

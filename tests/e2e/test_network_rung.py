@@ -1,7 +1,7 @@
 """Data from where it lives: an `extract` finds the data the model read in the JSON the page
 fetched, keeps the place (an address and a path), and a rerun reads it there with no model — for a
 chart drawn on a canvas, after the page is redesigned, and for a grid that draws 40 of its 5,000
-rows. A response that carried a credential is never kept, so nothing is read from it."""
+rows; a signed-in page's own data too, with no credential kept."""
 
 from __future__ import annotations
 
@@ -121,27 +121,38 @@ def test_a_grid_that_draws_40_of_its_5000_rows_is_read_whole_and_reruns_with_no_
 
 
 @pytest.mark.parametrize("via", ["auth", "cookie", "field", "post"])
-def test_a_response_that_carried_a_credential_is_never_kept_nor_read_again(
+def test_a_signed_in_pages_own_data_is_read_and_its_credentials_are_never_kept(
         via: str, hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
-    """The page fetches the same data with a bearer token, with a cookie, in a body that carries a
-    token, or as the answer to a POST: the model's data is found in none of them, so the recipe
-    keeps no place in them and a rerun with no model cannot read it; no credential is stored."""
+    """The page fetches its data with a bearer token, with a cookie, or in a body that also carries
+    a token: the page's own data, read from its JSON and again on a rerun with no model, the token
+    field left out. The answer to a POST is never read. No credential is stored."""
     hardsite.reset()
     entries = [{"label": f"Entry {n}", "amount": 10 * n} for n in range(1, 6)]
-    hardsite.posted["statement"] = {"entries": entries}
-    hardsite.posted["statement-with-token"] = {"entries": entries, "session_token": "f1eld-token-553"}
-    hardsite.post_answers["/api/statement-post"] = {"entries": entries}
+
+    def serve(rows: list[dict[str, Any]]) -> None:
+        hardsite.posted["statement"] = {"entries": rows}
+        hardsite.posted["statement-with-token"] = {"entries": rows, "session_token": "f1eld-token-553"}
+        hardsite.post_answers["/api/statement-post"] = {"entries": rows}
+
+    serve(entries)
     schema = {"type": "object", "required": ["entries"], "properties": {"entries": {"type": "array", "items": {
         "type": "object", "required": ["label", "amount"],
         "properties": {"label": {"type": "string"}, "amount": {"type": "number"}}}}}}
     model = model_server(_script("entries", {"entries": entries}))
     _, read = _record(db_path, tmp_path, model, hardsite.page("private") + f"?via={via}", "entries", schema)
-    assert read["valid"] and read["network"] is None, read
-    assert hardsite.reached("/api/statement-post" if via == "post" else
-                            "/api/statement-with-token" if via == "field" else "/api/statement")  # it was fetched
+    fetched = {"post": "/api/statement-post", "field": "/api/statement-with-token"}.get(via, "/api/statement")
+    assert hardsite.reached(fetched)
+    assert read["valid"] and (read["network"] or {}).get("path") == (None if via == "post" else fetched), read
+
+    today = [{"label": f"Entry {n}", "amount": 7 * n + 1} for n in range(1, 6)]
+    serve(today)
     result, events = _rerun(db_path, "entries")
-    assert result.returncode != 0
-    assert not [e for e in events if e["type"] == "EXTRACTED" and e["valid"]]
+    valid = [e for e in events if e["type"] == "EXTRACTED" and e["valid"]]
+    if via == "post":
+        assert result.returncode != 0 and not valid
+    else:
+        assert result.returncode == 0, result.stderr
+        assert [(e["read_by"], e["data"]) for e in valid] == [("network", {"entries": today})]
     stored = db_path.read_bytes() + b"".join(p.read_bytes() for p in db_path.parent.glob(f"{db_path.name}-*"))
     for credential in (b"t0ken-value-991", b"c00kie-value-778", b"f1eld-token-553"):
         assert credential not in stored

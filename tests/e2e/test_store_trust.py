@@ -118,6 +118,7 @@ def test_many_processes_opening_a_fresh_store_at_once(tmp_path: Path) -> None:
               "from storage.db import connect; connect(Path(sys.argv[2])).close()")
     for round_ in range(3):
         store = tmp_path / f"round{round_}" / "goalbot.db"
+        store.parent.mkdir()
         openers = [subprocess.Popen([sys.executable, "-c", opener, str(go), str(store)], cwd=REPO,
                                     stderr=subprocess.PIPE, text=True) for _ in range(12)]
         go.touch()

@@ -1,6 +1,6 @@
-"""A list that draws only the rows on screen, with no JSON to read it from (the page fetched it with
-a token): `extract` scrolls its box through and gathers every row, checks the count against the
-total the page says, and a rerun does the same with no model."""
+"""A list that draws only the rows on screen, with no JSON to read it from (the page asked for it
+with a POST, as a search form does): `extract` scrolls its box through and gathers every row,
+checks the count against the total the page says, and a rerun does the same with no model."""
 
 from __future__ import annotations
 
@@ -21,14 +21,14 @@ def test_a_virtualised_grid_is_scrolled_through_and_every_row_read_with_its_coun
         hardsite: HardSite, model_server, db_path: Path, tmp_path: Path) -> None:
     hardsite.reset()
     served = _stock(1200, 0)
-    hardsite.posted["stock"] = {"total": 1200, "items": served}
+    hardsite.post_answers["/api/stock-search"] = {"total": 1200, "items": served}
     model = model_server(_script("items", {"items": _fields(served[:40])}))  # the rows on screen
     _, read = _record(db_path, tmp_path, model, hardsite.page("grid") + "?private=1", "items", STOCK_SCHEMA)
-    assert read["network"] is None  # fetched with a token: never kept
+    assert read["network"] is None  # the answer to a POST: never kept
     assert read["data"]["items"] == _fields(served), len(read["data"]["items"])
 
     today = _stock(1200, 5)
-    hardsite.posted["stock"] = {"total": 1200, "items": today}
+    hardsite.post_answers["/api/stock-search"] = {"total": 1200, "items": today}
     rerun = run_cli("--db", str(db_path), "rerun", "items", "--no-tui", "--yes", "--base-url", DEAD_ENDPOINT, "--json")
     assert rerun.returncode == 0, rerun.stderr
     events = [dict(type=r["type"], **json.loads(r["data"] or "{}")) for r in rows(
@@ -38,6 +38,6 @@ def test_a_virtualised_grid_is_scrolled_through_and_every_row_read_with_its_coun
     assert read["read_by"] == "places" and read["data"]["items"] == _fields(today)
 
     # The page says one more row than its list holds: read short, the rerun stops and says so.
-    hardsite.posted["stock"] = {"total": 1201, "items": today}
+    hardsite.post_answers["/api/stock-search"] = {"total": 1201, "items": today}
     short = run_cli("--db", str(db_path), "rerun", "items", "--no-tui", "--yes", "--base-url", DEAD_ENDPOINT)
     assert short.returncode != 0 and "1200 rows were read, and the page says 1201" in short.stderr, short.stderr

@@ -30,7 +30,7 @@ def test_the_cheapest_front_row_seat_under_the_limit_and_the_table_that_says_why
     assert choice.chosen is not None and choice.chosen["label"] == "A2"
     assert choice.tie_break == "label_asc"  # A3 and A2 cost the same: the label settled it
     dropped = {row.candidate["label"]: row.dropped_by for row in choice.table}
-    assert dropped == {"A1": "price <= 50", "B4": None, "A7": "available == true", "A3": None, "A2": None}
+    assert dropped == {"A1": "price > 50", "B4": None, "A7": "available != true", "A3": None, "A2": None}
     assert {row.candidate["label"]: row.score for row in choice.table if row.score is not None} == \
         {"B4": 0, "A3": 10, "A2": 10}
 

@@ -82,3 +82,17 @@ def test_run_help_is_in_sections_with_a_short_usage() -> None:
     for section in ("model:", "browser:", "you and the run:", "limits:", "pace (what the site sees):",
                     "where pages may go:", "secrets:", "recipe:", "global options:"):
         assert f"\n{section}\n" in result.stdout, section
+
+
+def test_the_early_driver_knows_every_flag_with_a_value_that_may_come_before_a_command() -> None:
+    import argparse
+
+    from goalbot.cli.commands import build_parser
+    from goalbot.cli.warm_start import GLOBAL_FLAGS_WITH_VALUES, named_command
+
+    parser = build_parser()
+    taking = {option for action in parser._actions if action.option_strings and action.nargs != 0
+              and not isinstance(action, (argparse._HelpAction, argparse._VersionAction))
+              for option in action.option_strings if option.startswith("--")}
+    assert taking == GLOBAL_FLAGS_WITH_VALUES
+    assert named_command(["--base-url", "http://127.0.0.1:8000/v1", "--model", "m", "run", "a goal"]) == "run"

@@ -21,7 +21,7 @@ SESSION = "20261121-162334-b0d1"
 
 @pytest.fixture
 def old_store(db_path: Path) -> Path:
-    db_path.parent.mkdir(parents=True)
+    db_path.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(BEFORE_VERSIONS, db_path)
     return db_path
 

@@ -3,8 +3,8 @@
 A link, a script, a form, a redirect or a new tab: every document request of a tab's top frame,
 each hop of a redirect included, is paused in Chromium itself (the DevTools `Fetch` domain, one
 session per tab) and goes on only when the address is allowed. Playwright's own routing sees the
-first request of a new tab, before that tab's session exists, and holds it until the session is
-ready. After every action, a tab that ended up anywhere else all the same (an address no network
+first request of a new tab before that tab (or its session) exists: it is stopped, and the tab is
+sent to that address again once it shows and is watched. After every action, a tab that ended up anywhere else all the same (an address no network
 request shows, such as a local file) is taken back. Frames inside an allowed page are left alone.
 
 An action can end while a navigation it started is still on its way: a form post the server answers
@@ -20,7 +20,7 @@ import contextlib
 import time
 from typing import Any, Callable
 
-from playwright.async_api import BrowserContext, CDPSession, Page, Request, Route
+from playwright.async_api import BrowserContext, CDPSession, Frame, Page, Request, Route
 from playwright.async_api import Error as PlaywrightError
 
 _DOCUMENTS = {"patterns": [{"urlPattern": "*", "resourceType": "Document", "requestStage": stage}
@@ -28,6 +28,8 @@ _DOCUMENTS = {"patterns": [{"urlPattern": "*", "resourceType": "Document", "requ
 # How long an action's end waits for a navigation let through to be answered: one slower than this
 # (or cancelled, which is never answered) is decided by the next action's end, as before.
 ANSWER_WITHIN_S = 5.0
+# How long a new tab, watched, is given to reach its first address again.
+REOPEN_WITHIN_S = 10.0
 # How long a tab taken back from a stopped navigation is asked to go back while it cannot answer.
 LEAVE_WITHIN_S = 2.0
 
@@ -41,6 +43,8 @@ class DomainGuard:
         # Per tab, its top frame's navigation let through and not yet answered: (network id, since).
         self._in_flight: dict[Page, tuple[str, float]] = {}
         self._answered = asyncio.Event()
+        self._to_reopen: list[str] = []  # new tabs' first addresses, in the order they were asked
+        self._reopening: set[asyncio.Task[None]] = set()
 
     async def attach(self, context: BrowserContext) -> None:
         await context.route("**/*", self._route)
@@ -49,7 +53,16 @@ class DomainGuard:
     def _ensure(self, page: Page) -> asyncio.Task[None]:
         if page not in self._watching:
             self._watching[page] = asyncio.ensure_future(self._watch(page))
+            if self._to_reopen:  # the tab whose first request was stopped until it is watched
+                reopening = asyncio.ensure_future(self._reopen(page, self._to_reopen.pop(0)))
+                self._reopening.add(reopening)
+                reopening.add_done_callback(self._reopening.discard)
         return self._watching[page]
+
+    async def _reopen(self, page: Page, url: str) -> None:
+        await self._watching[page]
+        with contextlib.suppress(PlaywrightError):
+            await page.goto(url, wait_until="commit", timeout=REOPEN_WITHIN_S * 1000)
 
     async def watch(self, page: Page) -> None:
         """Returns once every document request of `page`'s top frame passes through the check."""
@@ -112,12 +125,25 @@ class DomainGuard:
 
     async def _route(self, route: Route, request: Request) -> None:
         try:
-            if request.is_navigation_request() and request.frame.parent_frame is None:
+            frame: Frame | None = request.frame
+        except PlaywrightError:
+            # A new tab's first request comes before its frame exists (Playwright will not name
+            # it): it is a top frame's all the same, and the tab is watched once it opens.
+            frame = None
+        try:
+            if request.is_navigation_request() and (frame is None or frame.parent_frame is None):
                 if not self.allows(request.url):
                     self._blocked.append(request.url)
                     await route.abort("blockedbyclient")
                     return
-                await self._ensure(request.frame.page)  # a new tab: its redirects are watched too
+                if frame is None:
+                    # A new tab's first request, which comes before Playwright shows the tab: were it
+                    # let through, its redirect hops would go unwatched. It is stopped, and sent
+                    # again once the tab shows and is watched.
+                    self._to_reopen.append(request.url)
+                    await route.abort("blockedbyclient")
+                    return
+                await self._ensure(frame.page)  # a tab not yet watched: its redirects are watched too
             await route.continue_()
         except PlaywrightError:
             pass  # the page closed while the request waited: nothing left to guard
@@ -126,6 +152,8 @@ class DomainGuard:
         """Addresses stopped since the last call. Chromium shows an error page where a navigation
         was stopped: the tab goes back to where the agent was. A tab on an address that is not
         allowed (one no request shows) is taken back, or closed when a page opened it."""
+        if self._reopening:  # a new tab sent on to its first address: decided once it got there
+            await asyncio.wait(list(self._reopening), timeout=REOPEN_WITHIN_S)
         await self._navigations_answered()
         blocked, self._blocked = self._blocked, []
         if blocked and not page.url.startswith("chrome-error:"):

@@ -18,6 +18,7 @@ from goalbot.operators.display import display_problem
 from goalbot.operators.browser.locate import LAUNCH_ARGS, BrowserNotFound, find_browser
 from goalbot.operators.browser.options import BrowserOptions
 from goalbot.operators.browser.scripts import PAGE_SCRIPTS_JS
+from goalbot.text.regular_file import NotRegularFile, read_regular_text
 
 CONNECT_TIMEOUT_MS = 15_000
 PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -106,7 +107,9 @@ def _first_line(exc: BaseException) -> str:
 
 def _read_state(path: Path) -> dict[str, object]:
     try:
-        state = json.loads(path.read_text(encoding="utf-8"))
+        state = json.loads(read_regular_text(path))  # a FIFO is refused, never waited on
+    except NotRegularFile as exc:
+        raise OperatorError(f"cannot read the storage state {path}: {exc.strerror}") from exc
     except (OSError, ValueError) as exc:
         raise OperatorError(f"cannot read the storage state {path}: {exc}") from exc
     if not isinstance(state, dict) or not isinstance(state.get("cookies", []), list):

@@ -21,9 +21,11 @@ from playwright.async_api import async_playwright
 from goalbot import actions as A
 from goalbot import defaults as D
 from goalbot.actions import Action, ActionResult, Outcome
-from goalbot.operators.base import ActionFailed, Landing, Located, Observation, OperatorError, ReadBack
+from goalbot.operators.trace_scrub import SECRET_TYPED
+from goalbot.operators.base import ActionFailed, Landing, Located, Observation, OperatorError, ReadBack, Shown
 from goalbot.operators.browser import activation, evidence, keyboard, pages, pictures, pointer, reading, widgets
 from goalbot.operators.browser import checks as js
+from goalbot.operators.browser import pdf_viewer
 from goalbot.operators.browser import scroll as scrolling
 from goalbot.operators.browser.effects import EffectProbe, classify, first_line
 from goalbot.operators.browser.elements import Elements
@@ -87,6 +89,7 @@ class BrowserOperator:
         # from the latest look, until something is done on the page: no call of their own.
         self._expected: list[str] = []
         self._found_in_look: tuple[Frame, dict[str, list[Any]]] | None = None
+        self._secret_marked = False  # the trace holds the moment a secret was first typed
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -148,6 +151,16 @@ class BrowserOperator:
             except Exception:  # a browser already gone has no trace to give
                 return None
             return path.read_bytes() if keep and path.exists() else None
+
+    async def secret_typed_next(self) -> None:
+        """Marks the trace, once: the frames drawn from here on are left out of the one kept."""
+        if self._launched is None or self.options.trace == "off" or self._secret_marked:
+            return
+        self._secret_marked = True
+        tracing = self._launched.context.tracing
+        with contextlib.suppress(PlaywrightError):
+            await tracing.group(SECRET_TYPED)
+            await tracing.group_end()
 
     async def close(self) -> None:
         # Closing a browser that already died must not mask the real error.
@@ -359,8 +372,15 @@ class BrowserOperator:
     async def read_places(self, place: dict[str, Any]) -> ReadBack:
         return await reading.read_places(self, place)
 
+    async def shown(self, noun: str, fields: list[str], scope: int | None) -> Shown:
+        return await reading.shown(self, noun, fields, scope)
+
     async def fetched(self) -> list[Fetched]:
         return await self._fetched.fetched()
+
+    async def shown_pdf(self) -> Path | None:
+        return await pdf_viewer.shown_pdf(self.page, self._guard.allows if self._guard else None,
+                                     self.download_dir / "shown")
 
     async def pictures_text(self, scope: int | None) -> str:
         return await pictures.pictures_text(self, scope)

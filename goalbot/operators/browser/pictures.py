@@ -1,6 +1,8 @@
 """The words drawn in a page's pictures — a canvas, a large image — read by OCR, for `extract`:
-a chart's labels, a table drawn as an image, a surface that is only pixels. Only the main frame,
-only what shows, and only a few pictures: each costs a screenshot and a tesseract run."""
+a chart's labels, a table drawn as an image, a surface that is only pixels. Each picture's words
+come back in its rows and columns (goalbot.operators.picture_layout), so a table keeps its rows and
+a bar's value stays with its label. Only the main frame, only what shows, and only a few
+pictures: each costs a screenshot and an OCR run."""
 
 from __future__ import annotations
 
@@ -11,12 +13,14 @@ from typing import TYPE_CHECKING
 from PIL import Image
 from playwright.async_api import Error as PlaywrightError
 
-from goalbot.operators.ocr import available, picture_text
+from goalbot.operators.ocr import picture_words, words_available
+from goalbot.operators.picture_layout import layout_lines
 
 if TYPE_CHECKING:
     from goalbot.operators.browser.hands import BrowserHands
 
 MOST_PICTURES = 4
+LANGUAGES = "eng+kor"  # names on Korean market pages ("삼성전자") are as common as tickers
 WORDED = re.compile(r"[^\W\d_]{3,}|\d")
 # Canvases and images big enough to hold words, on screen, inside the scope (element [scope]).
 _PICTURES_JS = """([scope, most]) => {
@@ -37,7 +41,7 @@ _PICTURES_JS = """([scope, most]) => {
 
 async def pictures_text(op: BrowserHands, scope: int | None) -> str:
     """Each picture's words, line by line, the pictures apart by a blank line; "" for none."""
-    if not available():
+    if not words_available():
         return ""
     local = 0
     if scope is not None and 1 <= scope <= len(op.elements.targets):
@@ -48,10 +52,10 @@ async def pictures_text(op: BrowserHands, scope: int | None) -> str:
         shots = [await op.page.screenshot(clip=box, type="png", caret="initial", timeout=10_000) for box in boxes]
     except PlaywrightError:
         return ""
-    read = [_worded(await picture_text(Image.open(io.BytesIO(shot)), "eng")) for shot in shots]
+    read = [_worded(layout_lines(await picture_words(Image.open(io.BytesIO(shot)), LANGUAGES))) for shot in shots]
     return "\n\n".join(text for text in read if text)
 
 
-def _worded(text: str) -> str:
+def _worded(lines: list[str]) -> str:
     """The lines that hold a word or a number: what OCR makes of a line chart's strokes is not."""
-    return "\n".join(line for line in text.splitlines() if WORDED.search(line))
+    return "\n".join(line for line in lines if WORDED.search(line))

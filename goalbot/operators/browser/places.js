@@ -209,7 +209,9 @@
       used.add(fits[0].at);
     }
     const everyRow = [...document.querySelectorAll(each)];
-    return { place: { each, fields }, positions: rows.map((r) => everyRow.indexOf(r)) };
+    const drawnRows = everyRow.filter((row) => isRow(row, { fields }));
+    return { place: { each, fields }, positions: rows.map((r) => everyRow.indexOf(r)), drawn: drawnRows.length,
+             leads: rows.every((r, i) => drawnRows[i] === r) };
   };
 
   const locate = (all, data, name = "") => {
@@ -227,21 +229,66 @@
       return each ? { place: { each, ...place(cells[0][0].how) }, positions: [] } : null;
     }
     const fields = {};
-    let positions = [];
+    let list = { positions: [] };
     for (const [name, value] of Object.entries(data)) {
       const found = locate(all, value, name);
       if (!found) return null;
       fields[name] = found.place;
-      if (found.positions.length) positions = found.positions;
+      if (found.positions.length) list = found;
     }
-    return { place: { fields }, positions };
+    return { place: { fields }, positions: list.positions, drawn: list.drawn || 0, leads: !!list.leads };
   };
+
+  // How many records the page says its list holds ("5,000 rows"; with `of`, "1–40 of 5,000"),
+  // in its visible text outside the rows themselves (`skip`, their selector). The same number
+  // written in a heading and again in a paragraph is one count; different numbers say none.
+  const NOUNS = ["items", "rows", "results", "records", "entries", "orders", "products"];
+  const COUNT = "(?<![\\p{L}\\p{N}.,])(\\d{1,3}(?:[,\\u00a0\\u202f]\\d{3})+|\\d+)";
+  const visibleText = (skip) => {
+    const parts = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+      const parent = t.parentElement;
+      if (!parent || !t.textContent.trim() || parent.closest("script, style, noscript, template")) continue;
+      if (skip && parent.closest(skip)) continue;
+      if (parent.checkVisibility && !parent.checkVisibility()) continue;
+      parts.push(t.textContent);
+    }
+    return squash(parts.join(" "));
+  };
+  const saidTotal = (where, skip, withOf) => {
+    const own = wordsOf(String(where || "").split("/").filter((w) => !/^\d+$/.test(w)).pop() || "");
+    const nouns = [...NOUNS, ...own.map((w) => `${w}(?:s|es)?`)].join("|");
+    const pattern = new RegExp(`${COUNT}\\s+(?:${nouns})(?![\\p{L}\\p{N}])`
+      + (withOf ? `|(?<![\\p{L}\\p{N}])of\\s+${COUNT}(?![\\p{L}\\p{N}])` : ""), "giu");
+    let text;
+    try { text = visibleText(skip); } catch { text = visibleText(null); }
+    const counts = new Set([...text.matchAll(pattern)].map((m) => Number((m[1] || m[2]).replace(/\D/g, ""))));
+    return counts.size === 1 ? [...counts][0] : null;
+  };
+  // What a list shows while it loads, never data: a word for loading, an ellipsis alone, a row
+  // marked busy or drawn as a skeleton. An empty cell may be a row still filling, or just empty.
+  const LOADING = new RegExp("^(?:[.…·\\s]+|(?:\\S+\\s+){0,2}(?:(?<!\\p{L})(?:loading|fetching|please wait|chargement"
+    + "|cargando|carregando|caricamento|wird geladen|lädt|загрузка)|로딩|불러오는|読み込み|読込|加载|載入)\\p{L}{0,2}"
+    + "(?:\\s+\\S{1,12}){0,2}?\\s*(?:…|\\.{2,})?)$", "iu");
+  const SKELETON = "[aria-busy=true], [class*=skeleton], [class*=shimmer]";
+  const isLoading = (text, el) => (!!text && LOADING.test(text) && !/\d/.test(text))
+    || !!(el && el.closest && el.closest(SKELETON));
+  const WAIT_LOADING = 15000, WAIT_EMPTY = 1000;  // ms a read waits for rows to fill
+  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+  let loading = [], empty = 0;
 
   // Reading a place: `misses` says what was there but could not be read as recorded.
   const misses = [];
   const readText = (el, p, where) => {
     if (!el) return undefined;
     const text = squash(el.textContent);
+    if (isLoading(text, el)) {
+      loading.push(`${where || "the value"}: still ${JSON.stringify(text || "loading")} after ${WAIT_LOADING / 1000} s`);
+      misses.push(loading[loading.length - 1]);
+      return undefined;
+    }
+    if (!text) empty += 1;
     switch (p.as) {
       case "number": {
         const n = numberIn(text);
@@ -276,11 +323,21 @@
     return null;
   };
   const drawn = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  // A row with none of the record's cells is none of its rows: a spacer that gives a virtualised
+  // list its height, a sentinel an endless one watches.
+  const isRow = (row, p) => Object.values(p.fields).some((f) => row.querySelector(f.at));
   const rowsOf = (p, where) => {
     const rows = [...document.querySelectorAll(p.each)];
     if (!p.fields) return rows.map((r, i) => [r, readText(r, p, `${where}/${i}`)]);
-    return rows.map((row, i) => {
+    const loadingRow = (row) => isLoading(squash(row.textContent), row);
+    return rows.filter((row) => isRow(row, p) || loadingRow(row)).map((row, i) => {
       const record = {};
+      const whole = squash(row.textContent);
+      if (loadingRow(row)) {
+        loading.push(`${where}/${i}: still ${JSON.stringify(whole || "loading")} after ${WAIT_LOADING / 1000} s`);
+        misses.push(loading[loading.length - 1]);
+        return [row, record];
+      }
       for (const [name, f] of Object.entries(p.fields)) {
         const value = readText(row.querySelector(f.at), f, `${where}/${i}/${name}`);
         if (value !== undefined) record[name] = value;
@@ -288,7 +345,36 @@
       return [row, record];
     });
   };
-  let scrolled = false;
+  let scrolled = false, total = null;
+  // `read()` again while what it read is still loading, until it fills or the wait is over:
+  // its value, and whether it filled. What never filled stays a miss, never data.
+  const settled = async (read) => {
+    const start = performance.now();
+    for (;;) {
+      const before = misses.length;
+      loading = [];
+      empty = 0;
+      const value = await read();
+      const waited = performance.now() - start;
+      if (!loading.length && (!empty || waited > WAIT_EMPTY)) return [value, true];
+      if (loading.length && waited > WAIT_LOADING) return [value, false];
+      misses.splice(before);
+      await pause(50);
+    }
+  };
+  // At its end, an endless list fetches its next page and grows: waited for, unless the page's
+  // count says every row is read already.
+  const WAIT_GROW = 3000;
+  const grows = async (box, count, where, each) => {
+    const said = saidTotal(where, each, true);
+    if (said !== null && count >= said) return false;
+    const height = box.scrollHeight, until = performance.now() + WAIT_GROW;
+    while (performance.now() < until) {
+      await pause(50);
+      if (box.scrollHeight > height) return true;
+    }
+    return false;
+  };
   const gathered = async (p, where, box) => {
     scrolled = true;
     const start = box.scrollTop, byOffset = new Map();
@@ -296,22 +382,22 @@
     box.scrollTop = 0;
     await drawn();
     for (let steps = 0; steps < MOST_STEPS && byOffset.size < MOST_ROWS; steps += 1) {
-      const rows = rowsOf(p, where);
+      const [rows, filled] = await settled(() => rowsOf(p, where));
       for (const [row, value] of rows) byOffset.set(offset(row), value);
+      if (!filled) break;  // rows that never filled: what follows would be read short too
       const before = box.scrollTop;
       const bottoms = rows.map(([row]) => row.getBoundingClientRect().bottom - box.getBoundingClientRect().top);
       box.scrollTop += Math.max(box.clientHeight * 0.8, Math.max(0, ...bottoms) - 30);
-      if (box.scrollTop === before) break;
+      if (box.scrollTop === before && !(await grows(box, byOffset.size, where, p.each))) break;
       await drawn();
     }
     box.scrollTop = start;
     const values = [...byOffset.entries()].sort((a, b) => a[0] - b[0]).map(([, value]) => value);
     // The page's own count of the list, when it says one ("5,000 items"): a list read short is a miss.
-    const said = [...(document.body.innerText || "").matchAll(
-      /(\d[\d,]*)\s+(?:items|rows|results|records|entries|orders|products)\b|\bof\s+(\d[\d,]*)\b/gi)]
-      .map((m) => Number((m[1] || m[2]).replace(/,/g, "")));
-    if (said.length === 1 && said[0] !== values.length) {
-      misses.push(`${where || "the list"}: ${values.length} rows were read, and the page says ${said[0]}`);
+    const said = saidTotal(where, p.each, true);
+    if (total === null) total = said;
+    if (said !== null && said !== values.length) {
+      misses.push(`${where || "the list"}: ${values.length} rows were read, and the page says ${said}`);
     }
     return values;
   };
@@ -353,7 +439,14 @@
       // Every row drawn already (a plain long table in a scrolling box): nothing to gather.
       const span = rows.length ? rows[rows.length - 1][0].getBoundingClientRect().bottom
         - rows[0][0].getBoundingClientRect().top : 0;
-      return box && span < box.scrollHeight * 0.9 ? gathered(p, where, box) : rows.map(([, value]) => value);
+      if (box && span < box.scrollHeight * 0.9) return gathered(p, where, box);
+      // Every row drawn: the page's count of them ("12 quotes") says whether that is the list.
+      const said = saidTotal(where, p.each, false);
+      if (total === null) total = said;
+      if (said !== null && said > rows.length) {
+        misses.push(`${where || "the list"}: ${rows.length} rows were read, and the page says ${said}`);
+      }
+      return rows.map(([, value]) => value);
     }
     const object = {};
     for (const [name, f] of Object.entries(p.fields || {})) {
@@ -369,9 +462,28 @@
     case "locate":
       try { return locate(owners(rootOf(arg.scope)), arg.data); } catch { return null; }
     case "read":
-      return read(arg, "").then(
-        (data) => ({ data: data === undefined ? null : data, misses, scrolled }),
+      // A scrolled list waits for its rows as it goes; anything else is read again while loading.
+      return settled(async () => {
+        const data = await read(arg, "");
+        if (scrolled) { loading = []; empty = 0; }
+        return data;
+      }).then(
+        ([data]) => ({ data: data === undefined ? null : data, misses, scrolled, total }),
         (e) => ({ data: null, misses: [`the recorded place cannot be read: ${e.message}`] }));
+    case "shown": {
+      // What the page shows of a list: its count, and the data rows of its tables and grids
+      // whose column heads name a field of the list's records ("Price" for `price`).
+      const root = rootOf(arg.scope);
+      const named = (arg.fields || []).flatMap(wordsOf);
+      const heads = (grid) => squash([...grid.querySelectorAll("th, [role=columnheader]")]
+        .map((h) => h.textContent).join(" ")).toLowerCase();
+      const grids = [...root.querySelectorAll("table, [role=grid], [role=table], [role=treegrid]")]
+        .filter((grid) => !named.length || named.some((w) => heads(grid).includes(w)));
+      const rows = new Set(grids.flatMap((grid) => [...grid.querySelectorAll("tr, [role=row]")]).filter((r) =>
+        !r.closest("thead") && r.querySelector("td, [role=gridcell], [role=cell]") && squash(r.textContent)
+        && !isLoading(squash(r.textContent), r)));
+      return { said: saidTotal(arg.noun, null, false), rows: rows.size };
+    }
     case "item": {
       let row;
       try { row = document.querySelectorAll(arg.each)[arg.nth]; } catch { return []; }

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import Error as PlaywrightError
 
-from goalbot.operators.base import Located, ReadBack
+from goalbot.operators.base import Located, ReadBack, Shown
 
 if TYPE_CHECKING:
     from goalbot.operators.browser.hands import BrowserHands
@@ -53,6 +53,14 @@ async def read_places(op: BrowserHands, place: dict[str, Any]) -> ReadBack:
         return ReadBack.model_validate(await _run(op, "read", place))
     except PlaywrightError as exc:
         return ReadBack(data=None, misses=[f"the page could not be read: {exc.message.splitlines()[0]}"])
+
+
+async def shown(op: BrowserHands, noun: str, fields: list[str], scope: int | None) -> Shown:
+    try:
+        return Shown.model_validate(await _run(op, "shown", {"noun": noun, "fields": fields,
+                                                             "scope": _local(op, scope)}))
+    except PlaywrightError:
+        return Shown()
 
 
 async def items(op: BrowserHands, each: str, nth: int) -> list[int]:

@@ -57,7 +57,10 @@ async def run_in_slots(todo: list[JobRow], settings: Settings, db_path: Path, ba
             async with gate:
                 await one(row, pool)
 
-        await asyncio.gather(*(when_free(row) for row in todo))
-        # Every job has ended and is in the store: nothing is left for a slot to do on its way out
-        # but take its event loop, driver and browser apart object by object (0.15 s here).
-        stop_slots(pool)
+        try:
+            await asyncio.gather(*(when_free(row) for row in todo))
+        finally:
+            # Every job has ended and is in the store, or the batch was stopped (Ctrl-C): nothing is
+            # left for a slot to do but take its browser apart (0.15 s), or finish a job nobody
+            # waits for, which the pool's own exit would wait on.
+            stop_slots(pool)

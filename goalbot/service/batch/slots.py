@@ -42,6 +42,9 @@ def prepared() -> None:
     The Playwright driver (Node, no browser) is spawned first, to boot on another core meanwhile:
     a slot's first job then waits for its browser only."""
     dies_with_parent()
+    # Ctrl-C in a terminal reaches every process of the batch: the batch alone decides, ends its
+    # slots and writes down which jobs were cut.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from goalbot.operators.browser.early import spawn_driver
 
     spawn_driver()
