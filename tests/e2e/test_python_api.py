@@ -111,6 +111,7 @@ async def test_a_callback_that_raises_is_a_not_go(hardsite: HardSite, model_serv
 
 
 async def test_the_guards_hold_through_the_api(hardsite: HardSite, model_server, tmp_path: Path) -> None:
+    hardsite.reset()
     model = model_server(_delete_script())
     bot = Goalbot(base_url=model.base_url, model="scripted", db=tmp_path / "runs.db")
     # A secret written into the goal, a scheme off the list, a dead endpoint: refused before anything starts.
