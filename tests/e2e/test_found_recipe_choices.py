@@ -128,13 +128,24 @@ def test_under_yes_an_unsure_goal_is_planned_and_the_matcher_is_not_asked(
     assert hardsite.reached("/api/cart", "POST") == []
 
 
-def test_a_found_rerun_that_stops_is_planned_from_where_it_stopped_and_can_be_kept(
-        hardsite: HardSite, model_server, db_path: Path) -> None:
+def _record_darkmode(hardsite: HardSite, model_server, db_path: Path) -> None:  # type: ignore[no-untyped-def]
     recorded, _ = run_goal(db_path, model_server(darkmode_script()), hardsite.page("darkmode"),
                            "sign in and turn on dark mode", "--save-recipe", "darkmode", "--secret", "PW=hunter2",
                            "--var", "user=alice")
     assert recorded.returncode == 0, recorded.stderr
     hardsite.reset()
+
+
+def _found_on_the_menu_layout(hardsite: HardSite, db_path: Path, model: Any) -> Any:
+    """The recorded goal in other words, on the layout whose settings sit behind a menu."""
+    return run_cli("--db", str(db_path), "run", "log in and switch on dark mode", "--url",
+                   f"{hardsite.page('darkmode')}?variant=menu", "--no-tui", "--yes", "--var", "user=alice",
+                   "--secret", "PW=hunter2", "--base-url", model.base_url, "--model", "scripted")
+
+
+def test_a_found_rerun_that_stops_is_planned_from_where_it_stopped_and_can_be_kept(
+        hardsite: HardSite, model_server, db_path: Path) -> None:
+    _record_darkmode(hardsite, model_server, db_path)
     # The settings moved behind a menu: no rung finds the switch, and the model's patch names a
     # step the recipe does not have.
     model = model_server({
@@ -144,9 +155,7 @@ def test_a_found_rerun_that_stops_is_planned_from_where_it_stopped_and_can_be_ke
                       answer(call("click", index=element("Save"))), finished(summary="saved")],
         "validator": [verdict(True, "dark mode saved"), verdict(True, "signed in, dark mode on and saved")],
     })
-    result = run_cli("--db", str(db_path), "run", "log in and switch on dark mode", "--url",
-                     f"{hardsite.page('darkmode')}?variant=menu", "--no-tui", "--yes", "--var", "user=alice",
-                     "--secret", "PW=hunter2", "--base-url", model.base_url, "--model", "scripted")
+    result = _found_on_the_menu_layout(hardsite, db_path, model)
     assert result.returncode == 0, result.stderr
     assert "recipe darkmode v1 stopped: step 2: TargetNotFound" in result.stderr, result.stderr
     assert "planned instead" in result.stderr, result.stderr
@@ -165,11 +174,7 @@ def test_a_found_rerun_that_stops_is_planned_from_where_it_stopped_and_can_be_ke
 
 def test_a_found_rerun_that_stops_after_its_patch_keeps_no_patched_version(
         hardsite: HardSite, model_server, db_path: Path) -> None:
-    recorded, _ = run_goal(db_path, model_server(darkmode_script()), hardsite.page("darkmode"),
-                           "sign in and turn on dark mode", "--save-recipe", "darkmode", "--secret", "PW=hunter2",
-                           "--var", "user=alice")
-    assert recorded.returncode == 0, recorded.stderr
-    hardsite.reset()
+    _record_darkmode(hardsite, model_server, db_path)
     # The patch applies (a click on "Menu", but before Save rather than before the switch), so the
     # rerun stops again at the switch; the planner then does the goal.
     model = model_server({
@@ -181,9 +186,7 @@ def test_a_found_rerun_that_stops_after_its_patch_keeps_no_patched_version(
                       answer(call("click", index=element("Save"))), finished(summary="saved")],
         "validator": [verdict(True, "dark mode saved"), verdict(True, "signed in, dark mode on and saved")],
     })
-    result = run_cli("--db", str(db_path), "run", "log in and switch on dark mode", "--url",
-                     f"{hardsite.page('darkmode')}?variant=menu", "--no-tui", "--yes", "--var", "user=alice",
-                     "--secret", "PW=hunter2", "--base-url", model.base_url, "--model", "scripted")
+    result = _found_on_the_menu_layout(hardsite, db_path, model)
     assert result.returncode == 0, result.stderr
     assert model.script.remaining()["patcher"] == 0, "the patch was never asked for"
     assert "planned instead" in result.stderr, result.stderr
