@@ -5,7 +5,10 @@ BIN := $(VENV)/bin
 
 .PHONY: demo test install bytecode tools apps local-model bench bench-versus clean
 
+# Each long step says first what it does and for how long: pip is quiet, and a first install
+# that printed nothing for minutes looked hung.
 $(BIN)/goalbot: pyproject.toml
+	@echo "make: installing goalbot and its packages into $(VENV) (the first time, about 5 minutes)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test,mcp,cluster,tune,docs,eval]'
@@ -26,6 +29,7 @@ bytecode:
 # and tesseract reads the words under a click for the GO / NOT GO gate. redis-server is the broker
 # the tests of `goalbot batch --broker` start for their Celery workers.
 tools: install
+	@echo "make: finding a browser (installing Debian's chromium, or Playwright's, when there is none)"
 	$(BIN)/python -m goalbot.operators.browser.locate --install
 	@missing=""; command -v tmux >/dev/null || missing="tmux"; command -v Xvfb >/dev/null || missing="$$missing xvfb"; \
 	command -v xdotool >/dev/null || missing="$$missing xdotool"; command -v xterm >/dev/null || missing="$$missing xterm"; \
@@ -33,6 +37,7 @@ tools: install
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "make: installing with apt-get (a minute or two): $$missing"; \
 			apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq $$missing >/dev/null; \
 		else echo "not installed: $$missing (their tests will be skipped)"; fi; \
 	fi
@@ -44,6 +49,7 @@ demo: tools
 # own: each brings its own web stack, which must not move goalbot's.
 APPS := .venv-apps/.built
 $(APPS): tests/apps/requirements.txt
+	@echo "make: installing the applications the tests drive into .venv-apps (the first time, 2 to 3 minutes)"
 	rm -rf .venv-apps
 	$(PYTHON) -m venv .venv-apps
 	.venv-apps/bin/pip install --quiet --upgrade pip

@@ -82,8 +82,13 @@ def source_of(db: sqlite_utils.Database, batch_id: str) -> str | None:
 
 
 def cut_short(db: sqlite_utils.Database, batch_id: str, reason: str) -> None:
-    """Every job not ended is ended as cancelled, saying `reason`: for a batch no resume could run."""
+    """Every job not ended is ended as cancelled, saying `reason`: for a batch no resume could run.
+    So are their sessions still marked running (their slots are gone): none is left for
+    `goalbot resume` to offer against pages that ended with the batch."""
     with db.conn:
+        db.execute("update sessions set status = 'cancelled', finish_reason = ?, ended_at = ? where status in "
+                   "('running', 'interrupted') and id in (select session_id from batch_attempts where batch_id = ? "
+                   "and status = 'running')", [reason, _now(), batch_id])
         db.execute("update batch_jobs set status = 'cancelled', reason = ?, ended_at = ? where batch_id = ? "
                    "and status not in ('ok', 'failed', 'cancelled')", [reason, _now(), batch_id])
         db.execute("update batch_attempts set status = 'cancelled' where batch_id = ? and status = 'running'",
@@ -167,6 +172,15 @@ def attempts(db: sqlite_utils.Database, batch_id: str) -> list[tuple[int, int, s
     return [tuple(r) for r in db.execute(  # type: ignore[misc]
         "select n, attempt, worker, status, session_id from batch_attempts where batch_id = ? order by n, attempt",
         [batch_id]).fetchall()]
+
+
+def eval_of_session(db: sqlite_utils.Database, session_id: str) -> str | None:
+    """The `goalbot eval` command whose episode `session_id` was, if it was one."""
+    if not db["batch_attempts"].exists():
+        return None
+    row = db.execute("select b.source from batch_attempts a join batches b on b.id = a.batch_id "
+                     "where a.session_id = ? and b.source like ?", [session_id, EVAL_SOURCE + "%"]).fetchone()
+    return str(row[0]) if row else None
 
 
 def running_sessions(db: sqlite_utils.Database, batch_id: str) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -65,14 +66,18 @@ class DashboardState:
     proposed_from: str = ""  # "from recipe cart v1, PRODUCT = …": the stored recipe the goal found
     consent: Event | None = None  # the open APPROVAL_REQUEST: GO / NOT GO, or the budget
     question: Event | None = None  # the open ASK_USER
+    started_at: datetime | None = None  # TASK_START's time
+    latest_at: datetime | None = None  # the newest event's time: how long a replay had waited by then
 
     @property
     def finished(self) -> bool:
         return self.status in set(ENDINGS.values())
 
     def apply(self, event: Event) -> None:
+        self.latest_at = event.ts
         match event.type, event.payload:
             case T.TASK_START, TaskStartData() as p:
+                self.started_at = event.ts
                 self.session_id, self.goal, self.url = event.session_id, p.goal, p.url or ""
                 self.model, self.max_steps, self.status = p.model, p.max_steps, Phase.RUNNING
             case T.PLAN_PROPOSED, PlanData() as p:

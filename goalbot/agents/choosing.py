@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from goalbot.text.patterns import PatternError, linear, search
+from goalbot.text.plain_errors import in_words
 from goalbot.text.strict_json import NotStrictJson, strict_loads
 
 MAX_POLICY_BYTES = 200_000
@@ -327,7 +328,7 @@ def _said(error: Any) -> str:
         return "is not a part of a policy (hard, score, tie_break, pick)"
     if error["type"] == "missing":
         return "is missing"
-    return str(error["msg"])
+    return in_words(error)
 
 
 

@@ -17,6 +17,7 @@ from goalbot.agents.gathering import Gathered, Gatherer, Reading
 from goalbot.agents.context import bullet_list, geometry_of, recent, untrusted_page, with_picture
 from goalbot.agents.observing import Camera, picture_of
 from goalbot.agents.person import Person
+from goalbot.agents.planned_actions import still_fitting
 from goalbot.agents.secrets import HIDDEN, REFERENCE, Secrets
 from goalbot.events import Actor, EventType
 from goalbot.llm.answers import ActionsAnswer
@@ -140,11 +141,12 @@ class Navigator:
         turns = turns or self.settings.max_turns
         done: list[str] = []
         # One look: the planner's may lack the picture this model needs, and the page may have
-        # changed while the plan waited for approval (then the planner's actions are dropped).
+        # changed while the plan waited for approval (then the planner's actions are dropped,
+        # unless what changed is none of what they point at).
         if first or (self._sees() and observation.screenshot is None):
             now = await self.camera.look(step, seen=self._sees())
-            if now.seen_again().items != observation.seen_again().items or now.url != observation.url:
-                first = None
+            if first:
+                first = still_fitting(first, observation, now)
             observation = now
         for _turn in range(turns):
             await self.person.pause_point(step)

@@ -330,9 +330,9 @@ class Session:
         return f"step '{description}' failed: {reason}"
 
     def _progress(self) -> int:
-        """Share of the approved plan done, leaving room for the final check."""
-        total = len(self.state.plan) + 1
-        return int(100 * self.state.plan_done / total)
+        """Share of the approved plan done. The last step's verdict judges the goal too, so a plan
+        of two steps is half done after the first and whole after the second."""
+        return min(100, int(100 * self.state.plan_done / max(1, len(self.state.plan))))
 
     async def _check_progress(self, step: int) -> None:
         """Failed steps in a row on a page that never changed: the run goes round in circles."""

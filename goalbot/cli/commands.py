@@ -108,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--port", type=int, default=D.DEMO_PORT, metavar="N",
                       help=f"with --serve-only: the site on port N, the model on N+1 (default {D.DEMO_PORT}, so a "
                            "recipe recorded on it reruns at the same address; 0: any free ports)")
+    demo.add_argument("--redesigned", action="store_true",
+                      help="with --serve-only: the site after a redesign (nobody signed in, the dark-mode switch "
+                           "behind an Appearance button), for a recipe recorded on the demo to heal on")
     add_browser_flags(demo)
     add_run_flags(demo)
 
@@ -129,6 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="print a session's Markdown report")
     report.add_argument("session", metavar="ID", nargs="?", help="default: the latest session")
     report.add_argument("--json", action="store_true", help="one JSON document: the session, its status and report")
+    report.add_argument("--pictures", type=Path, metavar="DIR",
+                        help="write the screens of the moments that mattered (each GO asked for, the first failure, "
+                             "the end) into DIR, and DIR/report.md with them drawn")
 
     sessions = sub.add_parser("sessions", help="list stored sessions")
     sessions.add_argument("--status", choices=[status.value for status in RunStatus],

@@ -38,8 +38,10 @@ def cmd_demo(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
     demo = DEMOS[args.which]
     request.variables = dict(demo.variables)
     script = Script.demo()
+    if args.redesigned and not args.serve_only:
+        return fail("--redesigned is for --serve-only: goalbot demo --serve-only --redesigned")
     if args.serve_only:
-        return _serve_demo(script, args.port)
+        return _serve_demo(script, args.port, args.redesigned)
     with DemoSite() as site, ScriptedModelServer(script) as model:
         print(f"goalbot demo: site {site.url}, scripted model {model.base_url}", flush=True)
         demo_settings = settings.model_copy(
@@ -71,10 +73,11 @@ def _left_early(db_path: Path) -> bool:
     return row is not None and row.status == RunStatus.CANCELLED
 
 
-def _serve_demo(script: Script, port: int) -> int:
+def _serve_demo(script: Script, port: int, redesigned: bool = False) -> int:
     """The demo's site and scripted model, and nothing else, until Ctrl-C: to try `run`,
     `attach`, `observe`, `tail` and recipes on something that is always there, at the same
-    address each time (a recipe recorded on it reruns as it is)."""
+    address each time (a recipe recorded on it reruns as it is). `redesigned`: the site after a
+    redesign, where such a recipe heals (its model answers the patcher too)."""
     from goalbot.demo.site import DemoSite
     from goalbot.scripted.server import ScriptedModelServer
 
@@ -88,7 +91,13 @@ def _serve_demo(script: Script, port: int) -> int:
     # Ctrl-C ignored): both are taken, and before the lines that say the demo is up go out.
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, lambda *_: stopped.set())
+    if redesigned:
+        site.redesign()
     with site, model:
+        if redesigned:
+            print("goalbot demo: redesigned: the dark-mode switch is now behind an Appearance button; a recipe "
+                  f"recorded on the demo heals here: goalbot rerun darkmode --secret password=demo-pass --yes "
+                  f"--base-url {model.base_url} --model scripted-demo", flush=True)
         print(f"goalbot demo: site {site.url}/login (sign in as demo@example.com)\n"
               f"goalbot demo: scripted model {model.base_url} (it answers the demo goal, run after run)\n"
               f"goalbot demo: shop {site.url}/shop (its goals: '{SHOP_GOAL}' with --var MAX=40, "

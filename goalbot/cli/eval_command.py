@@ -33,7 +33,8 @@ def add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--workers", type=int, default=2, metavar="N", help="episodes at once (default 2)")
     p.add_argument("--json", action="store_true", help="print the scorecard as one JSON document")
     p.add_argument("--out", type=Path, metavar="FILE.json", help="also write the scorecard here (for --compare)")
-    p.add_argument("--markdown", type=Path, metavar="FILE.md", help="also write a Markdown report with a chart")
+    p.add_argument("--markdown", type=Path, metavar="FILE.md",
+                   help="also write a Markdown report, with its chart drawn as FILE.svg beside it")
     p.add_argument("--compare", nargs=2, type=Path, metavar=("A.json", "B.json"),
                    help="compare two scorecards episode by episode, and stop")
     add_model_flags(p)
@@ -75,16 +76,22 @@ def cmd_eval(args: argparse.Namespace, settings: Settings, db_path: Path) -> int
         card = run_eval(plan, settings, db_path, say, heard)
     except (EvalRefused, MiniwobMissing, OperatorError) as exc:
         return fail(str(exc))
+    if card.stopped:
+        say(f"eval: {card.stopped}; those not ended are marked not run, and the scorecard holds the rest")
     document = {**card.model_dump(mode="json"), "summary": card.summary()}
     if args.out:
         args.out.write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     if args.markdown:
-        args.markdown.write_text(render.markdown(card), encoding="utf-8")
+        from goalbot.eval.chart import svg
+
+        picture = args.markdown.with_suffix(".svg")  # beside it: the report names it by its own name
+        picture.write_text(svg(card), encoding="utf-8")
+        args.markdown.write_text(render.markdown(card, picture.name), encoding="utf-8")
     if args.json:
         print(json.dumps(document, ensure_ascii=False))
     else:
         print(render.terminal(card))
-    return 0
+    return 130 if card.stopped else 0  # the shell's word for a command stopped with Ctrl-C
 
 
 def _many(count: int, what: str) -> str:

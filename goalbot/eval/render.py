@@ -24,8 +24,9 @@ def _cost(card: Scorecard) -> str:
 def headline(card: Scorecard) -> str:
     interval = card.interval
     not_run = f"; {len(card.not_run)} not run, not counted" if card.not_run else ""
+    stopped = f" (the eval was {card.stopped})" if card.stopped else ""
     return (f"{card.successes}/{len(card.scored)} episodes succeeded ({card.rate:.0%}, 95% interval "
-            f"{interval.low:.0%}–{interval.high:.0%}){not_run}")
+            f"{interval.low:.0%}–{interval.high:.0%}){not_run}{stopped}")
 
 
 def terminal(card: Scorecard) -> str:
@@ -53,7 +54,8 @@ def terminal(card: Scorecard) -> str:
     return "\n".join(lines)
 
 
-def markdown(card: Scorecard) -> str:
+def markdown(card: Scorecard, chart: str | None = None) -> str:
+    """`chart`: the file name of the chart picture written beside it, drawn above the text one."""
     interval, tasks = card.interval, card.tasks()
     lines = [f"# goalbot eval: {card.model}", "",
              f"- endpoint: `{card.base_url}`, dialect `{card.dialect}`"
@@ -63,8 +65,10 @@ def markdown(card: Scorecard) -> str:
              f"- **success {card.rate:.0%}** ({card.successes}/{len(card.scored)}; 95% interval "
              f"{interval.low:.0%}–{interval.high:.0%})"
              + (f"; {len(card.not_run)} not run, not counted" if card.not_run else ""),
+             *([f"- **the eval was {card.stopped}**"] if card.stopped else []),
              f"- model calls {card.calls}, tokens {card.tokens}, cost {_cost(card)}, wall time {card.seconds:.0f} s",
-             "", "## Success by task", "", "```text"]
+             "", "## Success by task", "",
+             *([f"![Success by task, with 95% intervals]({chart})", ""] if chart else []), "```text"]
     width = max([len(task.task) for task in tasks] + [4])
     lines += [f"{task.task:<{width}}  {_bar(task.rate)}  {task.rate:>4.0%}  ({task.successes}/{task.episodes})"
               for task in tasks]

@@ -96,6 +96,11 @@ def run_eval(plan: EvalPlan, settings: Settings, db_path: Path, say: Say,
 
         try:
             asyncio.run(run_in_slots(rows, settings, db_path, batch_id, setup, plan.workers, started, ended))
+        except KeyboardInterrupt:
+            # Stopped (Ctrl-C): the episodes that ended are the scorecard's, the others marked not run.
+            card.stopped = f"stopped after {len(card.episodes)} of {len(planned)} episodes"
+            heard_of = {(result.task, result.seed) for result in card.episodes}
+            card.episodes += [_not_ended(e) for e in planned if (e.task.name, e.seed) not in heard_of]
         finally:  # cut short (Ctrl-C): the pages of what did not end close with this eval
             with opened(db_path) as db:
                 batches.cut_short(db, batch_id, f"{plan.command()} ended before this episode did")
@@ -103,6 +108,11 @@ def run_eval(plan: EvalPlan, settings: Settings, db_path: Path, say: Say,
     card.episodes.sort(key=lambda result: order[(result.task, result.seed)])
     card.seconds = time.monotonic() - began
     return card
+
+
+def _not_ended(episode: Episode) -> EpisodeResult:
+    return EpisodeResult(task=episode.task.name, seed=episode.seed, goal=episode.goal, success=False, reward=None,
+                         status="cancelled", reason="the eval was stopped before this episode ended", ran=False)
 
 
 def _check(jobs: list[tuple[int, Job]], settings: Settings, db_path: Path, names: set[str], say: Say) -> None:

@@ -64,6 +64,8 @@ class Scorecard(BaseModel):
     started_at: str
     seconds: float
     episodes: list[EpisodeResult] = Field(default_factory=list)
+    stopped: str = Field("", description="Why the eval ended before every episode did (Ctrl-C): its "
+                                          "episodes that had not ended are marked not run.")
 
     @property
     def scored(self) -> list[EpisodeResult]:

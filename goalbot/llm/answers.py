@@ -71,7 +71,23 @@ class ObjectAnswer(Generic[M]):
         if dialect is not Dialect.STRUCTURED:
             return None
         schema = flat_schema(self.model)
-        return {**schema, "required": list(schema.get("properties", {}))}
+        properties = {name: bounded(field) for name, field in schema.get("properties", {}).items()}
+        return {**schema, "properties": properties, "required": list(properties)}
+
+
+def bounded(field: dict[str, Any]) -> dict[str, Any]:
+    """`field` with its range written as the values it may take: the grammars servers make of a
+    schema (llama.cpp's among them) drop `minimum` and `maximum`, so a confidence of 5 fits them,
+    while an `enum` they keep. A number between 0 and 1 is given in tenths; an integer range of at
+    most 101 values, whole."""
+    low, high, kind = field.get("minimum"), field.get("maximum"), field.get("type")
+    if low is None or high is None or "enum" in field:
+        return field
+    if kind == "integer" and high - low <= 100:
+        return {**field, "enum": list(range(int(low), int(high) + 1))}
+    if kind == "number" and (low, high) == (0, 1):
+        return {**field, "enum": [tenth / 10 for tenth in range(11)]}
+    return field
 
 
 DATA_ACTIONS = frozenset({"extract", "choose"})  # offered only when a run has data to read or pick

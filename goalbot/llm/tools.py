@@ -4,11 +4,31 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, Field, model_validator
 
 from goalbot.actions import ACTION_ADAPTER, ACTION_TYPES, action_name
+
+
+def _as_share(value: Any) -> Any:
+    """A confidence out of its range read as the model most likely meant it: 90 as 90 %, and
+    anything else beyond either end as that end. A reading too low is the safe side to err on:
+    it asks the person rather than skipping a check."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        share = value / 100 if 1 < value <= 100 else value
+        return min(1.0, max(0.0, share))
+    return value
+
+
+def _as_percent(value: Any) -> Any:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return min(100, max(0, round(value)))
+    return value
+
+
+Confidence = Annotated[float, Field(ge=0, le=1), BeforeValidator(_as_share)]
+Percent = Annotated[int, Field(ge=0, le=100), BeforeValidator(_as_percent)]
 
 
 class PlanAnswer(BaseModel):
@@ -33,8 +53,8 @@ class PlanAnswer(BaseModel):
         "{\"action\": \"click\", \"index\": 5}, {\"action\": \"finished\"}].")
     long_steps: list[int] = Field(default_factory=list, description="Numbers (from 1) of steps that take many "
                                   "actions, such as a long form: each gets twice the Navigator's turns.")
-    progress_percent: int = Field(0, ge=0, le=100)
-    confidence: float = Field(0.5, ge=0, le=1)
+    progress_percent: Percent = 0
+    confidence: Confidence = 0.5
 
     @model_validator(mode="after")
     def _says_something(self) -> PlanAnswer:
@@ -88,7 +108,7 @@ class VerdictAnswer(BaseModel):
     is_valid: bool
     reason: str
     answer: str = ""
-    confidence: float = Field(0.5, ge=0, le=1)
+    confidence: Confidence = 0.5
 
 
 def _plain(node: Any, defs: dict[str, Any]) -> Any:

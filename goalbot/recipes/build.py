@@ -54,9 +54,14 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
     made, given = _Made(), [start.goal, *variables.values()]
     acting: tuple[Event, RecipeAction] | None = None  # started, not yet done
     done: RecipeAction | None = None  # done, and the look that shows what it changed is still to come
+    # Done and looked at once: a later look before the next action may still show what it made the
+    # page announce (an answer over a websocket that came after the first look).
+    answered: tuple[RecipeAction, str, list[str], str] | None = None
     rules = _DataRules(start.options)
     read: dict[str, ExtractedData] = {}  # the latest reading of each key
     for event in events:
+        if event.type in (EventType.ACT_START, EventType.STEP_START):
+            answered = None
         match event.type, event.payload:
             case EventType.EXTRACTED, ExtractedData() as extracted if extracted.valid:
                 read[extracted.key] = extracted
@@ -70,7 +75,10 @@ def build(name: str, events: list[Event], variables: dict[str, str]) -> Recipe:
                 if done is not None:  # the first look after an action: what it changed
                     seen = " ".join([page, title, *announced, *given])
                     _expect_from(done, look.url, announced, look.announced, variables, varying, made.noting(seen))
-                    done = None
+                    answered, done = (done, look.url, announced, seen), None
+                elif answered is not None and answered[1] == look.url:
+                    action, _, before, seen = answered
+                    _announced_later(action, before, look.announced, variables, made.noting(seen))
                 page, title, announced = look.url, look.title, look.announced
             case EventType.STEP_START, StepData() as step:
                 steps.setdefault(event.step or 0, RecipeStep(description=template(step.description, variables)))
@@ -178,6 +186,16 @@ def _expect_from(action: RecipeAction, url_after: str, announced_before: list[st
         action.expect.url_contains = path
     action.expect.text_appeared = [made.wild(template(text, variables), new=True) for text in announced_after
                                    if text not in announced_before]
+
+
+def _announced_later(action: RecipeAction, before: list[str], announced: list[str], variables: dict[str, str],
+                     made: _Made) -> None:
+    """Adds to what `action` is to make the page announce what a later look of the same page showed
+    first, before any other action: nothing else on the page was done in between."""
+    for text in announced:
+        later = made.wild(template(text, variables), new=True)
+        if text not in before and later not in action.expect.text_appeared:
+            action.expect.text_appeared.append(later)
 
 
 class _Made:

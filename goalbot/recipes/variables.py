@@ -58,10 +58,20 @@ def template(text: str, variables: dict[str, str]) -> str:
     return pattern.sub(lambda match: found[match.group(0)], text)
 
 
+# Korean writes a particle or an honorific onto the word it follows: "민지님의", "서울에서".
+PARTICLES = "님|씨|께|의|을|를|은|는|이|가|에|와|과|도|만|로|으로|나|랑|한테|까지|부터"
+
+
 def _whole(shown: str) -> str:
     before = r"(?<![^\W_])" if shown[0].isalnum() else ""
     after = r"(?![^\W_])" if shown[-1].isalnum() else ""
+    if after and _hangul(shown[-1]):
+        after = rf"(?:(?={PARTICLES})|{after})"
     return before + re.escape(shown) + after
+
+
+def _hangul(character: str) -> bool:
+    return "\uac00" <= character <= "\ud7a3"
 
 
 def fill(text: str, values: dict[str, str]) -> str:

@@ -15,6 +15,7 @@ from goalbot.payloads import TaskStartData
 from goalbot.service.refusal import Refusal
 from goalbot.service.settings import Settings
 from storage import queries
+from storage import batches
 from storage.db import StoreError, mark_interrupted, opened
 
 
@@ -41,6 +42,10 @@ def prepare_resume(db_path: Path, settings: Settings, session_id: str, allow_ris
             if row.running:
                 raise Refusal("bad_input", f"session {session_id} is running in another process (pid {row.pid} "
                                           f"on {row.host}): nothing to resume")
+            episode_of = batches.eval_of_session(db, session_id)
+            if episode_of is not None:
+                raise Refusal("bad_input", f"session {session_id} was an episode of `{episode_of}`, whose pages "
+                                          "ended with it: run the eval again")
             if row.status != RunStatus.INTERRUPTED:
                 raise Refusal("bad_input", f"session {session_id} is {row.status}, not interrupted: nothing to resume")
             if not queries.claim_for_resume(db, session_id):  # one process at most takes it up again

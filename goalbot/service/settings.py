@@ -21,6 +21,7 @@ from goalbot import defaults as D
 from goalbot.llm.coordinates import Convention
 from goalbot.llm.usage import Price
 from goalbot.operators.browser.locate import BROWSER_VARIABLE
+from goalbot.text.plain_errors import in_words
 from goalbot.text.regular_file import NotRegularFile, read_regular_text
 
 
@@ -212,8 +213,16 @@ def load_settings(flags: dict[str, Any], path: Path | None = None) -> Settings:
     try:
         return Settings.model_validate(values)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(f"{_named(e['loc'])} {in_words(e)}" for e in exc.errors())
         raise ConfigError(f"bad setting: {problems}") from exc
+
+
+def _named(place: tuple[int | str, ...]) -> str:
+    """A setting as the person gave it: its flag (the config file's key is the same name)."""
+    name = str(place[0]) if place else ""
+    if name in Settings.model_fields:
+        return f"{declared(name).flag_of(name)} ({name} in the config file)"
+    return ".".join(map(str, place)) or "a setting"
 
 
 def _flattened(document: dict[str, Any], path: Path) -> dict[str, Any]:

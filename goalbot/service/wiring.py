@@ -33,6 +33,7 @@ from goalbot.operators.desktop_screen import check_display
 from goalbot.operators.display import display_problem
 from goalbot.recipes.rerun import Rerun
 from goalbot.recipes.runner import RecipeRun
+from storage import batches
 from storage.db import mark_interrupted
 from storage.pace import StorePace
 from storage.recorder import Recorder
@@ -84,7 +85,9 @@ def wire_run(
     # A store that stops taking events stops the run: what is not stored did not happen.
     recorder = Recorder(db_path, on_failure=lambda _why: control.stop())
     for session_id in mark_interrupted(recorder.db):
-        say(f"session {session_id} was cut off; marked interrupted (goalbot resume {session_id})")
+        # An eval's episode ran against pages that ended with the eval: nothing to resume there.
+        then = "" if batches.eval_of_session(recorder.db, session_id) else f" (goalbot resume {session_id})"
+        say(f"session {session_id} was cut off; marked interrupted{then}")
     if resume is None:  # a resumed run asks with the prompts it began with (its options keep them)
         try:
             options = options.model_copy(update={"authored": authored_prompts(recorder.db, request.authoring_profile)})

@@ -9,6 +9,7 @@ from typing import Callable, Iterator, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from goalbot.text.plain_errors import in_words
 from goalbot.text.regular_file import read_regular_text
 from goalbot.text.strict_json import NotStrictJson, strict_loads
 
@@ -41,4 +42,4 @@ def read_json_lines(path: Path, model: type[M], what: str, max_bytes: int,
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(part) for part in first["loc"]) or what.replace("a ", "the ", 1)
-            raise JsonLinesError(f"{place}: {field}: {first['msg']}") from exc
+            raise JsonLinesError(f"{place}: {field} {in_words(first)}") from exc

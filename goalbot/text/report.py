@@ -15,6 +15,7 @@ from goalbot.payloads import (
     PolicyData, PolicyName, ReplyData, ResumeData, StepData, TaskEndData, TaskStartData, ValidateData,
 )
 from goalbot.tally import Tally
+from goalbot.text import report_pictures
 from goalbot.text.eventfmt import choice_table, choice_words
 
 _RESULT = {kind: status.value for kind, status in ENDINGS.items()}
@@ -38,7 +39,9 @@ class Kept(BaseModel):
     trace_bytes: int = Field(0, description="The size of its Playwright trace, when one was kept.")
 
 
-def render(session_id: str, goal: str, events: list[Event], kept: Kept | None = None) -> str:
+def render(session_id: str, goal: str, events: list[Event], kept: Kept | None = None,
+           pictures: dict[str, str] | None = None) -> str:
+    """`pictures`: the files the moments' screenshots were written to (`report --pictures`)."""
     end_event = next((e for e in reversed(events) if e.type in _RESULT), None)
     end = end_event.data_of(TaskEndData) if end_event else None
     result = f"{_RESULT[end_event.type]} — {end.reason}" if end_event and end else "not finished (interrupted)"
@@ -67,6 +70,7 @@ def render(session_id: str, goal: str, events: list[Event], kept: Kept | None = 
     saved = _saved(events)
     if saved:
         lines += ["", "## Saved data", ""] + saved
+    lines += report_pictures.section(session_id, report_pictures.moments(events), pictures)
     if kept and kept.trace_bytes:
         lines += ["", "## Evidence", "", f"- Playwright trace ({kept.trace_bytes / 1024:,.0f} KB, DOM snapshots): "
                   f"`goalbot trace {session_id}` opens it"]

@@ -51,6 +51,9 @@ def _trip_script(name: str, country: str, notes: str) -> dict[str, Any]:
         answer(call("select_option", index=element("Country", role="combobox"), option=country)),
         answer(call("type", index=element("메모 (Notes)", role="textbox"), text=notes)),
         answer(call("click", index=element("Save trip", role="button"))),
+        # The app's answer comes over its socket after the look that followed the click: a model
+        # that sees no confirmation yet waits for it, and a rerun waits for it with today's values.
+        answer(call("wait", text=f"Saved the trip of {name} to {country}.", seconds=20)),
         reason=f"the trip of {name} to {country} is saved")
 
 
@@ -176,6 +179,10 @@ def test_the_recorded_trip_form_reruns_with_a_new_name_and_country_and_no_model(
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     trips = [(t["name"], t["country"], t["notes"]) for t in _since(app, "trip", before)]
     assert trips == [("이서연", "Austria", "빈 음악회"), ("최유나", "Argentina", "빈 음악회")]
+    # The rerun ended on the app's own confirmation of today's values, read in its status region.
+    confirmed = rows(db_path, "select data from events where session_id = (select id from sessions order by "
+                              "started_at desc limit 1) and type = 'ACT_OK'")
+    assert any("Saved the trip of 최유나 to Argentina." in row["data"] for row in confirmed), confirmed
     session = rows(db_path, "select id from sessions order by started_at desc limit 1")[0]["id"]
     calls = rows(db_path, "select count(*) from events where session_id = ? and type = 'LLM_CALL'", session)[0][0]
     assert calls == 0

@@ -146,3 +146,24 @@ async def test_a_drawn_point_is_named_by_the_html_ticks_laid_over_its_drawing(
     index = next(line for line in points if '"point (1, -2)"' in line).split("]")[0].lstrip("[")
     assert (await browser.execute(A.Click(index=int(index)))).ok
     assert "picked: (1, -2)" in (await browser.observe()).render()
+
+
+async def test_an_app_drawn_into_a_listening_root_is_read_and_its_toast_is_announced(
+        browser: BrowserOperator, hardsite: HardSite) -> None:
+    """A single-page app: React's one listener on the element it renders into, a wrapper of no
+    height with a listener, a <main> tabbable to scroll and listening for clicks. None of them is a
+    control that would hide the page's words; a card with its own listener still is one."""
+    text = await open_page(browser, hardsite.page("delegated"))
+    assert "# 여행 기록 (Trips)" in text, text
+    assert '[1] scrollable' in text and 'textbox "이름 (Name)"' in text and 'button "Save trip"' in text
+    assert 'clickable "주문 7 열기 (Open order 7)"' in text, text
+    # A polite live region wrapping a list announces none of its rows.
+    assert "서울 (Seoul)" in text and "! 서울" not in text
+    name = next(line for line in text.splitlines() if 'textbox "이름 (Name)"' in line).split("]")[0].strip("[")
+    save = next(line for line in text.splitlines() if 'button "Save trip"' in line).split("]")[0].strip("[")
+    assert (await browser.execute(A.Type(index=int(name), text="민지"))).ok
+    assert (await browser.execute(A.Click(index=int(save)))).ok
+    assert (await browser.execute(A.Wait(text="여행을 저장했어요", seconds=10))).ok
+    seen = await browser.observe()
+    # The status region's words are the page's announcement, however deep its markup holds them.
+    assert "! 민지님의 여행을 저장했어요 (Saved)." in seen.render(), seen.render()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kit import answer, call, element, finished, plan, run_goal, types, verdict
+from kit import answer, call, demo_script, element, finished, plan, run_goal, types, verdict
 
 
 def test_one_click_in_the_middle_of_the_screen(hardsite, model_server, db_path: Path) -> None:
@@ -230,3 +230,11 @@ def test_the_report_tells_what_was_done_retried_decided_and_saved(hardsite, mode
     assert "## Saved data\n\n- price: ₩18,900" in report
     assert "- Steps: 3 (2 passed) · model calls: 11 ·" in report
     assert run_cli("--db", str(db_path), "report").stdout == report  # the latest, by default
+
+
+def test_a_two_step_plan_is_half_done_after_its_first_step_and_whole_after_its_second(
+        site, model_server, db_path: Path) -> None:
+    result, events = run_goal(db_path, model_server(demo_script()), f"{site.url}/login", "sign in and turn on dark mode")
+    assert result.returncode == 0, result.stderr
+    # After the plan's own estimate: each step's share, then the goal reached.
+    assert [e["progress_percent"] for e in events if e["type"] == "GOAL_STATUS"][1:] == [50, 100, 100]

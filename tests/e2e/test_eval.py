@@ -8,6 +8,7 @@ import json
 import signal
 import subprocess
 import sys
+from xml.etree import ElementTree
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,12 @@ def test_an_eval_scores_each_episode_by_its_page_and_compares_two_models(model_s
     assert "click-test    ████████████████████  100%  (2/2)" in markdown
     assert "click-dialog  ░░░░░░░░░░░░░░░░░░░░    0%  (0/2)" in markdown
     assert "| demo-signin | 2 | 2 |" in markdown
+    # The chart is a picture beside the report, which draws it: a bar as long as each task's rate.
+    assert "![Success by task, with 95% intervals](eval.svg)" in markdown
+    chart = ElementTree.fromstring((tmp_path / "eval.svg").read_text(encoding="utf-8"))
+    bars = [float(r.get("width", 0)) for r in chart.iter("{http://www.w3.org/2000/svg}rect")
+            if r.get("fill") in ("#5b9bd5", "#2f6fdd")]
+    assert bars == [360.0, 360.0, 0.0, 360.0, 270.0]  # four tasks, then all of them: 6 of 8
 
     # Another model presses the wrong one of two buttons and says it pressed the right one: the run
     # ends ok, the page's reward says otherwise, and the episode counts as not reached.
@@ -152,19 +159,32 @@ def test_a_recipe_rerun_on_a_redesigned_site_is_scored_by_the_patch_the_model_ma
     assert (episode["success"], episode["reward"]) == (False, 0.0), episode
 
 
-def test_an_eval_cut_short_leaves_no_batch_to_resume_against_pages_that_are_gone(model_server,
-                                                                                 db_path: Path) -> None:
+def test_an_eval_cut_short_leaves_no_batch_to_resume_against_pages_that_are_gone(model_server, db_path: Path,
+                                                                                 tmp_path: Path) -> None:
     script = {**_script(), "server": {"latency_s": 1.5}}  # episodes long enough to be cut mid-way
     model = model_server(script)
+    card, report = tmp_path / "card.json", tmp_path / "card.md"
     process = subprocess.Popen(
         [sys.executable, "-m", "goalbot", "--db", str(db_path), "eval", "--tasks", "click-test", "--episodes", "4",
-         "--workers", "1", "--base-url", model.base_url, "--model", "scripted-eval"],
+         "--workers", "1", "--base-url", model.base_url, "--model", "scripted-eval", "--out", str(card),
+         "--markdown", str(report)],
         cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wait_until(lambda: rows(db_path, "select 1 from batch_jobs where status = 'running'"), 120,
-               "the first episode running")
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=120)
-    assert process.returncode != 0 and "Traceback" not in err, err
+    wait_until(lambda: rows(db_path, "select 1 from batch_jobs where status = 'running' and session_id is not null"),
+               120, "the first episode running")
+    process.send_signal(signal.SIGINT)  # to the eval's own process only, as `kill -INT` sends it
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130 and "Traceback" not in err, err
+    # What was done is kept: the scorecard says it was stopped, and every episode either ran or is not run.
+    assert "stopped after" in err and "stopped after" in out, err + out
+    kept = json.loads(card.read_text(encoding="utf-8"))
+    assert kept["stopped"].startswith("stopped after") and len(kept["episodes"]) == 4, kept
+    assert all(e["ran"] or e["reason"] == "the eval was stopped before this episode ended" for e in kept["episodes"])
+    assert "the eval was stopped after" in report.read_text(encoding="utf-8")
+    # The cut episode's session ended with the eval: nothing offers to resume it against pages that are gone.
+    cut_sessions = rows(db_path, "select id, status from sessions where status not in ('ok', 'failed')")
+    assert cut_sessions and all(s["status"] == "cancelled" for s in cut_sessions), [dict(s) for s in cut_sessions]
+    again = run_cli("--db", str(db_path), "resume", cut_sessions[0]["id"])
+    assert again.returncode == 2 and "episode of `goalbot eval" in again.stderr, again.stderr
     jobs = rows(db_path, "select batch_id, status, reason from batch_jobs order by n")
     # Its pages were served by the eval that was cut: what had not ended is ended, and says why.
     assert all(job["status"] in ("ok", "failed", "cancelled") for job in jobs), [dict(job) for job in jobs]

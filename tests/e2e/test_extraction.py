@@ -139,7 +139,7 @@ def test_a_big_page_is_read_in_parts_within_the_budget_and_the_parts_joined(
     (("--schema", "seats"), "--schema wants NAME=FILE"),
     (("--policies", "{tmp}/none.json"), "cannot read"),
     (("--policies", "{tmp}/bad-op.json"), "cheap.hard.0.op: unknown operator 'like'"),
-    (("--policies", "{tmp}/bad-type.json"), "cheap.score.0.add: Input should be a valid number"),
+    (("--policies", "{tmp}/bad-type.json"), "cheap.score.0.add: is a number (not 'ten')"),
     (("--policies", "{tmp}/missing.json"), "cheap.hard.0.field: is missing"),
     (("--policies", "{tmp}/huge.json"), "is over 200 kB: not a file of policies"),
 ], ids=["schema without a name", "no such file", "unknown operator", "wrong type", "missing field", "huge"])

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -15,17 +14,7 @@ from pathlib import Path
 import pytest
 
 from kit import REPO, free_port_pair, wait_until
-
-SHELL_BLOCK = re.compile(r"^(?P<before>.*)\n```(?:sh|bash|shell|console)\n(?P<body>.*?)^```", re.MULTILINE | re.DOTALL)
-LEFT_BEHIND_ENDS = "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n"
-SET_UP = "<!-- set-up:"  # the README's `make demo` / `make test`: CI runs the one, test_make_demo.py the other
-
-
-def shell_blocks(page: Path) -> list[str]:
-    text = page.read_text(encoding="utf-8")
-    return [found["body"] for found in SHELL_BLOCK.finditer(text)
-            if not found["before"].rsplit("\n", 1)[-1].startswith(SET_UP)]
-
+from manual_kit import LEFT_BEHIND_ENDS, shell_blocks
 
 PAGES = [page for page in [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))] if shell_blocks(page)]
 

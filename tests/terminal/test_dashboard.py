@@ -4,6 +4,7 @@ real model endpoint, real store."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from textual.widgets import Input
@@ -239,3 +240,22 @@ async def test_the_agents_question_is_answered_in_a_dialog(site, model_server, d
     assert reply["answer"] == "the demo one" and reply["by"] == "dashboard"
     navigator = [r for r in model.requests if r["role"] == "navigator"]
     assert "the demo one" in json.dumps(navigator[1]["messages"])
+
+
+async def test_the_plan_panel_counts_the_wait_for_a_slow_planner_and_stops_once_the_run_ended(
+        site, model_server, db_path: Path) -> None:
+    """A local model can take minutes to plan: the panel says how long it has waited, and once the
+    run ended without a plan it says so rather than waiting on."""
+    # Every planner answer is malformed and slow: the run fails before it has a plan.
+    model = model_server({"planner": [{"content": "I think we should sign in first."}] * 6,
+                          "server": {"latency_s": 1.5}})
+    app, recorder = dashboard_app(f"{site.url}/login", GOAL, model, db_path)
+    try:
+        async with app.run_test(size=(160, 45)) as pilot:
+            await until(pilot, lambda: re.search(r"waiting for the planner… \d+ s", text(app, "#plan")) is not None,
+                        "the time waited")
+            await until(pilot, lambda: app.result is not None, "the run to end", seconds=120)
+            await until(pilot, lambda: "no plan: the run ended (failed)" in text(app, "#plan"), "the ending")
+            assert "waiting" not in text(app, "#plan")
+    finally:
+        recorder.close()

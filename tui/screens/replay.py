@@ -72,7 +72,7 @@ class ReplayScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="replay-head", markup=False)
-        yield Board(self._picture, id="board")
+        yield Board(self._picture, live=False, id="board")
         yield KeysFooter(compact=True)
 
     def on_mount(self) -> None:

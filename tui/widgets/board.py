@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 
-from goalbot.events import Event
+from goalbot.events import Event, utc_now
 from goalbot.operators.som import wireframe
 from tui.state import WIREFRAME, DashboardState
 from tui.widgets.plan import PlanPanel
@@ -28,9 +28,12 @@ class Board(Vertical):
     # and the screen; below TINY the screen is shown only when the person enlarges it.
     NARROW, TINY = 110, 60
 
-    def __init__(self, load_picture: PictureLoader, *, id: str | None = None) -> None:
+    def __init__(self, load_picture: PictureLoader, *, live: bool = True, id: str | None = None) -> None:
+        """`live`: the events are a run's as it goes, so time waited goes on between them (a
+        replay's stands still at the event shown)."""
         super().__init__(id=id)
         self.load_picture = load_picture
+        self.live = live
         self.state = DashboardState()
         self.with_marks = False
         self._drawn_picture: tuple[str | None, bool] = (None, False)
@@ -48,6 +51,19 @@ class Board(Vertical):
     def on_mount(self) -> None:
         self.query_one("#log", StepLog).border_title = "Steps"
         self.redraw()
+        if self.live:  # the planner's wait counts up between events, as a person watches it
+            self.set_interval(1.0, self._waited_on)
+
+    def _waited_on(self) -> None:
+        if not self.state.plan and self.state.started_at is not None and not self.state.finished:
+            self.query_one("#plan", PlanPanel).show(self.state, self._waited())
+
+    def _waited(self) -> float | None:
+        """Seconds since the run started: to now while live, to the newest event in a replay."""
+        started, latest = self.state.started_at, self.state.latest_at
+        if started is None or latest is None:
+            return None
+        return ((utc_now() if self.live else latest) - started).total_seconds()
 
     def reset(self) -> None:
         self.state = DashboardState()
@@ -64,7 +80,7 @@ class Board(Vertical):
 
     def redraw(self) -> None:
         self._fit_width()  # a resize missed while the board was not on screen is caught here
-        self.query_one("#plan", PlanPanel).show(self.state)
+        self.query_one("#plan", PlanPanel).show(self.state, self._waited())
         self.query_one("#status", StatusLine).show(self.state)
         self._picture_if_due()
 

@@ -21,11 +21,29 @@ MARKS = {
 SHOWN = 60  # more than a screen's height; older steps are summed up in one line
 
 
+def waiting_line(state: DashboardState, waited_s: float | None) -> str:
+    """What the panel says while there is no plan: nothing asked yet, the planner's time so far,
+    or that the run ended before it had one."""
+    if not state.goal:
+        return "no goal yet"
+    if state.finished:
+        return f"no plan: the run ended ({state.status.value})"
+    if waited_s is None or waited_s < 1:
+        return "waiting for the planner…"
+    return f"waiting for the planner… {_duration(waited_s)}"
+
+
+def _duration(seconds: float) -> str:
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes} min {rest:02d} s" if minutes else f"{rest} s"
+
+
 class PlanPanel(Static):
-    def show(self, state: DashboardState) -> None:
+    def show(self, state: DashboardState, waited_s: float | None = None) -> None:
+        """`waited_s`: how long the run has waited for its first plan, when it still does."""
         text = Text()
-        if not state.plan:  # before any goal there is nobody to wait for
-            text.append("waiting for the planner…" if state.goal else "no goal yet", style="dim")
+        if not state.plan:
+            text.append(waiting_line(state, waited_s), style="dim")
         plan = state.plan
         if state.awaiting_approval and state.draft is not None:
             plan = [s for s in plan if s.state is not StepState.PENDING] + [PlanStep(t) for t in state.draft]

@@ -15,6 +15,7 @@
     "menuitem", "menuitemcheckbox", "menuitemradio", "option", "combobox", "listbox", "textbox",
     "searchbox", "slider", "spinbutton", "treeitem", "dialog", "alertdialog", "gridcell"]);
   const CONTAINERS = new Set(["dialog", "alertdialog", "scrollable"]);
+  const LANDMARKS = new Set(["MAIN", "HEADER", "FOOTER", "NAV", "ASIDE", "SECTION", "FORM"]);
   const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK",
     "TITLE", "OPTION", "OPTGROUP", "DATALIST", "BR", "HR", "IMG", "CANVAS", "VIDEO", "AUDIO"]);
   const CAPTCHA = ".g-recaptcha, .h-captcha, .cf-turnstile, iframe[src*='recaptcha'], "
@@ -95,14 +96,23 @@
   // the body is the field a person types into.
   const editableRoot = (el) => el.isContentEditable
     && !(el.parentElement && el.parentElement !== document.documentElement && el.parentElement.isContentEditable);
+  const reactRoot = (el) => "_reactRootContainer" in el
+    || Object.keys(el).some((key) => key.startsWith("__reactContainer$"));
   const interactiveRole = (el, role, style, parentCursor) => {
     if (role && INTERACTIVE_ROLES.has(role)) return role;
     if (editableRoot(el)) return "textbox";
     if (el.tagName === "LABEL" || el.tagName === "BODY" || el.tagName === "HTML") return null;
+    // A landmark with a listener (a page's <main> that closes menus on a click, or tabbable to
+    // scroll) holds the page; it is never one control that would hide the page's words.
+    if (LANDMARKS.has(el.tagName)) return null;
     const tabbable = el.hasAttribute("tabindex") && el.tabIndex >= 0;
     if (el.getAttribute("draggable") === "true") return role || "draggable";
-    const listening = el.hasAttribute("onclick") || (watch && watch.clickables.has(el));
+    // React listens for every click on the element it renders into, for all of the page.
+    const listening = el.hasAttribute("onclick") || (watch && watch.clickables.has(el) && !reactRoot(el));
     const pointer = style.cursor === "pointer" && parentCursor !== "pointer";
+    // A region that scrolls is often made tabbable so the keyboard can scroll it (Streamlit's
+    // whole page is one): a scroll container, whose words are read, not a control that hides them.
+    if (tabbable && !listening && !pointer && scrolls(el, style)) return null;
     return tabbable || listening || pointer ? role || "clickable" : null;
   };
 
@@ -339,7 +349,10 @@
     const reads = !interactive && shown && !ctx.inInteractive && intersects(rect, ctx.clip)
       && !(el.tagName === "LABEL" && el.control);
     const level = /^H[1-6]$/.test(el.tagName) ? Number(el.tagName[1]) : 0;
-    const alert = ["alert", "status"].includes(el.getAttribute("role")) || el.hasAttribute("aria-live");
+    // A status or alert region announces the words of all it holds (a toast's <p>, a banner's
+    // heading); a polite live region only its own, since some wrap a whole list of results.
+    const region = ["alert", "status"].includes(el.getAttribute("role")) || el.getAttribute("aria-live") === "assertive";
+    const alert = ctx.alert || region || el.hasAttribute("aria-live");
     let run = "";
     const said = () => {
       const text = clean(run, maxText);
@@ -347,8 +360,10 @@
       run = "";
     };
     if (faded) return;
-    let inner = { clip: ctx.clip, hidden: ctx.hidden, cursor: style.cursor,
-      inInteractive: ctx.inInteractive || (Boolean(interactive) && !CONTAINERS.has(interactive)), inSelect: el.tagName === "SELECT" };
+    let inner = { clip: ctx.clip, hidden: ctx.hidden, cursor: style.cursor, alert: ctx.alert || region,
+      // A control with no box of its own (a wrapper of zero height) hides none of what it holds.
+      inInteractive: ctx.inInteractive || (Boolean(interactive) && shown && !CONTAINERS.has(interactive)),
+      inSelect: el.tagName === "SELECT" };
     if (scrolls(el, style) && intersects(rect, ctx.clip)) {
       const hidden = { above: 0, below: 0, left: 0, right: 0 };
       if (!listed && shown && reachable(el, rect, ctx.clip)) {
@@ -378,7 +393,7 @@
   };
 
   const root = document.body || document.documentElement;
-  if (root) visit(root, { clip, hidden: pageHidden, cursor: "auto", inInteractive: false, inSelect: false });
+  if (root) visit(root, { clip, hidden: pageHidden, cursor: "auto", inInteractive: false, inSelect: false, alert: false });
   const named = new Map();
   for (const [item] of drawn) named.set(`${item.role} ${item.name}`, (named.get(`${item.role} ${item.name}`) || 0) + 1);
   for (const [item, box] of drawn) if (named.get(`${item.role} ${item.name}`) > 1) item.states.push(where(box));
