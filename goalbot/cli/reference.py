@@ -1,7 +1,10 @@
 """The reference pages of the manual, made from the parser and from the one declaration of settings,
-so neither is ever written twice. `mkdocs.yml` loads this module as a hook: a page holding
-`<!-- goalbot:commands -->` or `<!-- goalbot:settings -->` gets the generated text in its place.
-`undocumented` is what the docs test asks: which command or setting the guide never explains."""
+so neither is ever written twice. The text sits between `<!-- goalbot:commands -->` (or
+`settings`) and its closing mark in the page itself, so the page reads whole where Markdown is
+shown as it is (the repository's host); `python -m goalbot.cli.reference` writes it again, a test
+says when it is stale, and `mkdocs.yml` loads this module as a hook that puts the current text in
+the built manual. `undocumented` is what the docs test asks: which command or setting the guide
+never explains."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from goalbot.service.settings import Settings, declared
 
 COMMANDS_MARK = "<!-- goalbot:commands -->"
 SETTINGS_MARK = "<!-- goalbot:settings -->"
+REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "reference"
 HELP_WIDTH = "100"  # the help as a 100-column terminal prints it
 
 
@@ -78,12 +82,44 @@ def guide_text(docs: Path) -> str:
                      if page.parent.name != "reference" or page.name not in {"commands.md", "settings.md"})
 
 
-def on_page_markdown(markdown: str, **_: Any) -> str:
-    """mkdocs' hook: the generated text where a page marks it."""
-    if COMMANDS_MARK in markdown:
-        from goalbot.cli.commands import build_parser
+def _closing(mark: str) -> str:
+    return mark.replace("<!-- ", "<!-- /", 1)
 
-        markdown = markdown.replace(COMMANDS_MARK, commands_markdown(build_parser()))
-    if SETTINGS_MARK in markdown:
-        markdown = markdown.replace(SETTINGS_MARK, settings_markdown())
+
+def filled(markdown: str) -> str:
+    """`markdown` with the current generated text between each mark and its closing mark."""
+    for mark in (COMMANDS_MARK, SETTINGS_MARK):
+        if mark not in markdown:
+            continue
+        if mark == COMMANDS_MARK:
+            from goalbot.cli.commands import build_parser
+
+            text = commands_markdown(build_parser())
+        else:
+            text = settings_markdown()
+        before, rest = markdown.split(mark, 1)
+        after = rest.split(_closing(mark), 1)[1] if _closing(mark) in rest else rest
+        markdown = f"{before}{mark}\n\n{text.rstrip()}\n\n{_closing(mark)}{after}"
     return markdown
+
+
+def on_page_markdown(markdown: str, **_: Any) -> str:
+    """mkdocs' hook: the current generated text where a page marks it, stale or not in the file."""
+    return filled(markdown)
+
+
+def write_pages(folder: Path = REFERENCE) -> list[Path]:
+    """The reference pages with their generated text written again; the ones that changed."""
+    changed = []
+    for page in (folder / "commands.md", folder / "settings.md"):
+        old = page.read_text(encoding="utf-8")
+        new = filled(old)
+        if new != old:
+            page.write_text(new, encoding="utf-8")
+            changed.append(page)
+    return changed
+
+
+if __name__ == "__main__":
+    for written in write_pages():
+        print(f"wrote {written}")

@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import Field
 
 from goalbot.cli.commands import build_parser
-from goalbot.cli.reference import commands, guide_text, undocumented
+from goalbot.cli.reference import commands, filled, guide_text, undocumented
 from goalbot.service.settings import Section, Settings, _declared
 from kit import REPO
 
@@ -38,11 +38,22 @@ def test_a_command_or_setting_nobody_documented_is_caught() -> None:
                        "setting wobble: the declaration says nothing about it"]
 
 
-def test_the_reference_pages_are_not_written_by_hand() -> None:
-    """They hold the marks the build replaces; a flag described there by hand would go stale."""
-    assert (DOCS / "reference" / "commands.md").read_text().count("goalbot run") == 0
-    assert "<!-- goalbot:commands -->" in (DOCS / "reference" / "commands.md").read_text()
-    assert "<!-- goalbot:settings -->" in (DOCS / "reference" / "settings.md").read_text()
+def test_the_reference_pages_hold_the_current_help_and_settings_whole() -> None:
+    """Read where Markdown is shown as it is (the repository's host), the pages are whole; they are
+    made, not written by hand: `python -m goalbot.cli.reference` writes them again."""
+    for page, mark in (("commands.md", "<!-- goalbot:commands -->"), ("settings.md", "<!-- goalbot:settings -->")):
+        text = (DOCS / "reference" / page).read_text(encoding="utf-8")
+        assert mark in text and mark.replace("<!-- ", "<!-- /") in text, page
+        assert filled(text) == text, f"{page} is stale: run  python -m goalbot.cli.reference"
+    commands_page = (DOCS / "reference" / "commands.md").read_text(encoding="utf-8")
+    assert "## `goalbot run`" in commands_page and "--max-steps" in commands_page
+
+
+def test_a_stale_reference_page_is_written_again() -> None:
+    stale = "# Commands\n\n<!-- goalbot:commands -->\n\n## `goalbot old`\n\n<!-- /goalbot:commands -->\nafter\n"
+    fresh = filled(stale)
+    assert "goalbot old" not in fresh and "## `goalbot run`" in fresh and fresh.endswith("<!-- /goalbot:commands -->\nafter\n")
+    assert filled(fresh) == fresh
 
 
 def test_the_manual_builds_strict_offline_with_every_command_and_setting(tmp_path: Path) -> None:
