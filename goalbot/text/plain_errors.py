@@ -24,7 +24,7 @@ def in_words(error: Mapping[str, Any]) -> str:
         "enum": f"is one of {limits.get('expected', '')}",
         "string_too_short": f"has {limits.get('min_length')} characters or more",
         "string_too_long": f"has {limits.get('max_length')} characters at most",
-        "extra_forbidden": "is not one goalbot knows",
+        "extra_forbidden": "is not a field goalbot knows",
     }.get(kind)
     if said is None:  # a rule of goalbot's own: its message is already in words
         message = str(error.get("msg", "is not valid"))

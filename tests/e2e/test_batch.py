@@ -80,7 +80,7 @@ def test_goals_and_reruns_run_unattended_each_a_stored_session(hardsite: HardSit
     ("{not json", "jobs.jsonl:2"),
     ('{"goal": "x", "recipe": "y"}', 'one of the two'),
     ('{"recipe": "seats", "vars": {"MAX": 5}}', "vars.MAX"),
-    ('{"recipe": "seats", "when": "now"}', "when: Extra inputs are not permitted"),
+    ('{"recipe": "seats", "when": "now"}', "jobs.jsonl:2: when is not a field goalbot knows"),
 ])
 def test_a_bad_jobs_file_is_refused_in_one_line_before_anything_runs(db_path: Path, tmp_path: Path, line: str,
                                                                      said: str) -> None:

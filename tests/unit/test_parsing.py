@@ -66,8 +66,10 @@ def test_plan_and_verdict() -> None:
     assert not verdict.is_valid
     with pytest.raises(AnswerError, match="only tool here is `plan`"):
         parse_single(_reply(("click", {"index": 1})), "plan", PlanAnswer)
+    # A confidence past its range is read as meant (7 as 7 %); one that is no number is refused by name.
+    assert parse_single(_reply(("plan", {"steps": ["a"], "confidence": 7})), "plan", PlanAnswer).confidence == 0.07
     with pytest.raises(AnswerError, match="confidence"):
-        parse_single(_reply(("plan", {"confidence": 7})), "plan", PlanAnswer)
+        parse_single(_reply(("plan", {"steps": ["a"], "confidence": "high"})), "plan", PlanAnswer)
 
 
 def test_tool_schemas_follow_the_protocol() -> None:
