@@ -79,7 +79,7 @@ class Hands:
             await self.operator.secret_typed_next()
         result = await self.control.carry_out(self.operator.execute(revealed), cuttable=isinstance(action, A.Wait))
         result = await self.guards.held(result, observation, step)
-        files = [self._keep(saved) for saved in result.files]
+        files = [self.keep(saved) for saved in result.files]
         self.fresh_pdf = next((Path(saved.path) for saved in reversed(result.files) if is_pdf(saved.name, saved.mime)),
                               None)
         gone = result.ok and target is not None and await self.operator.gone(getattr(action, "index", 0))
@@ -105,7 +105,7 @@ class Hands:
             return action.model_copy(update={"text": self.secrets.reveal(action.text)})
         return action
 
-    def _keep(self, saved: SavedFile) -> dict[str, object]:
+    def keep(self, saved: SavedFile) -> dict[str, object]:
         """A downloaded file goes into the store with the session, under its own name."""
         artifact = self.emitter.artifact("download", saved.mime, Path(saved.path).read_bytes(), saved.name)
         return {"name": saved.name, "size": saved.size, "artifact": artifact}

@@ -80,6 +80,10 @@ class Crew:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.camera.look(None, seen=True, told=True), LAST_LOOK_S)
         with contextlib.suppress(Exception):
+            # A file the page began to download after its click had ended is the run's all the same.
+            for saved in await asyncio.wait_for(self.operator.late_downloads(), LAST_LOOK_S):
+                self.hands.keep(saved)
+        with contextlib.suppress(Exception):
             trace = await self.operator.kept_trace(failed)
             # A stored artifact like any other: scrubbed first, and not kept at all if it cannot be.
             if trace and self.secrets.names():

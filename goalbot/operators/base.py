@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from goalbot.actions import Action, ActionResult, Outcome
+from goalbot.actions import Action, ActionResult, Outcome, SavedFile
 from goalbot.operators.json_places import Fetched
 
 
@@ -363,6 +363,11 @@ class Operator(Protocol):
 
     async def kept_trace(self, failed: bool) -> bytes | None:
         """The run's recorded trace (a Playwright trace.zip), if one is kept for a run that ended so."""
+        ...
+
+    async def late_downloads(self) -> list[SavedFile]:
+        """Files the pages began to download after the action that asked for them had ended (a
+        button that fetches its file first), waited for and saved; none on a desktop."""
         ...
 
     async def secret_typed_next(self) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from goalbot import actions as A
-from goalbot.actions import Action, ActionResult, Outcome
+from goalbot.actions import Action, ActionResult, Outcome, SavedFile
 from goalbot.operators.base import (
     SECRET_WORDS, ActionFailed, Landing, Located, Observation, OperatorError, ReadBack, Shown, Text,
 )
@@ -67,6 +67,9 @@ class DesktopOperator:
 
     async def kept_trace(self, failed: bool) -> bytes | None:
         return None  # Playwright traces a browser; the desktop's evidence is its screenshots
+
+    async def late_downloads(self) -> list[SavedFile]:
+        return []  # a desktop app saves its files itself
 
     async def secret_typed_next(self) -> None:
         return None  # nothing recorded to mark

@@ -20,7 +20,7 @@ from playwright.async_api import async_playwright
 
 from goalbot import actions as A
 from goalbot import defaults as D
-from goalbot.actions import Action, ActionResult, Outcome
+from goalbot.actions import Action, ActionResult, Outcome, SavedFile
 from goalbot.operators.trace_scrub import SECRET_TYPED
 from goalbot.operators.base import ActionFailed, Landing, Located, Observation, OperatorError, ReadBack, Shown
 from goalbot.operators.browser import activation, evidence, keyboard, pages, pictures, pointer, reading, widgets
@@ -138,6 +138,9 @@ class BrowserOperator:
         if self._held_words:
             await context.add_init_script(activation.gate_script(self._held_words, self._gate_token))
         await self._writes.attach(context)
+
+    async def late_downloads(self) -> list[SavedFile]:
+        return await self._watcher.collect_downloads()
 
     async def kept_trace(self, failed: bool) -> bytes | None:
         """The run's trace.zip when one is recorded and kept for how the run ended; None else."""
