@@ -4,20 +4,16 @@ demo and a run against them in one shell, the ports moved only, as test_manual_b
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import signal
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from conftest import BUILT
 from kit import REPO, free_port_pair, rows
-from manual_kit import LEFT_BEHIND_ENDS, LOCAL_MODEL, shell_blocks
+from manual_kit import LOCAL_MODEL, block_env, run_block, shell_blocks
 
 pytestmark = [pytest.mark.xdist_group("local_model"), pytest.mark.timeout(1500)]
 
@@ -53,22 +49,12 @@ def test_the_run_block_runs_as_written(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         server = probe.getsockname()[1]
-    script = LEFT_BEHIND_ENDS + (block.replace("8000", str(server)).replace("8765", str(demo))
-                                 .replace("--serve-only", f"--serve-only --port {demo}"))
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "CI": "true",
-           "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "XDG_DATA_HOME": str(tmp_path / "data"), "GOALBOT_DB": str(tmp_path / "goalbot.db")}
-    shell = subprocess.Popen(["bash", "-e", "-c", script], cwd=work, env=env, stdin=subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        out, err = shell.communicate(timeout=1200)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(shell.pid, signal.SIGKILL)
-        shell.wait(60)
-    said = f"exit {shell.returncode}\n--- stdout\n{out[-3000:]}\n--- stderr\n{err[-3000:]}"
-    assert shell.returncode == 0 and "Traceback" not in out + err, said
-    assert "smollm2" in out, said  # the doctor found the model under its alias
+    script = (block.replace("8000", str(server)).replace("8765", str(demo))
+              .replace("--serve-only", f"--serve-only --port {demo}"))
+    ran = run_block(script, work, block_env(tmp_path), timeout=1200)
+    said = ran.said(block, PAGE.name)
+    assert ran.returncode == 0 and "Traceback" not in ran.out + ran.err, said
+    assert "smollm2" in ran.out, said  # the doctor found the model under its alias
     [session] = rows(tmp_path / "goalbot.db", "select status, model_calls from sessions")
     # The run ended on its own terms: the budget, the goal or a failure, never cut off.
     assert session["status"] in ("ok", "failed", "cancelled") and 1 <= session["model_calls"] <= 3, dict(session)
