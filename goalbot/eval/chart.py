@@ -23,7 +23,8 @@ def svg(card: Scorecard) -> str:
     for n, (name, successes, episodes) in enumerate(rows, start=1):
         top = PAD + ROW * n
         rate = successes / episodes if episodes else 0.0
-        low, high = (wilson(successes, episodes).low, wilson(successes, episodes).high) if episodes else (0.0, 0.0)
+        interval = wilson(successes, episodes)
+        low, high = (interval.low, interval.high) if episodes else (0.0, 0.0)
         whole = n == len(rows)
         weight = ' font-weight="bold"' if whole else ""
         parts += [
